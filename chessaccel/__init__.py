@@ -1,0 +1,1 @@
+"""chessaccel: a Hydra-style chess search accelerator, its model and its host."""

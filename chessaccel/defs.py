@@ -1,0 +1,156 @@
+"""Shared definitions of chessaccel: one copy, used by hdl/, sim/, host/ and tests/.
+
+Every packed value that crosses a boundary (hardware <-> model <-> host <-> link) is an
+Amaranth shape defined here. The RTL uses the shapes directly; Python code packs with
+``Layout.const({...}).as_value().value`` and unpacks with ``Layout.from_bits(int)``, so no bit
+position is written twice anywhere in the project. docs/semantics.md is the prose contract.
+
+Squares are numbered a1 = 0, b1 = 1, ..., h1 = 7, a2 = 8, ..., h8 = 63 (``rank * 8 + file``).
+"""
+
+from amaranth.hdl import signed, unsigned
+from amaranth.lib import data, enum
+
+__all__ = [
+    "Color", "PieceType", "Piece", "Square", "Move", "CastlingRights", "EnPassant", "Position",
+    "VictimClass", "Mode", "Status", "Score", "SearchJob", "SearchResult",
+    "MATE", "INF", "EVAL_MAX", "MAX_PLY", "MAX_DEPTH", "NODE_BITS", "CYCLE_BITS",
+    "PROMOTION_ORDER", "NO_MOVE",
+]
+
+
+# --- limits of the accelerator --------------------------------------------------------------
+
+#: Deepest ply the SearchStack holds; a node at this ply is evaluated, never expanded.
+MAX_PLY = 32
+#: Deepest full-width depth a job may ask for (search and perft alike).
+MAX_DEPTH = 8
+#: Width of the node counter returned in a result.
+NODE_BITS = 40
+#: Width of the cycle counter returned in a result.
+CYCLE_BITS = 48
+
+#: Score of "mated now" (negated, less the ply, for the side that is mated).
+MATE = 32000
+#: Widest window bound; the full window is (-INF, INF).
+INF = 32767
+#: Static evaluations are clamped to +-EVAL_MAX so they never look like mate scores.
+EVAL_MAX = 20000
+
+Score = signed(16)
+Square = unsigned(6)
+
+
+# --- pieces ---------------------------------------------------------------------------------
+
+class Color(enum.Enum, shape=1):
+    WHITE = 0
+    BLACK = 1
+
+
+class PieceType(enum.Enum, shape=3):
+    """Piece kinds in ascending value: the aggressor order (pawn first, king last)."""
+    NONE   = 0
+    PAWN   = 1
+    KNIGHT = 2
+    BISHOP = 3
+    ROOK   = 4
+    QUEEN  = 5
+    KING   = 6
+
+
+class Piece(data.Struct):
+    """The 4-bit code held by one square of the Board register file (0 = empty)."""
+    type:  PieceType
+    color: Color
+
+
+#: Promotions of one pawn move are tried in this order.
+PROMOTION_ORDER = (PieceType.QUEEN, PieceType.ROOK, PieceType.BISHOP, PieceType.KNIGHT)
+
+
+class Move(data.Struct):
+    """A packed move: from-square, to-square and, for promotions, the piece promoted to.
+
+    Castling is the king's two-square move (e1g1); en passant is the pawn's diagonal move to the
+    en-passant square. Both are recognised from the board, so they need no flag bits.
+    """
+    from_sq: Square
+    to_sq:   Square
+    promo:   PieceType
+
+
+#: The all-zero move (a1a1) stands for "no move" (no legal move at the root, or none yet).
+NO_MOVE = 0
+
+
+class CastlingRights(data.Struct):
+    white_kingside:  1
+    white_queenside: 1
+    black_kingside:  1
+    black_queenside: 1
+
+
+class EnPassant(data.Struct):
+    """File of the square a double pawn push just passed over; its rank follows from the side."""
+    file:  3
+    valid: 1
+
+
+class Position(data.Struct):
+    """Everything the accelerator knows of a position (no repetition, no fifty-move counter)."""
+    squares:  data.ArrayLayout(Piece, 64)
+    side:     Color
+    castling: CastlingRights
+    ep:       EnPassant
+
+
+# --- move generation ------------------------------------------------------------------------
+
+class VictimClass(enum.Enum, shape=3):
+    """Priority a square's receiver raises in GenVictim; the highest class is searched first.
+
+    A capture target ranks by the value of the piece on it (``PieceType + 1``); the en-passant
+    square, when an own pawn attacks it, ranks as a pawn; any other empty square that an own
+    piece can move to ranks QUIET. ``KING`` would mean the previous move was illegal and never
+    arises at a node of a legal search.
+    """
+    NONE   = 0
+    QUIET  = 1
+    PAWN   = 2
+    KNIGHT = 3
+    BISHOP = 4
+    ROOK   = 5
+    QUEEN  = 6
+    KING   = 7
+
+
+# --- jobs and results -----------------------------------------------------------------------
+
+class Mode(enum.Enum, shape=1):
+    SEARCH = 0
+    PERFT  = 1
+
+
+class Status(enum.Enum, shape=3):
+    IDLE    = 0  # no job yet
+    BUSY    = 1  # a job is running
+    DONE    = 2  # the result is valid
+    ABORTED = 3  # the job was stopped by ABORT; the result fields mean nothing
+    BAD_JOB = 4  # depth out of range or a position the core cannot hold
+
+
+class SearchJob(data.Struct):
+    position: Position
+    depth:    4
+    alpha:    Score
+    beta:     Score
+    mode:     Mode
+
+
+class SearchResult(data.Struct):
+    score:     Score
+    best_move: Move
+    nodes:     NODE_BITS
+    cycles:    CYCLE_BITS
+    status:    Status

@@ -1,0 +1,1 @@
+"""The bit-exact behavioural model of the accelerator (the golden reference)."""
