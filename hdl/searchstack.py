@@ -1,0 +1,107 @@
+"""SearchStack: the local variables of every ply of the search, one ``Frame`` per ply.
+
+The frame of the node being searched (the top) lives in registers, where the AlphaBetaFSM reads
+and rewrites it every cycle; the frames of its ancestors live in a memory of MAX_PLY entries
+(block RAM on an FPGA), written when a child is pushed and read back when it returns. The memory's
+read port always addresses the parent of the top, and is transparent to the write port, so the
+parent's frame is on ``parent`` in every cycle, including the one right after a push or a pop:
+returning a value to the parent costs no wait state.
+
+``Frame`` mirrors ``sim/model/search.py``'s ``Frame`` plus the state of ``MovePicker``
+(sim/model/movegen.py) the hardware must keep per ply; the model's ``legal`` count is kept as the
+one bit the search reads (``has_legal``) and its ``pv`` is not kept (the core reports the best
+root move only).
+"""
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import data, enum, wiring
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from chessaccel.defs import (Score, Move, Piece, CastlingRights, EnPassant, MAX_PLY, MAX_DEPTH,
+                             PROMOTION_ORDER)
+
+__all__ = ["GenStage", "Undo", "Frame", "StackOp", "SearchStack"]
+
+
+class GenStage(enum.Enum, shape=2):
+    """Where a node's move generation stands (the model's ``movegen.Stage``)."""
+    VICTIMS          = 0
+    CASTLE_KINGSIDE  = 1
+    CASTLE_QUEENSIDE = 2
+    DONE             = 3
+
+
+class Undo(data.Struct):
+    """What unmake needs that the move does not say (the model's ``board.Undo``)."""
+    captured: Piece
+    castling: CastlingRights
+    ep:       EnPassant
+
+
+class Frame(data.Struct):
+    """One ply of the search: window, best so far, generation state, and the move made."""
+    depth:         range(MAX_DEPTH + 1)
+    alpha:         Score
+    beta:          Score
+    best:          Score
+    best_move:     Move
+    in_check:      1
+    captures_only: 1
+    has_legal:     1   # a legal move was found (mate / stalemate test)
+    mask:          64  # GenVictim / GenAggressor disable mask
+    stage:         GenStage
+    promoting:     1   # the move's pawn still has promotions to try
+    promo:         range(len(PROMOTION_ORDER))  # index of the next promotion piece
+    move:          Move  # the move being searched from this node (made on the board)
+    undo:          Undo
+
+
+class StackOp(enum.Enum, shape=3):
+    HOLD  = 0  # keep everything
+    WRITE = 1  # top <= next_top
+    PUSH  = 2  # memory[ply] <= store; top <= next_top; ply + 1
+    POP   = 3  # top <= next_top (built from parent); ply - 1
+    CLEAR = 4  # ply <= 0; top <= next_top (the root frame of a new job)
+
+
+class SearchStack(wiring.Component):
+    """Per-ply frames: the top in registers, the ancestors in a MAX_PLY-entry memory.
+
+    One operation per cycle on ``op``; ``top``, ``parent`` and ``ply`` show the result from the
+    next cycle on. ``parent`` is the frame at ``ply - 1`` (meaningless at ply 0). A PUSH at
+    ``ply == MAX_PLY`` or a POP at ply 0 is a caller error (the AlphaBetaFSM never issues one).
+    """
+
+    op:       In(StackOp)
+    next_top: In(Frame)
+    store:    In(Frame)
+    top:      Out(Frame)
+    parent:   Out(Frame)
+    ply:      Out(range(MAX_PLY + 1))
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.frames = frames = Memory(shape=Frame, depth=MAX_PLY, init=[])
+        write = frames.write_port()
+        read = frames.read_port(transparent_for=(write,))
+
+        ply_next = Signal.like(self.ply)
+        m.d.comb += ply_next.eq(self.ply)
+        with m.Switch(self.op):
+            with m.Case(StackOp.WRITE):
+                m.d.sync += self.top.eq(self.next_top)
+            with m.Case(StackOp.PUSH):
+                m.d.comb += [write.addr.eq(self.ply), write.data.eq(self.store), write.en.eq(1),
+                             ply_next.eq(self.ply + 1)]
+                m.d.sync += self.top.eq(self.next_top)
+            with m.Case(StackOp.POP):
+                m.d.comb += ply_next.eq(self.ply - 1)
+                m.d.sync += self.top.eq(self.next_top)
+            with m.Case(StackOp.CLEAR):
+                m.d.comb += ply_next.eq(0)
+                m.d.sync += self.top.eq(self.next_top)
+        m.d.sync += self.ply.eq(ply_next)
+        # The read port registers its address: present the parent of the *next* top now.
+        m.d.comb += [read.addr.eq(ply_next - 1), self.parent.eq(read.data)]
+        return m
