@@ -1,0 +1,241 @@
+"""The ``chessaccel`` command line.
+
+    chessaccel moves  POSITION [--backend B] [--json]
+    chessaccel perft  POSITION --depth N [--divide] [--backend B] [--json]
+    chessaccel search POSITION [--depth N] [--alpha A] [--beta B] [--backend B] [--json]
+    chessaccel bench  [--backend B] [--json] [--out FILE] [--plot FILE]
+
+POSITION is a FEN or EPD line (one argument: quote it) or ``startpos``. Bad input of any kind
+(malformed FEN/EPD, a position the accelerator cannot hold, a depth or window out of range, an
+unknown backend) prints one line naming the problem and exits with status 2.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+from chessaccel.defs import INF, MAX_DEPTH
+from chessaccel.geometry import move_uci
+from chessaccel.sim.model.search import mate_distance
+from .backends import BackendError, get_backend, BACKEND_NAMES
+from .bench import BENCH
+from .position import PositionError, parse_position
+
+__all__ = ["main"]
+
+STARTPOS = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+EXIT_BAD_INPUT = 2
+EXIT_FAILURE = 1
+
+
+class UsageError(Exception):
+    """Bad input: reported as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message)
+
+
+def _depth(text):
+    try:
+        depth = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"depth must be an integer, got {text!r}") from None
+    if not 0 <= depth <= MAX_DEPTH:
+        raise argparse.ArgumentTypeError(f"depth {depth} out of range 0..{MAX_DEPTH}")
+    return depth
+
+
+def _bound(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"window bound must be an integer, got {text!r}") from None
+    if not -INF <= value <= INF:
+        raise argparse.ArgumentTypeError(f"window bound {value} out of range {-INF}..{INF}")
+    return value
+
+
+def _parser():
+    p = _Parser(prog="chessaccel",
+                description="Hydra-style chess search accelerator: model, RTL and host.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    def common(sp, position=True):
+        if position:
+            sp.add_argument("position", help="FEN or EPD line (quoted), or 'startpos'")
+        sp.add_argument("--backend", default="model",
+                        help=f"where the work runs: {', '.join(BACKEND_NAMES)} (default: model)")
+        sp.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+
+    sp = sub.add_parser("moves", help="legal moves in the accelerator's generation order")
+    common(sp)
+    sp = sub.add_parser("perft", help="count leaf nodes of the legal move tree")
+    common(sp)
+    sp.add_argument("--depth", type=_depth, required=True, help=f"plies, 0..{MAX_DEPTH}")
+    sp.add_argument("--divide", action="store_true", help="also count below each root move")
+    sp = sub.add_parser("search", help="alpha-beta search plus quiescence")
+    common(sp)
+    sp.add_argument("--depth", type=_depth, default=4, help=f"plies, 0..{MAX_DEPTH} (default 4)")
+    sp.add_argument("--alpha", type=_bound, default=-INF, help=f"window low bound (default {-INF})")
+    sp.add_argument("--beta", type=_bound, default=INF, help=f"window high bound (default {INF})")
+    sp = sub.add_parser("bench", help="search the bench set; print nodes, time and signature")
+    common(sp, position=False)
+    sp.add_argument("--out", help="JSON file to write (default out/bench-BACKEND.json)")
+    sp.add_argument("--plot", help="PNG to draw (default: beside the JSON)")
+    return p
+
+
+def _board(text):
+    if text.strip() == "startpos":
+        text = STARTPOS
+    board, _ops = parse_position(text)
+    return board
+
+
+def _uci(move):
+    return move_uci(move) if move else None
+
+
+def _emit(args, obj, lines):
+    if args.json:
+        print(json.dumps(obj))
+    else:
+        for line in lines:
+            print(line)
+
+
+def cmd_moves(args, backend):
+    moves = [_uci(m) for m in backend.moves(_board(args.position))]
+    _emit(args, {"moves": moves}, [" ".join(moves) if moves else "(no legal moves)"])
+
+
+def cmd_perft(args, backend):
+    board = _board(args.position)
+    t0 = time.perf_counter()
+    r = backend.perft(board, args.depth, args.divide)
+    seconds = time.perf_counter() - t0
+    obj = {"nodes": r["nodes"], "cycles": r["cycles"], "seconds": round(seconds, 6)}
+    lines = []
+    if r["divide"] is not None:
+        obj["divide"] = {_uci(m): n for m, n in r["divide"].items()}
+        lines += [f"{m}: {n}" for m, n in obj["divide"].items()] + [""]
+    cycles = f"  cycles {r['cycles']}" if r["cycles"] is not None else ""
+    lines.append(f"perft {args.depth}: nodes {r['nodes']}{cycles}  ({seconds:.3f} s)")
+    _emit(args, obj, lines)
+
+
+def cmd_search(args, backend):
+    if args.alpha >= args.beta:
+        raise UsageError(f"empty window: alpha {args.alpha} must be below beta {args.beta}")
+    board = _board(args.position)
+    t0 = time.perf_counter()
+    r = backend.search(board, args.depth, args.alpha, args.beta)
+    seconds = time.perf_counter() - t0
+    mate = mate_distance(r["score"])
+    obj = {"score": r["score"], "mate": mate, "best_move": _uci(r["best_move"]),
+           "pv": [_uci(m) for m in r["pv"]], "nodes": r["nodes"], "cycles": r["cycles"],
+           "depth": args.depth, "seconds": round(seconds, 6)}
+    score = f"mate {mate}" if mate is not None else f"cp {r['score']}"
+    cycles = f"  cycles {r['cycles']}" if r["cycles"] is not None else ""
+    _emit(args, obj, [
+        f"bestmove {obj['best_move'] or '(none)'}  score {score}  depth {args.depth}",
+        f"pv {' '.join(obj['pv'])}",
+        f"nodes {r['nodes']}{cycles}  ({seconds:.3f} s)",
+    ])
+
+
+def cmd_bench(args, backend):
+    jobs = [(_board(job.fen), job.depth, -INF, INF) for job in BENCH]
+    progress = sys.stderr if not args.json else None
+    t0 = time.perf_counter()
+    results = []
+    for job, spec in zip(BENCH, jobs):
+        t = time.perf_counter()
+        r = backend.search(*spec)
+        r["seconds"] = time.perf_counter() - t
+        results.append(r)
+        if progress:
+            print(f"  {job.name:12s} depth {job.depth}  nodes {r['nodes']:7d}  "
+                  f"score {r['score']:6d}  {r['seconds']:.2f} s", file=progress)
+    seconds = time.perf_counter() - t0
+    nodes = sum(r["nodes"] for r in results)
+    has_cycles = all(r["cycles"] is not None for r in results)
+    cycles = sum(r["cycles"] for r in results) if has_cycles else None
+    positions = [{"name": job.name, "fen": job.fen, "depth": job.depth, "nodes": r["nodes"],
+                  "score": r["score"], "best_move": _uci(r["best_move"]), "cycles": r["cycles"],
+                  "cycles_per_node": (r["cycles"] / r["nodes"]) if has_cycles else None,
+                  "seconds": round(r["seconds"], 6)}
+                 for job, r in zip(BENCH, results)]
+    obj = {"backend": args.backend, "nodes": nodes, "seconds": round(seconds, 6),
+           "nps": round(nodes / seconds, 1) if seconds else None, "signature": nodes,
+           "cycles": cycles, "cycles_per_node": (cycles / nodes) if has_cycles else None,
+           "positions": positions}
+    out = args.out or os.path.join("out", f"bench-{args.backend.replace(':', '_').replace('/', '_')}.json")
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    with open(out, "w") as f:
+        json.dump(obj, f, indent=2)
+    plot = args.plot or os.path.splitext(out)[0] + ".png"
+    _plot_bench(obj, plot)
+    cpn = f"  cycles/node {obj['cycles_per_node']:.2f}" if has_cycles else ""
+    _emit(args, obj, [
+        f"bench ({args.backend}): nodes {nodes}  {seconds:.2f} s  {obj['nps']:.0f} nodes/s{cpn}",
+        f"signature {nodes}",
+        f"wrote {out} and {plot}",
+    ])
+
+
+def _plot_bench(obj, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    names = [p["name"] for p in obj["positions"]]
+    fig, ax = plt.subplots(figsize=(8, 4))
+    if obj["cycles_per_node"] is not None:
+        values = [p["cycles_per_node"] for p in obj["positions"]]
+        ax.bar(names, values)
+        ax.axhline(5, color="green", linestyle="--", label="target 5")
+        ax.axhline(9, color="red", linestyle=":", label="Hydra 9")
+        ax.set_ylabel("cycles per node")
+        ax.legend()
+    else:
+        ax.bar(names, [p["nodes"] for p in obj["positions"]])
+        ax.set_ylabel("nodes")
+    ax.set_title(f"bench on {obj['backend']}: {obj['nodes']} nodes")
+    ax.tick_params(axis="x", rotation=45)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+COMMANDS = {"moves": cmd_moves, "perft": cmd_perft, "search": cmd_search, "bench": cmd_bench}
+
+
+def main(argv=None):
+    try:
+        args = _parser().parse_args(argv)
+        try:
+            backend = get_backend(args.backend)
+        except BackendError as e:
+            raise UsageError(str(e)) from None
+        try:
+            COMMANDS[args.command](args, backend)
+        finally:
+            backend.close()
+    except (UsageError, PositionError) as e:
+        print(f"chessaccel: error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BackendError as e:
+        print(f"chessaccel: error: {e}", file=sys.stderr)
+        return EXIT_FAILURE
+    except KeyboardInterrupt:
+        print("chessaccel: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+"""docs/semantics.md states what the code computes: its generated parts and examples are checked."""
+
+import pathlib
+import re
+
+from chessaccel import defs
+from chessaccel.evaltables import markdown_tables, MATERIAL_MG, MATERIAL_EG, PHASE_WEIGHT
+from chessaccel.geometry import move_uci
+from chessaccel.host.position import parse_position
+from chessaccel.sim.model.movegen import legal_moves
+
+DOC = (pathlib.Path(__file__).parent.parent / "docs" / "semantics.md").read_text()
+
+
+def test_appendix_tables_are_the_generated_ones():
+    appendix = DOC[DOC.index("## Appendix: piece-square tables"):].strip()
+    assert appendix == markdown_tables().strip(), \
+        "docs/semantics.md appendix is stale: regenerate with `python -m chessaccel.evaltables`"
+
+
+def test_constants_match_defs():
+    for name in ("MATE", "INF", "MAX_PLY", "MAX_DEPTH", "EVAL_MAX"):
+        m = re.search(rf"`{name} = ([\d,]+)`", DOC)
+        assert m, f"{name} is not stated in docs/semantics.md"
+        assert int(m.group(1).replace(",", "")) == getattr(defs, name), name
+
+
+def test_material_table_matches():
+    rows = re.findall(r"^\| (pawn|knight|bishop|rook|queen|king) \| (\d+) \| (\d+) \|$", DOC, re.M)
+    names = {"pawn": 1, "knight": 2, "bishop": 3, "rook": 4, "queen": 5, "king": 6}
+    assert len(rows) == 6
+    for name, mg, eg in rows:
+        assert (MATERIAL_MG[names[name]], MATERIAL_EG[names[name]]) == (int(mg), int(eg)), name
+
+
+def test_phase_weight_formula():
+    assert PHASE_WEIGHT == tuple((p * 32 + 12) // 24 for p in range(25))
+
+
+def test_start_position_order_example():
+    m = re.search(r"for example from the start position: `([^`]*)`", DOC.replace("\n", " "))
+    example = re.sub(r"\s+", " ", m.group(1)).split(" ... ")
+    board, _ = parse_position("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
+    order = " ".join(move_uci(mv) for mv in legal_moves(board))
+    head, middle, tail = example
+    assert order.startswith(head)
+    assert middle in order
+    assert order.endswith(tail)
