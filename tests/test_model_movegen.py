@@ -1,0 +1,178 @@
+"""The model's move generator against python-chess and against the move-order contract.
+
+For every position the model's legal moves, in generation order, must equal python-chess's legal
+moves sorted by the contract's order, which this file derives from the contract's text alone:
+
+1. captures and quiet moves by victim: the highest victim class first (queen taken ... pawn
+   taken, the en-passant square when an own pawn attacks it ranks as a pawn, then empty squares
+   as QUIET), ties to the lowest victim square as the side to move sees it (ranks flipped for
+   black); each victim's moves form one block;
+2. inside a victim's block: aggressors least valuable first (pawn ... king), ties to the lowest
+   relative from-square; a pawn reaching the last rank promotes to Q, R, B, N in turn;
+3. then castling, kingside before queenside.
+
+Quiescence generation (captures only) must give exactly python-chess's legal captures (en
+passant included, quiet promotions excluded) in the same order.
+"""
+
+import collections
+
+import chess
+import pytest
+
+from chessaccel.defs import PieceType, VictimClass, PROMOTION_ORDER
+from chessaccel.geometry import move_uci
+from chessaccel.sim.model.movegen import legal_moves, pseudo_moves
+
+import suites
+
+#: The random-play positions are checked in this many slices (one test each).
+SLICES = 10
+
+#: Minimum number of positions with each feature over suites + random play: the generator must
+#: be exercised on every special move, not only on quiet middlegames.
+MIN_COVERAGE = {
+    "check": 2500,
+    "double_check": 150,
+    "en_passant": 300,
+    "castling": 350,
+    "promotion": 350,
+    "capture_promotion": 50,
+    "checkmate": 15,
+    "stalemate": 8,
+}
+MIN_POSITIONS = 5000
+
+_TYPE = {chess.PAWN: PieceType.PAWN, chess.KNIGHT: PieceType.KNIGHT,
+         chess.BISHOP: PieceType.BISHOP, chess.ROOK: PieceType.ROOK,
+         chess.QUEEN: PieceType.QUEEN, chess.KING: PieceType.KING}
+_CAPTURE_CLASS = {chess.PAWN: VictimClass.PAWN, chess.KNIGHT: VictimClass.KNIGHT,
+                  chess.BISHOP: VictimClass.BISHOP, chess.ROOK: VictimClass.ROOK,
+                  chess.QUEEN: VictimClass.QUEEN, chess.KING: VictimClass.KING}
+_PROMO_RANK = {p: i for i, p in enumerate(PROMOTION_ORDER)}
+_CASTLING_STAGE = 1     # after every victim
+_VICTIM_STAGE = 0
+
+
+def _relative(square, color):
+    return square if color == chess.WHITE else chess.square_mirror(square)
+
+
+def _en_passant_square(cb):
+    """The position's en-passant square as the accelerator holds it (dropped when impossible)."""
+    if cb.ep_square is None or cb.status() & chess.STATUS_INVALID_EP_SQUARE:
+        return None
+    return cb.ep_square
+
+
+def victim_class(cb, square):
+    """The receiver class of a square some own piece can move to."""
+    piece = cb.piece_at(square)
+    if piece is not None:
+        return _CAPTURE_CLASS[piece.piece_type]
+    own_pawns = cb.pieces_mask(chess.PAWN, cb.turn)
+    if square == _en_passant_square(cb) and cb.attackers_mask(cb.turn, square) & own_pawns:
+        return VictimClass.PAWN
+    return VictimClass.QUIET
+
+
+def contract_key(cb, move):
+    """Sort key of a legal move in the contract's generation order."""
+    us = cb.turn
+    if cb.is_castling(move):
+        kingside = chess.square_file(move.to_square) > chess.square_file(move.from_square)
+        return (_CASTLING_STAGE, 0 if kingside else 1)
+    aggressor = _TYPE[cb.piece_type_at(move.from_square)]
+    promo = _PROMO_RANK[_TYPE[move.promotion]] if move.promotion else 0
+    return (_VICTIM_STAGE, -victim_class(cb, move.to_square).value,
+            _relative(move.to_square, us), aggressor.value, _relative(move.from_square, us), promo)
+
+
+def expected_order(cb, captures_only=False):
+    moves = [m for m in cb.legal_moves if not captures_only or cb.is_capture(m)]
+    return [m.uci() for m in sorted(moves, key=lambda m: contract_key(cb, m))]
+
+
+def compare_moves(fen, captures_only=False):
+    """None when the model agrees with the oracle and the contract, else a report."""
+    board = suites.board_of(fen)
+    before = board.key()
+    got = [move_uci(m) for m in legal_moves(board, captures_only)]
+    kind = "captures-only" if captures_only else "legal"
+    if board.key() != before:
+        return f"{fen}: the board changed during {kind} generation"
+    cb = chess.Board(fen)
+    want = expected_order(cb, captures_only)
+    duplicates = [m for m, n in collections.Counter(got).items() if n > 1]
+    if duplicates:
+        return f"{fen}: {kind} moves generated twice: {duplicates}"
+    if set(got) != set(want):
+        return (f"{fen}: {kind} move set differs from python-chess: "
+                f"missing {sorted(set(want) - set(got))}, extra {sorted(set(got) - set(want))}")
+    if got != want:
+        step = next(i for i, (g, w) in enumerate(zip(got, want)) if g != w)
+        return (f"{fen}: {kind} order differs at move {step}: model {got[step]}, contract "
+                f"{want[step]}\n  model    {got}\n  contract {want}")
+    return None
+
+
+def check_positions(fens):
+    failures = []
+    for fen in fens:
+        for captures_only in (False, True):
+            report = compare_moves(fen, captures_only)
+            if report:
+                failures.append(report)
+    assert not failures, f"{len(failures)} failures, first ones:\n" + "\n".join(failures[:5])
+
+
+# --- tests ------------------------------------------------------------------------------------
+
+def test_suite_positions(suite_positions):
+    check_positions(suite_positions)
+
+
+@pytest.mark.parametrize("part", range(SLICES))
+def test_random_play_positions(coverage_positions, part):
+    check_positions([fen for fen, _ in coverage_positions[part::SLICES]])
+
+
+def test_coverage(suite_positions, coverage_positions):
+    """Enough positions, and enough of each special situation, are checked above."""
+    fens = suite_positions + [fen for fen, _ in coverage_positions]
+    assert len(set(fens)) >= MIN_POSITIONS
+    counts = collections.Counter()
+    for fen in fens:
+        counts.update(suites.features(chess.Board(fen)))
+    short = {f: (counts[f], n) for f, n in MIN_COVERAGE.items() if counts[f] < n}
+    assert not short, f"too few positions with (found, needed): {short}"
+
+
+def test_pseudo_moves_are_a_superset_in_the_same_order(suite_positions):
+    """Legality only filters: the legal list is the pseudo-legal list with the illegal moves
+    (those that leave the mover's king attacked) taken out."""
+    for fen in suite_positions[::5]:
+        board = suites.board_of(fen)
+        cb = chess.Board(fen)
+        pseudo = [move_uci(m) for m in pseudo_moves(board)]
+        legal = {m.uci() for m in cb.legal_moves}
+        filtered = [m for m in pseudo if m in legal]
+        assert filtered == [move_uci(m) for m in legal_moves(board)], fen
+        for uci in pseudo:
+            if uci not in legal:
+                move = chess.Move.from_uci(uci)
+                assert cb.is_pseudo_legal(move) and cb.is_into_check(move), \
+                    f"{fen}: {uci} is neither legal nor a pseudo-legal move into check"
+
+
+def test_contract_key_orders_the_start_position():
+    """The contract key itself, on a position whose order is easy to write down by hand: no
+    captures, so victims are empty squares from a3 upwards (relative order), each reached by a
+    pawn before a knight."""
+    cb = chess.Board()
+    order = expected_order(cb)
+    assert order[:3] == ["a2a3", "b1a3", "b2b3"]
+    assert order[-1] == "h2h4"
+    black = chess.Board()
+    black.push_uci("e2e4")
+    assert expected_order(black)[:3] == ["a7a6", "b8a6", "b7b6"]
