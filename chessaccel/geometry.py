@@ -28,9 +28,12 @@ def rank_of(sq):
     return sq // 8
 
 
+_WHITE = Color.WHITE.value
+
+
 def relative(sq, color):
     """The square as the side ``color`` sees it: ranks flipped for black (ties use this)."""
-    return sq if color == Color.WHITE.value else sq ^ 0o70
+    return sq if color == _WHITE else sq ^ 0o70
 
 
 def square_name(sq):

@@ -35,9 +35,11 @@ def material_pst(board):
 TERMS = (material_pst,)
 
 
+_PHASE_OF_CODE = tuple(PHASE_INC.get(TYPE_OF[c], 0) for c in range(16))
+
+
 def phase(board):
-    total = sum(PHASE_INC[TYPE_OF[c]] for c in board.sq if c != EMPTY)
-    return min(total, PHASE_MAX)
+    return min(sum(_PHASE_OF_CODE[c] for c in board.sq), PHASE_MAX)
 
 
 def taper(mg, eg, game_phase):

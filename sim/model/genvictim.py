@@ -13,7 +13,7 @@ from chessaccel.defs import PieceType, VictimClass
 from chessaccel.geometry import (TYPE_OF, COLOR_OF, EMPTY, KNIGHT_TARGETS, KING_TARGETS, RAYS,
                                  FORWARD, file_of, rank_of, relative)
 
-__all__ = ["receivers", "select_victim", "NONE", "QUIET", "CAPTURE_MIN"]
+__all__ = ["receivers", "select_victim", "victim_ranking", "NONE", "QUIET", "CAPTURE_MIN"]
 
 NONE = VictimClass.NONE.value
 QUIET = VictimClass.QUIET.value
@@ -88,17 +88,29 @@ def receivers(board):
     return cls
 
 
+#: Squares of each side in ascending relative order: the tree's tie-break order.
+_SCAN = tuple(tuple(sorted(range(64), key=lambda s: relative(s, side))) for side in (0, 1))
+
+
 def select_victim(classes, mask, side, min_class=QUIET):
     """The comparator tree: next victim square not disabled in ``mask``, or None.
 
     ``min_class`` is QUIET in a full-width node and CAPTURE_MIN in quiescence.
     """
-    best, best_key = None, None
-    for s in range(64):
+    best, best_class = None, min_class - 1
+    for s in _SCAN[side]:
         k = classes[s]
-        if k < min_class or (mask >> s) & 1:
-            continue
-        key = (k, -relative(s, side))
-        if best_key is None or key > best_key:
-            best, best_key = s, key
+        if k > best_class and not (mask >> s) & 1:   # strictly greater: ties keep the lowest
+            best, best_class = s, k
     return best
+
+
+def victim_ranking(classes, side, min_class=QUIET):
+    """Every square the tree can pick, in the order it picks them with nothing disabled.
+
+    ``select_victim(classes, mask, ...)`` is the first square of this list not in ``mask``; the
+    search model scans it instead of the 64 receivers (same result, faster).
+    """
+    ranked = [s for s in _SCAN[side] if classes[s] >= min_class]
+    ranked.sort(key=lambda s: -classes[s])   # stable: ties stay in relative order
+    return ranked

@@ -14,7 +14,7 @@ aggressor left is disabled and the own squares are re-enabled.
 
 from chessaccel.defs import PieceType, PROMOTION_ORDER
 from chessaccel.geometry import TYPE_OF, rank_of, relative
-from .genvictim import receivers, select_victim, QUIET, CAPTURE_MIN
+from .genvictim import receivers, victim_ranking, QUIET, CAPTURE_MIN
 from .genaggressor import candidates, select_aggressor
 from .castlestatus import castle_status, castle_move
 from .testcheck import in_check
@@ -33,7 +33,7 @@ class Stage:
 
 
 class MovePicker:
-    __slots__ = ("board", "captures_only", "mask", "own", "classes", "stage",
+    __slots__ = ("board", "captures_only", "mask", "own", "ranking", "stage",
                  "victim", "cands", "promo", "aggressor", "steps")
 
     def __init__(self, board, captures_only=False, trace=False):
@@ -41,7 +41,10 @@ class MovePicker:
         self.captures_only = captures_only
         self.mask = 0
         self.own = board.own_mask()
-        self.classes = receivers(board)
+        # The victim tree's order with nothing disabled; the first entry not in the mask is
+        # what select_victim(receivers(board), mask, ...) returns (model speed only).
+        self.ranking = victim_ranking(receivers(board), board.side,
+                                      CAPTURE_MIN if captures_only else QUIET)
         self.stage = Stage.VICTIMS
         self.victim = None      # victim whose candidates are cached (model speed only)
         self.cands = None
@@ -64,8 +67,8 @@ class MovePicker:
                         self.aggressor = None
                         self.mask |= 1 << a
                     return (a, v, promo)
-                min_class = CAPTURE_MIN if self.captures_only else QUIET
-                v = select_victim(self.classes, self.mask, board.side, min_class)
+                mask = self.mask
+                v = next((s for s in self.ranking if not (mask >> s) & 1), None)
                 if self.steps is not None:
                     self.steps.append(("victim", self.mask, v))
                 if v is None:
