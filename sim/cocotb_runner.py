@@ -1,0 +1,195 @@
+"""Run a cocotb testbench against an Amaranth component on Icarus Verilog, from plain Python.
+
+``run_testbench(factory, name, test_module, params)``:
+
+1. exports ``factory()`` to Verilog (``amaranth.back.verilog.convert``) and compiles it with
+   Icarus into ``build/cocotb/<name>-<key>/``, where ``key`` hashes the design's sources (hdl/,
+   chessaccel/), the Amaranth version and the factory. The export runs only when no build of that
+   key exists; concurrent callers (pytest-xdist workers) serialise on a lock file and the build is
+   published with an atomic rename, so a half-written build is never used;
+2. writes ``params`` as JSON into a fresh run folder and points ``CHESSACCEL_PARAMS`` at it;
+3. runs ``test_module`` (a module of ``@cocotb.test()`` functions, under sim/cocotb/) with
+   ``cocotb_tools.runner``; the testbench writes what it observed as JSON to the file named by
+   ``CHESSACCEL_RESULTS``;
+4. returns that JSON, or raises ``SimulationFailed`` carrying cocotb's failure messages.
+
+Waveforms (FST, in the run folder) are written only when ``CHESSACCEL_WAVES=1``; the run folder is
+then kept and its path printed. The simulator's log goes to ``sim.log`` in the run folder.
+"""
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from xml.etree import ElementTree
+
+__all__ = ["BUILD_ROOT", "PARAMS_ENV", "RESULTS_ENV", "WAVES_ENV", "SimulationFailed",
+           "toolchain_missing", "build", "run_testbench", "read_params", "write_results"]
+
+_REPO = Path(__file__).resolve().parent.parent
+#: Cache of exported Verilog and Icarus builds (git-ignored).
+BUILD_ROOT = Path(os.environ.get("CHESSACCEL_COCOTB_BUILD", _REPO / "build" / "cocotb"))
+PARAMS_ENV = "CHESSACCEL_PARAMS"
+RESULTS_ENV = "CHESSACCEL_RESULTS"
+WAVES_ENV = "CHESSACCEL_WAVES"
+TIMESCALE = ("1ns", "1ps")
+#: Source folders whose contents define a design (a change in any file rebuilds).
+_DESIGN_SOURCES = (_REPO / "hdl", _REPO / "chessaccel")
+_SIM_LOG_TAIL = 3000
+
+
+class SimulationFailed(AssertionError):
+    """The cocotb testbench failed, or the simulator stopped abnormally."""
+
+
+def toolchain_missing():
+    """A one-line reason the cocotb + Icarus flow cannot run here, or None when it can."""
+    for tool in ("iverilog", "vvp"):
+        if shutil.which(tool) is None:
+            return f"Icarus Verilog is not installed ({tool} not on PATH)"
+    try:
+        import cocotb_tools.runner  # noqa: F401
+    except ImportError:
+        return "cocotb is not installed"
+    return None
+
+
+def _waves_requested():
+    return os.environ.get(WAVES_ENV) == "1"
+
+
+def _design_key(factory, name, waves):
+    import amaranth
+    digest = hashlib.sha256()
+    digest.update(f"{name}|{amaranth.__version__}|{waves}|".encode())
+    digest.update(f"{getattr(factory, '__module__', '')}.{getattr(factory, '__qualname__', '')}"
+                  f"|{getattr(factory, 'keywords', '')}|{getattr(factory, 'args', '')}".encode())
+    for folder in _DESIGN_SOURCES:
+        for path in sorted(folder.rglob("*.py")):
+            digest.update(str(path.relative_to(_REPO)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+@contextmanager
+def _locked(path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _runner(folder, name, waves):
+    """A cocotb Icarus runner set up on the build ``folder`` (compiles only if outdated)."""
+    from cocotb_tools.runner import get_runner
+    runner = get_runner("icarus")
+    runner.build(sources=[folder / f"{name}.v"], hdl_toplevel=name, build_dir=folder,
+                 timescale=TIMESCALE, waves=waves, log_file=folder / "build.log")
+    return runner
+
+
+def build(factory, name):
+    """Export and compile the design once per source change; returns its build folder.
+
+    ``factory`` is a callable returning the Amaranth component (a class, or a
+    ``functools.partial`` for parameters: they are part of the cache key); ``name`` is the Verilog
+    top-level module name.
+    """
+    reason = toolchain_missing()
+    if reason:
+        raise SimulationFailed(reason)
+    waves = _waves_requested()
+    folder = BUILD_ROOT / f"{name}-{_design_key(factory, name, waves)}"
+    if (folder / "sim.vvp").exists():
+        return folder
+    with _locked(BUILD_ROOT / f".{folder.name}.lock"):
+        if (folder / "sim.vvp").exists():
+            return folder
+        from amaranth.back import verilog
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=BUILD_ROOT))
+        (staging / f"{name}.v").write_text(
+            verilog.convert(factory(), name=name, emit_src=False))
+        try:
+            _runner(staging, name, waves)
+        except (RuntimeError, SystemExit) as error:
+            log = (staging / "build.log").read_text()[-_SIM_LOG_TAIL:]
+            raise SimulationFailed(f"Icarus could not compile {name}: {error}\n{log}") from None
+        os.replace(staging, folder)
+    return folder
+
+
+def _failure_messages(results_xml):
+    messages = []
+    for case in ElementTree.parse(results_xml).getroot().iter("testcase"):
+        for tag in ("failure", "error"):
+            for node in case.findall(tag):
+                text = node.get("message") or ""
+                if node.text:
+                    text = f"{text}\n{node.text}" if text else node.text
+                messages.append(f"{case.get('name')}: {text.strip()}")
+    return messages
+
+
+def run_testbench(factory, name, test_module, params):
+    """Run ``test_module`` against the design; returns the JSON its testbench wrote.
+
+    ``params`` (any JSON-able value) reaches the testbench through ``read_params()``.
+    """
+    folder = build(factory, name)
+    waves = _waves_requested()
+    run_dir = Path(tempfile.mkdtemp(prefix=f"run-{name}-", dir=BUILD_ROOT))
+    params_path = run_dir / "params.json"
+    results_path = run_dir / "results.json"
+    params_path.write_text(json.dumps(params))
+    env = {PARAMS_ENV: str(params_path), RESULTS_ENV: str(results_path),
+           "COCOTB_LOG_LEVEL": os.environ.get("COCOTB_LOG_LEVEL", "WARNING")}
+    plusargs = [f"+dumpfile_path={run_dir / (name + '.fst')}"] if waves else []
+    results_xml = run_dir / "results.xml"
+    with _locked(BUILD_ROOT / f".{folder.name}.lock"):
+        runner = _runner(folder, name, waves)
+    try:
+        runner.test(test_module=test_module, hdl_toplevel=name, build_dir=folder,
+                    test_dir=run_dir, results_xml=str(results_xml), extra_env=env,
+                    plusargs=plusargs, waves=waves, timescale=TIMESCALE,
+                    log_file=run_dir / "sim.log")
+    except (SystemExit, RuntimeError):
+        pass  # the results file (or its absence) says what happened
+    failures = None
+    if not results_xml.exists():
+        failures = ["the simulation stopped before writing its results"]
+    else:
+        failures = _failure_messages(results_xml)
+    if not failures and not results_path.exists():
+        failures = ["the testbench wrote no results"]
+    if failures:
+        log = (run_dir / "sim.log").read_text(errors="replace")[-_SIM_LOG_TAIL:]
+        raise SimulationFailed(f"{test_module} on {name} failed (run folder {run_dir}):\n"
+                               + "\n".join(failures) + f"\n--- end of sim.log ---\n{log}")
+    result = json.loads(results_path.read_text())
+    if waves:
+        print(f"waveforms of {name}: {run_dir / (name + '.fst')}", file=sys.stderr)
+    else:
+        shutil.rmtree(run_dir, ignore_errors=True)
+    return result
+
+
+# --- helpers for the testbench side (inside the simulator) ----------------------------------
+
+def read_params():
+    """The ``params`` given to ``run_testbench`` (called by a testbench)."""
+    with open(os.environ[PARAMS_ENV]) as handle:
+        return json.load(handle)
+
+
+def write_results(value):
+    """Hand ``value`` (JSON-able) back to ``run_testbench``'s caller (called by a testbench)."""
+    with open(os.environ[RESULTS_ENV], "w") as handle:
+        json.dump(value, handle)
