@@ -30,8 +30,17 @@ DATA_DIR = Path(__file__).resolve().parent / "data"
 PERFT_SUITES = ("standard.perft", "tricky.perft", "perftsuite.epd", "perft-stress.epd",
                 "perft-double-checks.epd")
 
-#: tricky.perft records that need Chess960 (X-FEN) castling, which the accelerator does not play.
+#: tricky.perft records that need Chess960 (X-FEN) castling, which the accelerator does not play:
+#: the ``xfen-*`` records, and any record holding a castling right that standard chess cannot
+#: have (tricky.perft's counts for those were made with Chess960 castling).
 CHESS960_PREFIX = "xfen-"
+
+
+def needs_chess960(fen):
+    """True when the FEN grants a castling right that standard chess drops (king or rook away
+    from its home square)."""
+    rights = fen.split()[2]
+    return rights != "-" and set(chess.Board(fen).castling_xfen()) != set(rights)
 
 #: Bare-FEN suites of positions (mates, stalemates) and EPD suites of test positions.
 FEN_SUITES = ("mate1.fen", "mate2.fen", "mate3.fen", "mate4.fen",
@@ -71,7 +80,7 @@ def _read_perft_format(name):
     records, ident, fen, counts = [], None, None, {}
 
     def flush():
-        if fen is not None and not ident.startswith(CHESS960_PREFIX):
+        if fen is not None and not ident.startswith(CHESS960_PREFIX) and not needs_chess960(fen):
             records.append(PerftRecord(name, ident, fen, dict(counts)))
 
     for number, line in suite_lines(name):
