@@ -29,8 +29,9 @@ def clocks_per_bit(clock_hz, baud):
     return divisor
 
 
-def _check_divisor(divisor):
+def _check_divisor(component, divisor):
     if not isinstance(divisor, int) or divisor < MIN_CLOCKS_PER_BIT:
+        component._MustUse__silence = True   # never built: no "unused elaboratable" warning
         raise ValueError(f"clocks_per_bit must be an integer >= {MIN_CLOCKS_PER_BIT}, got {divisor!r}")
 
 
@@ -49,7 +50,7 @@ class UARTReceiver(wiring.Component):
     overrun:       Out(1)
 
     def __init__(self, clocks_per_bit):
-        _check_divisor(clocks_per_bit)
+        _check_divisor(self, clocks_per_bit)
         self.clocks_per_bit = clocks_per_bit
         super().__init__()
 
@@ -117,7 +118,7 @@ class UARTTransmitter(wiring.Component):
     busy: Out(1)
 
     def __init__(self, clocks_per_bit):
-        _check_divisor(clocks_per_bit)
+        _check_divisor(self, clocks_per_bit)
         self.clocks_per_bit = clocks_per_bit
         super().__init__()
 
