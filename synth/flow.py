@@ -168,7 +168,23 @@ def _nextpnr_figures(report_path):
                  for key, cell in NEXTPNR_CELLS.items()}
     fmax = {_clock_name(clock): round(figures["achieved"], 2)
             for clock, figures in report["fmax"].items()}
-    return placed, available, fmax
+    return placed, available, fmax, _critical_path(report.get("critical_paths", []))
+
+
+def _critical_path(paths):
+    """The slowest register-to-register path: ends, LUT levels, logic and routing delay (ns)."""
+    if not paths:
+        return None
+    worst = max(paths, key=lambda p: sum(step["delay"] for step in p["path"]))
+    steps = worst["path"]
+
+    def delay(kind):
+        return round(sum(s["delay"] for s in steps if s["type"] == kind), 2)
+
+    return {"from": steps[0]["from"]["cell"], "to": steps[-1]["to"]["cell"],
+            "logic_levels": sum(1 for s in steps if s["type"] == "logic"),
+            "logic_ns": delay("logic"), "routing_ns": delay("routing"),
+            "total_ns": round(sum(s["delay"] for s in steps), 2)}
 
 
 def synthesise_component(component, work_dir, options=SynthOptions(), progress=print,
@@ -214,9 +230,9 @@ def synthesise_component(component, work_dir, options=SynthOptions(), progress=p
          "--seed", str(options.seed), "--report", "report.json", "--log", "nextpnr.log",
          "--quiet"],
         work_dir / "nextpnr.out", f"[{label}] nextpnr", progress), 1)
-    placed, available, fmax = _nextpnr_figures(work_dir / "report.json")
+    placed, available, fmax, critical = _nextpnr_figures(work_dir / "report.json")
     return {"cells": cells, "placed": placed, "available": available, "fmax_mhz": fmax,
-            "seconds": seconds}
+            "critical_path": critical, "seconds": seconds}
 
 
 def _difference(total, harness):
@@ -252,6 +268,7 @@ def synthesise_block(name, options=SynthOptions(), out_dir=DEFAULT_OUT, progress
         "available": total["available"],
         "fmax_mhz": total["fmax_mhz"],
         "timing_met": all(f >= options.freq_mhz for f in total["fmax_mhz"].values()),
+        "critical_path": total["critical_path"],
         "seconds": total["seconds"],
     }
     record["harness_expected"] = harness_cost(in_bits, out_bits)
@@ -275,7 +292,10 @@ def summary_line(record):
     total = record["total"]
     extras = [f"{total[k]} {k.upper()}" for k in ("carry", "dp16kd", "mult18x18d") if total[k]]
     met = "met" if record["timing_met"] else "NOT met"
+    path = record.get("critical_path")
+    path_text = (f"; critical path {path['logic_levels']} LUT levels, {path['logic_ns']:.1f} ns "
+                 f"logic + {path['routing_ns']:.1f} ns routing" if path else "")
     return (f"{record['block']}: {own_text}total {total['lut4']} LUT4 {total['ff']} FF"
             + "".join(", " + e for e in extras)
             + f"; Fmax {fmax:.1f} MHz ({met} {record['options']['freq_mhz']:g} MHz, "
-              f"{record['options']['device']}-{record['options']['speed']})")
+              f"{record['options']['device']}-{record['options']['speed']})" + path_text)

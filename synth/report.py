@@ -28,6 +28,7 @@ def combine(records, unavailable):
             "harness_ff": record.get("harness", {}).get("ff"),
             "fmax_mhz": min(record["fmax_mhz"].values()) if record["fmax_mhz"] else None,
             "timing_met": record["timing_met"],
+            "logic_levels": (record.get("critical_path") or {}).get("logic_levels"),
         }
     options = records[0]["options"] if records else None
     return {"options": options, "tools": records[0]["tools"] if records else None,

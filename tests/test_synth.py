@@ -20,6 +20,8 @@ from chessaccel.synth import (BLOCKS, BlockUnavailable, HarnessBaseline, ScanHar
                               synthesise_block, toolchain_problem)
 from chessaccel.synth.__main__ import EXIT_FAILED, EXIT_USAGE, main
 from chessaccel.synth.benchmarks import PriorityTreeBenchmark
+from chessaccel.synth.board import BOARD_OSCILLATOR_MHZ, build_board, pll_parameters
+from chessaccel.synth.board import main as board_main
 from chessaccel.synth.harness import FOLD
 from chessaccel.synth.registry import BlockSpec
 
@@ -222,3 +224,46 @@ def test_accelerator_block_synthesises(name, tmp_path):
     assert record["block_only"]["lut4"] > 0
     assert record["fmax_mhz"] and all(f > 0 for f in record["fmax_mhz"].values())
     assert record["total"]["lut4"] <= record["available"]["comb"]
+
+
+# --- the board build --------------------------------------------------------------------------
+
+#: The ECP5 PLL's VCO range (MHz), from Lattice TN1263.
+VCO_RANGE_MHZ = (400, 800)
+
+
+@needs_toolchain
+@pytest.mark.synth
+@pytest.mark.parametrize("output_mhz", [50, 75, 100])
+def test_pll_parameters_make_the_asked_frequency(output_mhz, tmp_path):
+    parameters, attributes, achieved = pll_parameters(BOARD_OSCILLATOR_MHZ, output_mhz, tmp_path)
+    produced = BOARD_OSCILLATOR_MHZ / parameters["CLKI_DIV"] * parameters["CLKFB_DIV"]
+    vco = produced * parameters["CLKOP_DIV"]
+    assert produced == pytest.approx(output_mhz) and achieved == pytest.approx(output_mhz)
+    assert VCO_RANGE_MHZ[0] <= vco <= VCO_RANGE_MHZ[1]
+    assert parameters["FEEDBK_PATH"] == "CLKOP"
+    assert float(attributes["FREQUENCY_PIN_CLKOP"]) == pytest.approx(output_mhz)
+
+
+def test_board_cli_rejects_bad_arguments_with_one_line(capsys):
+    for argv, problem in ((["no-such-board"], "invalid choice"),
+                          (["ulx3s-85f", "--top", "no-such-block"], "unknown top 'no-such-block'"),
+                          (["ulx3s-85f", "--cores", "-1"], "--cores must be 0 or more")):
+        with pytest.raises(SystemExit) as exit_info:
+            board_main(argv)
+        assert exit_info.value.code == EXIT_USAGE
+        err = capsys.readouterr().err
+        assert problem in err and len(err.strip().splitlines()) == 1, err
+
+
+@needs_toolchain
+@pytest.mark.synth
+@pytest.mark.long
+def test_board_bitstream_of_the_link_top(tmp_path):
+    """The ULX3S bitstream of the board top without search cores (UART + link), PLL at 50 MHz."""
+    record = build_board("ulx3s-85f", "boardtop", cores=0,
+                         clock_mhz=50, out_dir=tmp_path, progress=lambda _m: None)
+    assert record["bitstream_bytes"] > 0
+    assert record["placed"]["comb"] > 0 and record["placed"]["io"] >= 3
+    assert record["clock_mhz"] == pytest.approx(50)
+    assert record["fmax_mhz"] and all(f > 0 for f in record["fmax_mhz"].values())
