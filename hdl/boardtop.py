@@ -51,6 +51,7 @@ class Dispatcher(wiring.Component):
     JOB goes to the lowest-numbered free core unless a core already holds its job id (then the
     reply says ALREADY_KNOWN and nothing starts: a retried JOB never runs twice). A core keeps its
     job id and result until it is given another job, so RESULT may be asked again and again.
+    ABORT of all jobs also makes every core forget its job id (a host starts its session so).
     """
 
     def __init__(self, cores, clock_hz, clocks_per_bit, build_id):
@@ -186,7 +187,9 @@ class Dispatcher(wiring.Component):
             request = _view(AbortRequest, event.payload)
             stopped = Signal(len(busy))
             with m.If(request.scope == AbortScope.ALL):
+                # a new session: every job id is forgotten, so ids can never alias old jobs
                 m.d.comb += stopped.eq(busy | starting)
+                m.d.sync += holds.eq(0)
             with m.Else():
                 m.d.comb += stopped.eq(matches & (busy | starting))
             m.d.sync += aborting.eq(aborting | stopped)

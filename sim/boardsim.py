@@ -1,0 +1,217 @@
+"""The simulated board: hdl/boardtop.py under Verilator, served on a pseudo-terminal.
+
+``build_board_sim`` exports the board top-level (the same ``BoardTop`` that goes into the
+bitstream, UART included) to Verilog and compiles it with Debian's Verilator 5.006 and our own
+C++ harness (sim/verilator/harness.cpp) into a git-ignored cache folder (``build/verilator``, or
+``$CHESSACCEL_VERILATOR_BUILD``), once per design: the key hashes the design sources, the
+parameters, the harness and the Verilator version.
+
+``BoardSim`` runs one and exposes its ``port`` (a /dev/pts path): pyserial, a terminal or
+``chessaccel board info --port PORT`` talk to it as to a real board. In simulation the UART runs
+at ``clocks_per_bit`` (default SIM_CLOCKS_PER_BIT) clock cycles per bit instead of the board's
+434 (115200 baud at 50 MHz): the real UART, only fewer cycles per bit. INFO reports the divisor.
+"""
+
+import argparse
+import fcntl
+import hashlib
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+__all__ = ["SIM_CLOCKS_PER_BIT", "SIM_CLOCK_HZ", "BUILD_ROOT", "BoardSimError",
+           "verilator_missing", "build_board_sim", "BoardSim", "board_sim_main"]
+
+_REPO = Path(__file__).resolve().parent.parent
+_HARNESS = Path(__file__).resolve().parent / "verilator" / "harness.cpp"
+BUILD_ROOT = Path(os.environ.get("CHESSACCEL_VERILATOR_BUILD", _REPO / "build" / "verilator"))
+#: Clock cycles per UART bit in simulation: the smallest divisor with a comfortable margin.
+SIM_CLOCKS_PER_BIT = 8
+#: The clock the simulated board reports (that of the real board it stands for).
+SIM_CLOCK_HZ = 50_000_000
+TOP_NAME = "boardtop"
+_DESIGN_SOURCES = (_REPO / "hdl", _REPO / "chessaccel")
+_VERILATOR_FLAGS = ["-Wno-fatal", "-Wno-lint", "-Wno-style", "-O3", "--x-assign", "fast",
+                    "--x-initial", "fast", "--noassert"]
+_CXX_OPT = "-O2"
+_STARTUP_SECONDS = 30
+
+
+class BoardSimError(RuntimeError):
+    """The simulated board could not be built or started."""
+
+
+def verilator_missing():
+    """A one-line reason the simulated board cannot be built here, or None."""
+    for tool in ("verilator", "make", "c++"):
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed (the simulated board needs Verilator and a C++ compiler)"
+    return None
+
+
+def _verilator_version():
+    return subprocess.run(["verilator", "--version"], capture_output=True, text=True).stdout.strip()
+
+
+def _key(cores, clocks_per_bit):
+    import amaranth
+    digest = hashlib.sha256()
+    digest.update(f"{cores}|{clocks_per_bit}|{SIM_CLOCK_HZ}|{amaranth.__version__}|"
+                  f"{_verilator_version()}|{_VERILATOR_FLAGS}|{_CXX_OPT}|".encode())
+    digest.update(_HARNESS.read_bytes())
+    for folder in _DESIGN_SOURCES:
+        for path in sorted(folder.rglob("*.py")):
+            digest.update(str(path.relative_to(_REPO)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+@contextmanager
+def _locked(path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def build_board_sim(cores=1, clocks_per_bit=SIM_CLOCKS_PER_BIT, log=None):
+    """Path of the compiled simulated board, building it on first use (minutes for big designs).
+
+    ``log`` (a callable taking a line) hears about a build that has to happen.
+    """
+    reason = verilator_missing()
+    if reason:
+        raise BoardSimError(reason)
+    key = _key(cores, clocks_per_bit)
+    folder = BUILD_ROOT / f"{TOP_NAME}-{cores}c-{key}"
+    executable = folder / "obj_dir" / "boardsim"
+    if executable.exists():
+        return executable
+    with _locked(BUILD_ROOT / f".{folder.name}.lock"):
+        if executable.exists():
+            return executable
+        if log:
+            log(f"building the simulated board ({cores} core(s), {clocks_per_bit} clocks/bit) "
+                f"into {folder} ...")
+        from amaranth.back import verilog
+        from chessaccel.hdl.boardtop import BoardTop
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=BUILD_ROOT))
+        top = BoardTop(cores=cores, clock_hz=SIM_CLOCK_HZ, clocks_per_bit=clocks_per_bit,
+                       build_id=int(key[:8], 16))
+        (staging / f"{TOP_NAME}.v").write_text(verilog.convert(top, name=TOP_NAME, emit_src=False))
+        command = ["verilator", "--cc", "--exe", "--build", *_VERILATOR_FLAGS,
+                   "--top-module", TOP_NAME, "-o", "boardsim", "-j", "2",
+                   "-CFLAGS", f"{_CXX_OPT} -DCLOCKS_PER_BIT={clocks_per_bit}",
+                   f"{TOP_NAME}.v", str(_HARNESS)]
+        done = subprocess.run(command, cwd=staging, capture_output=True, text=True)
+        (staging / "build.log").write_text(done.stdout + done.stderr)
+        if done.returncode != 0:
+            raise BoardSimError(f"Verilator could not build the board (log in {staging / 'build.log'}):\n"
+                                + (done.stdout + done.stderr)[-2000:])
+        os.replace(staging, folder)
+    return executable
+
+
+class BoardSim:
+    """A running simulated board; ``port`` is its pseudo-terminal. Use as a context manager.
+
+    ``stats`` (after ``close``): {"cycles": simulated clock cycles, "ticking_seconds": wall time
+    the harness spent ticking the design}.
+    """
+
+    def __init__(self, cores=1, clocks_per_bit=SIM_CLOCKS_PER_BIT, log=None):
+        self.cores = cores
+        self.clocks_per_bit = clocks_per_bit
+        executable = build_board_sim(cores, clocks_per_bit, log=log)
+        self._stats_file = Path(tempfile.mkstemp(prefix="boardsim-", suffix=".json")[1])
+        self.stats = None
+        self.process = subprocess.Popen([str(executable), "--stats", str(self._stats_file)],
+                                        stdout=subprocess.PIPE, text=True)
+        ready, _, _ = select.select([self.process.stdout], [], [], _STARTUP_SECONDS)
+        line = self.process.stdout.readline() if ready else ""
+        if not line.startswith("PTY "):
+            self.close()
+            raise BoardSimError(f"the simulated board did not start (said {line.strip()!r})")
+        self.port = line.split(None, 1)[1].strip()
+
+    def close(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process.stdout.close()
+        try:
+            text = self._stats_file.read_text()
+            self.stats = json.loads(text) if text else None
+        finally:
+            self._stats_file.unlink(missing_ok=True)
+        return self.stats
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def board_sim_main(args):
+    """``chessaccel board-sim``: serve the simulated board on a pty until interrupted.
+
+    ``args`` has ``cores`` and ``clocks_per_bit``. Prints the pty path on stdout. Returns the
+    exit status (2 on a problem, with a one-line message on stderr).
+    """
+    def note(line):
+        print(line, file=sys.stderr, flush=True)
+    try:
+        sim = BoardSim(cores=args.cores, clocks_per_bit=args.clocks_per_bit, log=note)
+    except (BoardSimError, ValueError) as error:
+        note(f"chessaccel board-sim: {str(error).splitlines()[0]}")
+        return 2
+    print(sim.port, flush=True)
+    note(f"simulated board ({args.cores} core(s), {args.clocks_per_bit} clocks/bit) on {sim.port}; "
+         "Ctrl-C to stop")
+    stopped = False
+
+    def stop(*_):
+        nonlocal stopped
+        stopped = True
+    old = signal.signal(signal.SIGTERM, stop)
+    try:
+        while not stopped and sim.process.poll() is None:
+            try:
+                sim.process.wait(timeout=0.5)
+            except subprocess.TimeoutExpired:
+                pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, old)
+        stats = sim.close()
+    if stats:
+        note(f"simulated {stats['cycles']} cycles in {stats['ticking_seconds']:.2f} s of ticking")
+    return 0
+
+
+def add_board_sim_arguments(parser):
+    parser.add_argument("--cores", type=int, default=1, help="SearchCores on the board (default 1)")
+    parser.add_argument("--clocks-per-bit", type=int, default=SIM_CLOCKS_PER_BIT,
+                        help=f"UART divisor in simulation (default {SIM_CLOCKS_PER_BIT})")
+
+
+if __name__ == "__main__":
+    _parser = argparse.ArgumentParser(prog="chessaccel board-sim", description=board_sim_main.__doc__)
+    add_board_sim_arguments(_parser)
+    sys.exit(board_sim_main(_parser.parse_args()))
