@@ -20,8 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from amaranth.hdl import ClockDomain, ClockSignal, Elaboratable, Instance, Module, ResetSignal
-from amaranth.hdl import Signal
+from amaranth.hdl import ClockDomain, Elaboratable, Instance, Module, Signal
 
 from .flow import (ToolFailed, _nextpnr_figures, _tool_path, _yosys_counts,
                    toolchain_problem)
@@ -87,19 +86,21 @@ class BoardBuild(Elaboratable):
         if self.pll is not None:
             parameters, attributes, _achieved = self.pll
             oscillator = platform.request(platform.default_clk, 0)
-            pll_clock, locked = Signal(), Signal()
+            m.domains.sync = sync = ClockDomain("sync")
+            locked = Signal(name="pll_locked")
             m.submodules.pll = Instance(
                 "EHXPLLL",
                 *(("p", name, value) for name, value in parameters.items()),
                 *(("a", name, value) for name, value in attributes.items()),
-                ("i", "CLKI", oscillator.i), ("i", "CLKFB", pll_clock), ("o", "CLKOP", pll_clock),
+                ("i", "CLKI", oscillator.i), ("i", "CLKFB", sync.clk), ("o", "CLKOP", sync.clk),
                 ("i", "RST", 0), ("i", "STDBY", 0), ("i", "PHASESEL0", 0), ("i", "PHASESEL1", 0),
                 ("i", "PHASEDIR", 1), ("i", "PHASESTEP", 1), ("i", "PHASELOADREG", 1),
                 ("i", "PLLWAKESYNC", 0), ("i", "ENCLKOP", 0), ("o", "LOCK", locked))
-            m.domains.sync = ClockDomain()
             # Held in reset until the PLL locks, so nothing runs on an unstable clock.
-            m.d.comb += [ClockSignal("sync").eq(pll_clock), ResetSignal("sync").eq(~locked)]
-            platform.add_clock_constraint(pll_clock, self.clock_mhz * 1e6)
+            m.d.comb += sync.rst.eq(~locked)
+            # No explicit constraint on the PLL's output: nextpnr derives it from the PLL's
+            # dividers ("Derived frequency constraint"), and Amaranth's name for the net would
+            # not survive flattening anyway.
 
         m.submodules.top = top = self.top
         uart = platform.request("uart", 0)
