@@ -155,7 +155,7 @@ def _fuzz_cases(seed):
 def _run(cases):
     exchanges = [{"send": stream.hex(), "wait_cycles": WAIT_CYCLES} for _, stream, _ in cases]
     return run_testbench(board_factory, "boardtop_link", "chessaccel.sim.cocotb.tb_boardtop",
-                         {"clocks_per_bit": CLOCKS_PER_BIT, "exchanges": exchanges})
+                         {"clocks_per_bit": CLOCKS_PER_BIT, "exchanges": exchanges})["replies"]
 
 
 def _compare(cases, observed):

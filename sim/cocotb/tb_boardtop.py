@@ -1,11 +1,16 @@
 """cocotb testbench of hdl/boardtop.py at its pins: bytes go in and out through the real UART.
 
 Parameters (``read_params``): ``clocks_per_bit`` and a list of ``exchanges``, each
-``{"send": hex string, "wait_cycles": n}``: the bench serialises the bytes onto ``uart_rx``, bit
-by bit, then lets ``wait_cycles`` clock cycles pass while it deserialises everything that
-appears on ``uart_tx``. Results: per exchange, the hex string of the bytes the board sent
-during it. The pytest side decodes and judges them; this bench holds no expectations.
+``{"send": hex string, "wait_cycles": n, "until_idle": bool}``: the bench serialises the bytes
+onto ``uart_rx``, bit by bit, waits (when ``until_idle``) until every LED is off (no frame in the
+link, no core busy), then lets ``wait_cycles`` clock cycles pass, while it deserialises
+everything that appears on ``uart_tx``. Results: ``replies``, per exchange the hex string of the
+bytes the board sent during it, and ``cycles`` / ``seconds``, the clock cycles simulated and the
+wall time they took (for the speed comparison with the Verilator board). The pytest side
+decodes and judges the replies; this bench holds no expectations.
 """
+
+import time
 
 import cocotb
 from cocotb.clock import Clock
@@ -15,6 +20,8 @@ from chessaccel.hdl.uart import DATA_BITS
 from chessaccel.sim.cocotb_runner import read_params, write_results
 
 CLOCK_PERIOD_NS = 10
+#: How often, in cycles, the bench looks at the LEDs while a job runs.
+IDLE_CHECK_CYCLES = 64
 IDLE, START, STOP = 1, 0, 1
 
 
@@ -53,10 +60,19 @@ async def exchange_frames(dut):
     received = []
     cocotb.start_soon(receive_bytes(dut, clocks_per_bit, received))
     replies = []
+    cycles = 0
+    started = time.perf_counter()
     for exchange in params["exchanges"]:
         first = len(received)
         for byte in bytes.fromhex(exchange["send"]):
             await send_byte(dut, byte, clocks_per_bit)
+        cycles += len(bytes.fromhex(exchange["send"])) * (DATA_BITS + 2) * clocks_per_bit
+        if exchange.get("until_idle"):
+            while int(dut.led.value) != 0:
+                await ClockCycles(dut.clk, IDLE_CHECK_CYCLES)
+                cycles += IDLE_CHECK_CYCLES
         await ClockCycles(dut.clk, exchange["wait_cycles"])
+        cycles += exchange["wait_cycles"]
         replies.append(bytes(received[first:]).hex())
-    write_results(replies)
+    write_results({"replies": replies, "cycles": cycles,
+                   "seconds": time.perf_counter() - started})
