@@ -125,6 +125,21 @@ def _tool_versions():
     return versions
 
 
+def _source_state():
+    """The commit the design came from, and the design files that differ from it (if any)."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                                text=True, check=True).stdout.strip()
+        status = subprocess.run(["git", "status", "--porcelain", "--", "hdl", "chessaccel",
+                                 "synth"], cwd=root, capture_output=True, text=True,
+                                check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return {"commit": None, "uncommitted": None}
+    return {"commit": commit,
+            "uncommitted": sorted(line[3:] for line in status.splitlines() if line.strip())}
+
+
 def _run(argv, log_path, label, progress):
     """Run a tool with its output in ``log_path``, printing a heartbeat while it works."""
     started = time.monotonic()
@@ -262,6 +277,7 @@ def synthesise_block(name, options=SynthOptions(), out_dir=DEFAULT_OUT, progress
         "options": asdict(options),
         "flow": "amaranth rtlil -> yosys synth_ecp5 (abc9) -> nextpnr-ecp5 --timing-allow-fail",
         "tools": _tool_versions(),
+        "source": _source_state(),
         "port_bits": {"in": in_bits, "out": out_bits},
         "total": total["cells"],
         "placed": total["placed"],
@@ -273,11 +289,16 @@ def synthesise_block(name, options=SynthOptions(), out_dir=DEFAULT_OUT, progress
     }
     record["harness_expected"] = harness_cost(in_bits, out_bits)
     if options.baseline:
-        baseline = synthesise_component(HarnessBaseline(in_bits, out_bits),
+        # The baseline needs a distinct input behind every output (a repeated input would give
+        # capture flip-flops with equal D inputs, which Yosys merges), so it gets at least as
+        # many inputs as outputs; the extra input-chain flip-flops (no LUTs) are taken off again.
+        baseline_in = max(in_bits, out_bits)
+        baseline = synthesise_component(HarnessBaseline(baseline_in, out_bits),
                                         out_dir / f"{name}.baseline", options, progress,
                                         label=f"{name} harness baseline")
-        record["harness"] = baseline["cells"]
-        record["block_only"] = _difference(total["cells"], baseline["cells"])
+        record["harness"] = dict(baseline["cells"], ff=baseline["cells"]["ff"]
+                                 - (baseline_in - in_bits))
+        record["block_only"] = _difference(total["cells"], record["harness"])
     record["seconds"]["total"] = round(time.monotonic() - started, 1)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / f"{name}.json").write_text(json.dumps(record, indent=2) + "\n")

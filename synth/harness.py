@@ -102,7 +102,9 @@ class HarnessBaseline(wiring.Component):
     """A block with no logic: ``outputs[i] = inputs[i % in_bits]``, for measuring the harness.
 
     Its port widths are chosen to equal another block's, so the harness built around it costs the
-    same; anything synthesis reports for it is harness.
+    same; anything synthesis reports for it is harness. Give it at least as many inputs as
+    outputs: a repeated input would make capture flip-flops with equal D inputs, which Yosys
+    merges (the flow adds inputs and subtracts their chain flip-flops, which cost no LUT).
     """
 
     def __init__(self, in_bits, out_bits):

@@ -1,9 +1,10 @@
-"""Combined records of several blocks: one JSON summary and a bar chart of LUTs per block."""
+"""Combined records of several blocks: one JSON summary, a bar chart of LUTs per block, and the
+Markdown table of docs/synthesis.md (``python -m chessaccel.synth.report out/synth/*.json``)."""
 
 import json
 from pathlib import Path
 
-__all__ = ["combine", "write_summary", "plot_luts"]
+__all__ = ["combine", "write_summary", "plot_luts", "markdown_table"]
 
 
 def combine(records, unavailable):
@@ -72,3 +73,28 @@ def plot_luts(summary, path):
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=120)
     plt.close(figure)
+
+
+def markdown_table(records):
+    """The docs' table of measured figures, one row per block record."""
+    rows = ["| block | LUT4 (own) | FF (own) | carry | DP16KD | MULT18 | DPR16X4 | Fmax MHz "
+            "| LUT levels on critical path | LUT4 total with harness | source |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for record in records:
+        own = record.get("block_only", record["total"])
+        fmax = min(record["fmax_mhz"].values())
+        path = record.get("critical_path") or {}
+        source = record.get("source") or {}
+        commit = (source.get("commit") or "?")[:7]
+        files = [f for f in source.get("uncommitted") or [] if f.startswith("hdl/")]
+        state = f"{commit} + uncommitted {', '.join(files)}" if files else commit
+        rows.append(f"| {record['block']} | {own['lut4']:,} | {own['ff']:,} | {own['carry']} "
+                    f"| {own['dp16kd']} | {own['mult18x18d']} | {own['dpr16x4']} | {fmax:.1f}"
+                    f"{'' if record['timing_met'] else ' (miss)'} "
+                    f"| {path.get('logic_levels', '?')} | {record['total']['lut4']:,} | {state} |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    import sys
+    print(markdown_table([json.loads(Path(p).read_text()) for p in sys.argv[1:]]))
