@@ -20,7 +20,7 @@ from chessaccel.host.position import parse_position
 __all__ = [
     "DATA_DIR", "PerftRecord", "PERFT_SUITES", "perft_records", "suite_lines", "fens",
     "epd_positions", "board_of", "features", "FEATURES", "random_play_positions",
-    "chess_perft", "chess_divide", "coverage_positions",
+    "chess_perft", "chess_divide", "coverage_positions", "sparse_position",
 ]
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -314,3 +314,34 @@ def coverage_positions(seed, count):
     checks = [p for p in tagged if not p[1] & _RARE_FEATURES and "check" in p[1]]
     rest = [p for p in tagged if not p[1]]
     return (rare + checks + rest)[:count]
+
+
+#: Piece kinds drawn for sparse positions, pawns twice as often as each other kind.
+_SPARSE_KINDS = (chess.PAWN, chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
+_BACK_RANKS = (0, 7)
+
+
+def sparse_position(seed, pieces, plies=0):
+    """A legal position with both kings and ``pieces`` other random men, then ``plies`` random
+    moves (fewer if the game ends), as FEN. Deterministic for a given seed. Small trees: the
+    positions the exhaustive search references can afford."""
+    rng = random.Random(seed)
+    while True:
+        cb = chess.Board(None)
+        squares = rng.sample(chess.SQUARES, pieces + 2)
+        cb.set_piece_at(squares[0], chess.Piece(chess.KING, chess.WHITE))
+        cb.set_piece_at(squares[1], chess.Piece(chess.KING, chess.BLACK))
+        for s in squares[2:]:
+            kind = rng.choice(_SPARSE_KINDS)
+            if kind == chess.PAWN and chess.square_rank(s) in _BACK_RANKS:
+                kind = chess.KNIGHT
+            cb.set_piece_at(s, chess.Piece(kind, rng.choice(chess.COLORS)))
+        cb.turn = rng.choice(chess.COLORS)
+        if cb.is_valid():
+            break
+    for _ in range(plies):
+        moves = list(cb.legal_moves)
+        if not moves:
+            break
+        cb.push(rng.choice(moves))
+    return cb.fen(en_passant="fen")

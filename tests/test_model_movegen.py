@@ -1,7 +1,7 @@
 """The model's move generator against python-chess and against the move-order contract.
 
 For every position the model's legal moves, in generation order, must equal python-chess's legal
-moves sorted by the contract's order, which this file derives from the contract's text alone:
+moves sorted by the contract's order, which tests/oracle.py derives from the contract's text:
 
 1. captures and quiet moves by victim: the highest victim class first (queen taken ... pawn
    taken, the en-passant square when an own pawn attacks it ranks as a pawn, then empty squares
@@ -20,11 +20,11 @@ import collections
 import chess
 import pytest
 
-from chessaccel.defs import PieceType, VictimClass, PROMOTION_ORDER
 from chessaccel.geometry import move_uci
 from chessaccel.sim.model.movegen import legal_moves, pseudo_moves
 
 import suites
+from oracle import expected_order
 
 #: The random-play positions are checked in this many slices (one test each).
 SLICES = 10
@@ -42,55 +42,6 @@ MIN_COVERAGE = {
     "stalemate": 8,
 }
 MIN_POSITIONS = 5000
-
-_TYPE = {chess.PAWN: PieceType.PAWN, chess.KNIGHT: PieceType.KNIGHT,
-         chess.BISHOP: PieceType.BISHOP, chess.ROOK: PieceType.ROOK,
-         chess.QUEEN: PieceType.QUEEN, chess.KING: PieceType.KING}
-_CAPTURE_CLASS = {chess.PAWN: VictimClass.PAWN, chess.KNIGHT: VictimClass.KNIGHT,
-                  chess.BISHOP: VictimClass.BISHOP, chess.ROOK: VictimClass.ROOK,
-                  chess.QUEEN: VictimClass.QUEEN, chess.KING: VictimClass.KING}
-_PROMO_RANK = {p: i for i, p in enumerate(PROMOTION_ORDER)}
-_CASTLING_STAGE = 1     # after every victim
-_VICTIM_STAGE = 0
-
-
-def _relative(square, color):
-    return square if color == chess.WHITE else chess.square_mirror(square)
-
-
-def _en_passant_square(cb):
-    """The position's en-passant square as the accelerator holds it (dropped when impossible)."""
-    if cb.ep_square is None or cb.status() & chess.STATUS_INVALID_EP_SQUARE:
-        return None
-    return cb.ep_square
-
-
-def victim_class(cb, square):
-    """The receiver class of a square some own piece can move to."""
-    piece = cb.piece_at(square)
-    if piece is not None:
-        return _CAPTURE_CLASS[piece.piece_type]
-    own_pawns = cb.pieces_mask(chess.PAWN, cb.turn)
-    if square == _en_passant_square(cb) and cb.attackers_mask(cb.turn, square) & own_pawns:
-        return VictimClass.PAWN
-    return VictimClass.QUIET
-
-
-def contract_key(cb, move):
-    """Sort key of a legal move in the contract's generation order."""
-    us = cb.turn
-    if cb.is_castling(move):
-        kingside = chess.square_file(move.to_square) > chess.square_file(move.from_square)
-        return (_CASTLING_STAGE, 0 if kingside else 1)
-    aggressor = _TYPE[cb.piece_type_at(move.from_square)]
-    promo = _PROMO_RANK[_TYPE[move.promotion]] if move.promotion else 0
-    return (_VICTIM_STAGE, -victim_class(cb, move.to_square).value,
-            _relative(move.to_square, us), aggressor.value, _relative(move.from_square, us), promo)
-
-
-def expected_order(cb, captures_only=False):
-    moves = [m for m in cb.legal_moves if not captures_only or cb.is_capture(m)]
-    return [m.uci() for m in sorted(moves, key=lambda m: contract_key(cb, m))]
 
 
 def compare_moves(fen, captures_only=False):
