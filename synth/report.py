@@ -6,6 +6,9 @@ from pathlib import Path
 
 __all__ = ["combine", "write_summary", "plot_luts", "markdown_table"]
 
+#: Bar colours of the chart: a block that meets the target clock, and one that does not.
+MET_COLOUR, MISSED_COLOUR = "#4a7ab5", "#c0504d"
+
 
 def combine(records, unavailable):
     """The summary of a multi-block run: per-block figures plus the blocks that could not run.
@@ -54,7 +57,12 @@ def plot_luts(summary, path):
     luts = [summary["blocks"][n]["lut4"] for n in names]
     options = summary["options"] or {}
     figure, axes = plt.subplots(figsize=(max(4.0, 1.1 * len(names) + 2), 4.0))
-    bars = axes.bar(names, luts, color="#4a7ab5")
+    met = [summary["blocks"][n]["timing_met"] for n in names]
+    bars = axes.bar(names, luts, color=[MET_COLOUR if ok else MISSED_COLOUR for ok in met])
+    from matplotlib.patches import Patch
+    axes.legend(handles=[Patch(color=MET_COLOUR, label="target clock met"),
+                         Patch(color=MISSED_COLOUR, label="target clock missed")],
+                loc="upper left", fontsize=8)
     for bar, name in zip(bars, names):
         fmax = summary["blocks"][name]["fmax_mhz"]
         label = f"{bar.get_height():,}\n{fmax:.0f} MHz" if fmax else f"{bar.get_height():,}"
