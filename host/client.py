@@ -14,6 +14,7 @@ stops answering (``NoBoardError``) or a link too damaged to get through (``Board
 the job with an error, never with a result.
 """
 
+import random
 import time
 from dataclasses import dataclass
 
@@ -90,7 +91,11 @@ class BoardClient:
         self.timeout = timeout
         self.retries = retries
         self._decoder = FrameDecoder()
-        self._seq = 0
+        # a random first sequence number, and whatever an earlier session left in the line
+        # dropped: a stale reply cannot pass for the answer to this session's first requests
+        self._seq = random.randrange(SEQ_SPACE)
+        while transport.read(0):
+            pass
         self._next_job_id = 0
         self.core_jobs = {}     # core -> job id, as the board acknowledged them
         self.retransmissions = 0
