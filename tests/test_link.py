@@ -193,3 +193,19 @@ def test_link_rtl_matches_codec():
     assert codes[1] == ErrorCode.BAD_LENGTH
     assert codes[2:] == [ErrorCode.TRUNCATED, ErrorCode.UNKNOWN_COMMAND, ErrorCode.BAD_LENGTH,
                          ErrorCode.NO_FREE_CORE, ErrorCode.UNKNOWN_JOB]
+
+
+def test_state_tables_match_the_code():
+    """docs/protocol.md lists each link FSM state with the comment the code gives it."""
+    import inspect
+    import re
+    from pathlib import Path
+    from chessaccel.hdl.link import LinkReceiver, LinkTransmitter
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()
+    for component in (LinkReceiver, LinkTransmitter):
+        source = inspect.getsource(component.elaborate)
+        states = re.findall(r'm\.State\("(\w+)"\):\n\s*# (.+)', source)
+        assert states, f"no states found in {component.__name__}"
+        rows = re.findall(rf"^\| (\w+) \| (.+) \|$", doc.split(f"| {component.__name__} state")[1]
+                          .split("\n\n")[0], re.M)
+        assert rows == states, f"docs/protocol.md's {component.__name__} table is out of date"
