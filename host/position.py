@@ -4,6 +4,8 @@ python-chess parses the text (it is the project's oracle for the rules); this mo
 accelerator's own limits and turns every problem into a ``PositionError`` with a one-line reason.
 """
 
+import re
+
 import chess
 
 from chessaccel.defs import Color, PieceType
@@ -20,6 +22,12 @@ class PositionError(ValueError):
 _TYPE = {chess.PAWN: PieceType.PAWN, chess.KNIGHT: PieceType.KNIGHT, chess.BISHOP: PieceType.BISHOP,
          chess.ROOK: PieceType.ROOK, chess.QUEEN: PieceType.QUEEN, chess.KING: PieceType.KING}
 _CHESS_TYPE = {v.value: k for k, v in _TYPE.items()}
+
+#: Characters some published suites leave in a line (NUL padding, the CR of CR LF): blanks here.
+_BLANKS = str.maketrans({"\x00": " ", "\r": " "})
+#: An en-passant dash glued to the halfmove clock ("w - -0 1"), as in published EPD files.
+_GLUED_EP_DASH = re.compile(r"-(\d+)")
+_EP_FIELD = 3
 
 
 def board_from_chess(cb):
@@ -65,9 +73,11 @@ def parse_position(text):
     operations (``bm Qg6; id "WAC.001";``), returned as python-chess parses them, or as
     ``{"comment": text}`` when they are free text. Raises PositionError naming the problem.
     """
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str) or not text.translate(_BLANKS).strip():
         raise PositionError("empty position")
-    fields = text.replace(";", " ; ").split()
+    fields = text.translate(_BLANKS).replace(";", " ; ").split()
+    if len(fields) > _EP_FIELD and (glued := _GLUED_EP_DASH.fullmatch(fields[_EP_FIELD])):
+        fields[_EP_FIELD:_EP_FIELD + 1] = ["-", glued.group(1)]
     head = []
     for token in fields[:4]:
         if token == ";":
