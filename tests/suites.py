@@ -20,7 +20,8 @@ from chessaccel.host.position import parse_position
 __all__ = [
     "DATA_DIR", "PerftRecord", "PERFT_SUITES", "perft_records", "suite_lines", "fens",
     "epd_positions", "board_of", "features", "FEATURES", "random_play_positions",
-    "chess_perft", "chess_divide", "coverage_positions", "sparse_position",
+    "chess_perft", "chess_divide", "coverage_positions", "sparse_position", "needs_chess960",
+    "FEN_SUITES", "EPD_SUITES",
 ]
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -196,39 +197,32 @@ def features(cb):
 # --- seeded random play -----------------------------------------------------------------------
 
 #: Chance that a random-play step picks among the "interesting" moves (checks, captures,
-#: promotions, castling, pawn double pushes, pawn advances) rather than among all moves.
+#: promotions, castling, pawn moves) rather than among all moves.
 _BIAS = 0.6
+#: Chance that it promotes when a promotion is legal.
+_PROMOTE = 0.5
+#: Chance that it avoids a move that gives up a castling right without castling.
+_KEEP_RIGHTS = 0.9
 _GAME_PLIES = 160
-
-
-#: Chance that it plays a rare move (castling, promotion, a double push that offers an
-#: en-passant capture) when one is legal.
-_RARE = 0.5
 
 
 def _offers_en_passant(cb, move):
     """A pawn double push landing beside an enemy pawn."""
-    if cb.piece_type_at(move.from_square) != chess.PAWN or abs(move.to_square - move.from_square) != 16:
+    if (cb.piece_type_at(move.from_square) != chess.PAWN
+            or abs(move.to_square - move.from_square) != 16):
         return False
     enemy_pawns = cb.pieces(chess.PAWN, not cb.turn)
     beside = chess.BB_RANK_MASKS[move.to_square] & chess.BB_KING_ATTACKS[move.to_square]
     return bool(beside & enemy_pawns.mask)
 
 
-#: Chance that it avoids a move that gives up a castling right without castling.
-_KEEP_RIGHTS = 0.9
-
-
 def _spends_castling(cb, move):
+    """A move, other than castling, by or onto a king or rook that still may castle."""
     if cb.is_castling(move):
         return False
     touched = chess.BB_SQUARES[move.from_square] | chess.BB_SQUARES[move.to_square]
     return bool(cb.clean_castling_rights() & touched) or (
         cb.piece_type_at(move.from_square) == chess.KING and cb.has_castling_rights(cb.turn))
-
-
-def _rare(cb, move):
-    return bool(move.promotion)
 
 
 def _interesting(cb, move):
@@ -241,8 +235,8 @@ def _interesting(cb, move):
 def random_play_positions(seed, count, starts=(chess.STARTING_FEN,), plies=_GAME_PLIES):
     """``count`` distinct positions (FEN, en-passant square shown after every double push)
     reached by seeded random games from ``starts``, biased so that checks, en passant, castling
-    and promotions are common: the games prefer checks, captures, pawn moves and the rare moves
-    (castling, promotion), seldom move a king or a rook that still may castle, and the position
+    and promotions are common: the games prefer promotions, then checks, captures, castling and
+    pawn moves, seldom move a king or a rook that still may castle, and the position
     after every double push that offers an en-passant capture is recorded as a side branch.
 
     Deterministic for a given seed; each game starts from the next start position in turn.
@@ -277,9 +271,9 @@ def random_play_positions(seed, count, starts=(chess.STARTING_FEN,), plies=_GAME
             if keep_rights and rng.random() < _KEEP_RIGHTS:
                 moves = keep_rights
             pool = moves
-            rare = [m for m in moves if _rare(cb, m)]
-            if rare and rng.random() < _RARE:
-                pool = rare
+            promotions = [m for m in moves if m.promotion]
+            if promotions and rng.random() < _PROMOTE:
+                pool = promotions
             elif rng.random() < _BIAS:
                 pool = [m for m in moves if _interesting(cb, m)] or moves
             cb.push(rng.choice(pool))
