@@ -1,7 +1,8 @@
 """The model's search against the contract (docs/semantics.md, section 5).
 
 - mate in 1 (mate1.fen) is found at depth 1 and mate in 2 (mate2.fen) at depth 3, with the exact
-  mate score, a principal variation python-chess confirms as mate, and no shorter mate;
+  mate score, a principal variation python-chess confirms as mate, and no shorter mate; on the
+  tablebase endgames (endgame-dm-*.epd) no mate score is ever shorter than the true distance;
 - a stalemated root scores 0 with no move; the other stalemate-suite positions (draw puzzles)
   get exactly the contract's score, best move and node count (``oracle.alphabeta``);
 - a position and its colour-mirrored twin search identically (score, nodes, mirrored moves);
@@ -98,6 +99,39 @@ def test_mated_side_scores_minus_mate():
         result = model_search(fen, depth)
         assert (result.score, result.best_move, result.nodes) == (-MATE, None, 1)
         assert mate_distance(result.score) == 0
+
+
+def _tablebase_positions():
+    """(fen, dm) of the 3-5 man endgame suites: dm = moves to mate by perfect play (negative:
+    the side to move is mated; 0: a draw)."""
+    out = []
+    for name in ("endgame-dm-4.epd", "endgame-dm-5.epd"):
+        for _, line in suites.suite_lines(name):
+            fen, _, ops = line.partition(" dm ")
+            out.append((fen.strip(), int(ops.strip(" ;"))))
+    return out
+
+
+TABLEBASE = _tablebase_positions()
+#: Depth of the soundness sweep over the tablebase positions.
+TABLEBASE_DEPTH = 3
+
+
+@pytest.mark.parametrize("fen,dm", TABLEBASE, ids=[f"{f.split()[0]}-dm{d}" for f, d in TABLEBASE])
+def test_mate_scores_agree_with_tablebase_distances(fen, dm):
+    """A mate score is a real forced mate, so the search can never claim a mate shorter than
+    the tablebase's (nor be mated sooner, nor see a mate in a drawn position); a mate within
+    the depth's reach (2 |dm| - 1 plies <= depth) is found exactly."""
+    score = model_search(fen, TABLEBASE_DEPTH).score
+    if dm > 0:
+        plies = 2 * dm - 1
+        assert score <= MATE - plies, f"{fen}: {score} claims a mate faster than in {dm}"
+        if plies <= TABLEBASE_DEPTH:
+            assert score == MATE - plies, f"{fen}: mate in {dm} not found, score {score}"
+    elif dm < 0:
+        assert score >= -(MATE + 2 * dm), f"{fen}: {score} claims being mated sooner than {dm}"
+    else:
+        assert mate_distance(score) is None, f"{fen}: a draw scored as mate ({score})"
 
 
 # --- stalemates -------------------------------------------------------------------------------
