@@ -16,9 +16,10 @@
 
 Icarus is slow on Amaranth's word-level Verilog of the wide combinational move-generation
 logic (every board change re-evaluates expressions many times over). When YoWASP Yosys is
-installed, the exported Verilog is therefore first mapped to a flat netlist of simple gates
-(``synth -run begin:fine``, ``techmap``, ``abc -g ...``): the same logic, about 30 times faster
-to simulate. The model comparison of every test checks that netlist; ``netlist="rtl"`` (or
+installed, every module of the exported design without a clocked process is therefore mapped to
+a netlist of simple gates (``techmap``, ``abc -g ...``): the same
+logic, about 30 times faster to simulate. Clocked modules stay word-level (bit-level registers
+would wake the whole netlist once per bit). The model comparison of every test checks that netlist; ``netlist="rtl"`` (or
 waveforms, which want Amaranth's signal names) simulates the exported Verilog as it is.
 
 Waveforms (FST, in the run folder) are written only when ``CHESSACCEL_WAVES=1``; the run folder is
@@ -28,6 +29,7 @@ then kept and its path printed. The simulator's log goes to ``sim.log`` in the r
 import fcntl
 import hashlib
 import inspect
+import re
 import subprocess
 import json
 import os
@@ -50,10 +52,11 @@ WAVES_ENV = "CHESSACCEL_WAVES"
 TIMESCALE = ("1ns", "1ps")
 #: Top-level package whose modules can define a design.
 _PACKAGE = "chessaccel"
-#: Yosys script mapping the exported Verilog to a gate netlist Icarus simulates quickly.
-_GATE_SCRIPT = ("read_verilog {src}; synth -flatten -top {top} -run begin:fine; opt -full; "
-                "techmap; opt -fast; abc -g AND,NAND,OR,NOR,XOR,XNOR,MUX; opt_clean; "
-                "write_verilog -noattr {dst}")
+#: Yosys passes mapping one combinational module to simple gates Icarus simulates quickly.
+_GATE_PASSES = ("techmap {m}; opt -fast {m}; abc -g AND,NAND,OR,NOR,XOR,XNOR,MUX {m}; "
+                "opt_clean {m}")
+_CLOCKED = re.compile(r"always\s*@\s*\(\s*(posedge|negedge)")
+_MODULE = re.compile(r"^module\s+(\\\S+|\w+)\s*\(", re.M)
 _SIM_LOG_TAIL = 3000
 
 
@@ -137,6 +140,23 @@ def _runner(folder, name, waves):
     return runner
 
 
+def _gate_script(source, top, destination):
+    """Yosys script: combinational modules of ``source`` to gates, the others kept."""
+    text = source.read_text()
+    starts = [(match.start(), match.group(1)) for match in _MODULE.finditer(text)]
+    combinational = []
+    for i, (start, module) in enumerate(starts):
+        end = starts[i + 1][0] if i + 1 < len(starts) else len(text)
+        if not _CLOCKED.search(text, start, end):
+            combinational.append(module if module.startswith("\\") else module)
+    # no alumacc / fsm here: the clocked modules must stay plain Verilog
+    passes = [f"read_verilog {source}", f"hierarchy -top {top}", "proc", "opt -full"]
+    for module in combinational:
+        passes.append(_GATE_PASSES.format(m=module.lstrip("\\")))
+    passes.append(f"write_verilog -noattr {destination}")
+    return "; ".join(passes)
+
+
 def _netlist_kind(netlist):
     if netlist == "gates" and (_waves_requested() or _gate_tool() is None):
         return "rtl"
@@ -169,7 +189,7 @@ def build(factory, name, netlist="gates"):
         if netlist == "gates":
             rtl = staging / f"{name}.rtl.v"
             exported.rename(rtl)
-            script = _GATE_SCRIPT.format(src=rtl, top=name, dst=exported)
+            script = _gate_script(rtl, name, exported)
             mapped = subprocess.run([_gate_tool(), "-q", "-p", script], capture_output=True,
                                     text=True)
             if mapped.returncode != 0:
