@@ -29,6 +29,7 @@ then kept and its path printed. The simulator's log goes to ``sim.log`` in the r
 import fcntl
 import hashlib
 import inspect
+import logging
 import re
 import subprocess
 import json
@@ -111,7 +112,7 @@ def _design_key(factory, name, netlist):
     import amaranth
     target = getattr(factory, "func", factory)
     digest = hashlib.sha256()
-    digest.update(f"{name}|{amaranth.__version__}|{netlist}|".encode())
+    digest.update(f"{name}|{amaranth.__version__}|{netlist}|{_GATE_PASSES}|".encode())
     digest.update(f"{target.__module__}.{target.__qualname__}"
                   f"|{getattr(factory, 'keywords', '')}|{getattr(factory, 'args', '')}".encode())
     for path in _module_closure(target.__module__):
@@ -135,6 +136,8 @@ def _runner(folder, name, waves):
     """A cocotb Icarus runner set up on the build ``folder`` (compiles only if outdated)."""
     from cocotb_tools.runner import get_runner
     runner = get_runner("icarus")
+    # its "Skipping compilation" notice on every cached run is noise for our callers
+    runner.log.setLevel(logging.ERROR)
     runner.build(sources=[folder / f"{name}.v"], hdl_toplevel=name, build_dir=folder,
                  timescale=TIMESCALE, waves=waves, log_file=folder / "build.log")
     return runner
@@ -182,26 +185,35 @@ def build(factory, name, netlist="gates"):
     with _locked(BUILD_ROOT / f".{folder.name}.lock"):
         if (folder / "sim.vvp").exists():
             return folder
-        from amaranth.back import verilog
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=BUILD_ROOT))
-        exported = staging / f"{name}.v"
-        exported.write_text(verilog.convert(factory(), name=name, emit_src=False))
-        if netlist == "gates":
-            rtl = staging / f"{name}.rtl.v"
-            exported.rename(rtl)
-            script = _gate_script(rtl, name, exported)
-            mapped = subprocess.run([_gate_tool(), "-q", "-p", script], capture_output=True,
-                                    text=True)
-            if mapped.returncode != 0:
-                raise SimulationFailed(f"Yosys could not map {name} to gates:\n"
-                                       f"{mapped.stdout[-_SIM_LOG_TAIL:]}{mapped.stderr}")
         try:
-            _runner(staging, name, waves)
-        except (RuntimeError, SystemExit) as error:
-            log = (staging / "build.log").read_text()[-_SIM_LOG_TAIL:]
-            raise SimulationFailed(f"Icarus could not compile {name}: {error}\n{log}") from None
+            _build_into(staging, factory, name, netlist, waves)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
         os.replace(staging, folder)
     return folder
+
+
+def _build_into(staging, factory, name, netlist, waves):
+    """Export, map (for "gates") and compile the design in the folder ``staging``."""
+    from amaranth.back import verilog
+    exported = staging / f"{name}.v"
+    exported.write_text(verilog.convert(factory(), name=name, emit_src=False))
+    if netlist == "gates":
+        rtl = staging / f"{name}.rtl.v"
+        exported.rename(rtl)
+        script = _gate_script(rtl, name, exported)
+        mapped = subprocess.run([_gate_tool(), "-q", "-p", script], capture_output=True,
+                                text=True)
+        if mapped.returncode != 0:
+            raise SimulationFailed(f"Yosys could not map {name} to gates:\n"
+                                   f"{mapped.stdout[-_SIM_LOG_TAIL:]}{mapped.stderr}")
+    try:
+        _runner(staging, name, waves)
+    except (RuntimeError, SystemExit) as error:
+        log = (staging / "build.log").read_text()[-_SIM_LOG_TAIL:]
+        raise SimulationFailed(f"Icarus could not compile {name}: {error}\n{log}") from None
 
 
 def _failure_messages(results_xml):

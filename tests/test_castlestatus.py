@@ -5,6 +5,8 @@ moves (rights lost by king and rook moves, squares attacked or freed), so castli
 into and out of check, blocked paths and missing rights all occur for both colours.
 """
 
+import random
+
 import pytest
 
 from chessaccel.hdl.castlestatus import CastleStatus
@@ -17,8 +19,12 @@ from movegen_positions import (LONG_RANDOM, SEED, board_of, movegen_fens, report
 
 pytestmark = requires_simulator
 
+#: Default-suite cap on children asked per position with castling rights (seeded choice).
+DEFAULT_CHILDREN = 3
 
-def castle_transactions(fen_list, with_children):
+
+def castle_transactions(fen_list, with_children, children_per_position=None):
+    rng = random.Random(SEED)
     rows, expected, context = [], [], []
 
     def ask(board, fen, what):
@@ -30,15 +36,18 @@ def castle_transactions(fen_list, with_children):
         board = board_of(fen)
         ask(board, fen, "root")
         if with_children and board.castling:
-            for move in legal_moves(board):
+            moves = legal_moves(board)
+            if children_per_position is not None and len(moves) > children_per_position:
+                moves = rng.sample(moves, children_per_position)
+            for move in moves:
                 undo = board.make(move)
                 ask(board, fen, f"after {move_uci(move)}")
                 board.unmake(move, undo)
     return rows, expected, context
 
 
-def check_castlestatus(fen_list, with_children):
-    rows, expected, context = castle_transactions(fen_list, with_children)
+def check_castlestatus(fen_list, with_children, children_per_position=None):
+    rows, expected, context = castle_transactions(fen_list, with_children, children_per_position)
     observed = run_testbench(CastleStatus, "castlestatus",
                              "chessaccel.sim.cocotb.tb_castlestatus", {
         "inputs": ["position"],
@@ -50,9 +59,14 @@ def check_castlestatus(fen_list, with_children):
 
 
 def test_castlestatus_matches_model():
-    rows, expected = check_castlestatus(movegen_fens(), with_children=True)
+    rows, expected = check_castlestatus(movegen_fens(), True, DEFAULT_CHILDREN)
     # the set must exercise both answers of both castlings
     assert {tuple(e) for e in expected} == {(0, 0), (0, 1), (1, 0), (1, 1)}
+
+
+@pytest.mark.long
+def test_castlestatus_matches_model_every_child():
+    check_castlestatus(movegen_fens(), with_children=True)
 
 
 @pytest.mark.long

@@ -20,9 +20,9 @@ pytestmark = requires_simulator
 #: Positions walked by the default suite (Icarus takes a few ms per clock of the whole walker):
 #: every position showing a rare feature first, then an even spread of the others. The long
 #: sweeps walk all of them.
-DEFAULT_WALKS = 160
+DEFAULT_WALKS = 120
 #: Positions taken first for each rare feature (tests/suites.py's names).
-PER_RARE_FEATURE = 12
+PER_RARE_FEATURE = 10
 RARE_FEATURES = ("en_passant", "promotion", "capture_promotion", "castling", "double_check",
                  "checkmate", "stalemate")
 
@@ -92,3 +92,15 @@ def test_walker_random_sweep():
     fens = movegen_fens(LONG_RANDOM, SEED + 1)[-LONG_RANDOM:]
     check_walker(fens, captures_only=False)
     check_walker(fens, captures_only=True)
+
+
+def test_fsm_table_in_docs_matches_code():
+    """docs/movegen.md's state table lists exactly the walker's states, with their comments."""
+    import re
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    code = (root / "hdl" / "movegen.py").read_text()
+    states = re.findall(r'with m\.State\("(\w+)"\):\n\s*# (.+)\n', code)
+    table = re.findall(r"^\| ([A-Z_]+) \| (.+) \|$", (root / "docs" / "movegen.md").read_text(),
+                       re.M)
+    assert states and table == states

@@ -20,8 +20,8 @@ from movegen_positions import (LONG_RANDOM, SEED, board_of, movegen_fens, report
 pytestmark = requires_simulator
 
 #: Default-suite caps: made moves tested per position, and extra squares asked per position.
-DEFAULT_MOVES_PER_POSITION = 8
-DEFAULT_SQUARES_PER_POSITION = 4
+DEFAULT_MOVES_PER_POSITION = 2
+DEFAULT_SQUARES_PER_POSITION = 2
 
 
 def check_transactions(fen_list, moves_per_position=None, squares_per_position=None):
