@@ -12,8 +12,8 @@ import os
 import sys
 
 from chessaccel.defs import INF, Mode
-from chessaccel.sim.boardsim import (BoardSim, BoardSimError, add_board_sim_arguments,
-                                     board_sim_main)
+from chessaccel.sim.boardsim import (SIM_REPLY_TIMEOUT, BoardSim, BoardSimError,
+                                     add_board_sim_arguments, board_sim_main)
 from chessaccel.sim.model.movegen import legal_moves
 
 from .backends import Backend, BackendError
@@ -95,7 +95,7 @@ def open_backend(spec):
         except TransportError as error:
             sim.close()
             raise BackendError(str(error)) from None
-        return BoardBackend(transport, spec, sim=sim)
+        return BoardBackend(transport, spec, sim=sim, timeout=SIM_REPLY_TIMEOUT)
     if spec.startswith("serial:") and spec[len("serial:"):]:
         port = spec[len("serial:"):]
         try:

@@ -27,17 +27,20 @@ from contextlib import contextmanager
 from pathlib import Path
 
 __all__ = ["SIM_CLOCKS_PER_BIT", "SIM_CLOCK_HZ", "BUILD_ROOT", "BoardSimError",
-           "verilator_missing", "build_board_sim", "BoardSim", "board_sim_main"]
+           "SIM_REPLY_TIMEOUT", "verilator_missing", "build_board_sim", "BoardSim", "board_sim_main"]
 
 _REPO = Path(__file__).resolve().parent.parent
 _HARNESS = Path(__file__).resolve().parent / "verilator" / "harness.cpp"
 BUILD_ROOT = Path(os.environ.get("CHESSACCEL_VERILATOR_BUILD", _REPO / "build" / "verilator"))
-#: Clock cycles per UART bit in simulation: the smallest divisor with a comfortable margin.
-SIM_CLOCKS_PER_BIT = 8
+#: Clock cycles per UART bit in simulation: the smallest divisor the UART takes (the search
+#: core simulates at only thousands of cycles per second, so link cycles are dear).
+SIM_CLOCKS_PER_BIT = 4
+#: Seconds the host waits for a reply of the simulated board: a frame costs thousands of
+#: simulated cycles, and the simulation runs at thousands of cycles per second.
+SIM_REPLY_TIMEOUT = 5.0
 #: The clock the simulated board reports (that of the real board it stands for).
 SIM_CLOCK_HZ = 50_000_000
 TOP_NAME = "boardtop"
-_DESIGN_SOURCES = (_REPO / "hdl", _REPO / "chessaccel")
 _VERILATOR_FLAGS = ["-Wno-fatal", "-Wno-lint", "-Wno-style", "-O3", "--x-assign", "fast",
                     "--x-initial", "fast", "--noassert"]
 _CXX_OPT = "-O2"
@@ -66,11 +69,31 @@ def _key(cores, clocks_per_bit):
     digest.update(f"{cores}|{clocks_per_bit}|{SIM_CLOCK_HZ}|{amaranth.__version__}|"
                   f"{_verilator_version()}|{_VERILATOR_FLAGS}|{_CXX_OPT}|".encode())
     digest.update(_HARNESS.read_bytes())
-    for folder in _DESIGN_SOURCES:
-        for path in sorted(folder.rglob("*.py")):
-            digest.update(str(path.relative_to(_REPO)).encode())
-            digest.update(path.read_bytes())
+    for path in _design_files(cores):
+        digest.update(str(path.relative_to(_REPO)).encode())
+        digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+#: The modules the board's link is elaborated from.
+LINK_MODULES = ("chessaccel.defs", "chessaccel.protocol", "chessaccel.hdl.uart",
+                "chessaccel.hdl.link", "chessaccel.hdl.boardtop")
+
+
+def _design_files(cores):
+    """Sources whose change changes the board: the link's, and the SearchCore's when it has one
+    (edits elsewhere in hdl/ do not force a rebuild of minutes)."""
+    import importlib
+    names = list(LINK_MODULES)
+    paths = {Path(importlib.import_module(name).__file__).resolve() for name in names}
+    if cores:
+        try:
+            from chessaccel.sim.rtl_search import DESIGN_MODULES
+            paths |= {Path(importlib.import_module(name).__file__).resolve()
+                      for name in DESIGN_MODULES}
+        except ImportError:
+            paths |= set((_REPO / "hdl").glob("*.py"))
+    return sorted(paths)
 
 
 @contextmanager

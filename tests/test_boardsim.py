@@ -17,7 +17,8 @@ from chessaccel.host.client import BoardClient, BoardError, JobFailed, NoBoardEr
 from chessaccel.host.position import chess_from_board
 from chessaccel.host.transport import FaultyTransport, PtyTransport, SerialTransport
 from chessaccel.protocol import PROTOCOL_VERSION
-from chessaccel.sim.boardsim import SIM_CLOCKS_PER_BIT, SIM_CLOCK_HZ, BoardSim, verilator_missing
+from chessaccel.sim.boardsim import (SIM_CLOCKS_PER_BIT, SIM_CLOCK_HZ, SIM_REPLY_TIMEOUT, BoardSim,
+                                    verilator_missing)
 from chessaccel.sim.model import search as model
 
 needs_verilator = pytest.mark.skipif(verilator_missing() is not None,
@@ -85,3 +86,181 @@ def test_no_board_answers():
     finally:
         os.close(master)
         os.close(slave)
+
+
+# --- jobs on the simulated board (needs hdl/search.py's SearchCore) ------------------------
+
+from search_positions import board_of, random_boards, suite_fens  # noqa: E402
+
+#: Cores of the simulated board the job tests share (also the multi-core test).
+JOB_CORES = 2
+#: Jobs whose model walk enters more nodes than this are left to the long sweep.
+DEFAULT_NODE_LIMIT = 150
+LONG_NODE_LIMIT = 5000
+DEFAULT_POSITIONS = 100
+LONG_POSITIONS = 300
+#: Jobs run through the faulty link by default (more under the long marker).
+FAULTY_JOBS = 6
+LONG_FAULTY_JOBS = 24
+
+
+def _core_available():
+    try:
+        from chessaccel.hdl.search import SearchCore  # noqa: F401
+    except ImportError as error:
+        return f"no SearchCore yet ({error})"
+    return None
+
+
+needs_core = pytest.mark.skipif(_core_available() is not None, reason=f"{_core_available()}")
+
+
+@pytest.fixture(scope="module")
+def search_board():
+    with BoardSim(cores=JOB_CORES) as sim:
+        yield sim
+
+
+@pytest.fixture()
+def search_client(search_board):
+    with PtyTransport(search_board.port) as transport:
+        client = BoardClient(transport, timeout=SIM_REPLY_TIMEOUT)
+        client.abort()
+        yield client
+
+
+def _job_set(count, node_limit, seed):
+    """(board, depth, alpha, beta, model result): suite and random positions, depths 1-3, full
+    and narrow windows, whose model walk stays under ``node_limit`` nodes."""
+    import random
+    rng = random.Random(seed)
+    boards = [board_of(f) for name in ("perftsuite.epd", "tricky.perft", "wac.epd", "mate2.fen",
+                                       "stalemate2.fen") for f in suite_fens(name)]
+    boards += random_boards(seed=seed, count=count)
+    rng.shuffle(boards)
+    jobs = []
+    for board in boards:
+        depth = rng.choice((1, 1, 2, 2, 3))
+        alpha, beta = -INF, INF
+        if rng.random() < 0.3:
+            alpha = rng.randrange(-300, 300)
+            beta = alpha + rng.randrange(1, 60)
+        want = model.search(board.copy(), depth, alpha, beta)
+        if want.nodes <= node_limit:
+            jobs.append((board, depth, alpha, beta, want))
+        if len(jobs) == count:
+            break
+    return jobs
+
+
+def _compare_jobs(client, jobs, cores):
+    outcomes = client.run_jobs([(b, d, a, be, Mode.SEARCH) for b, d, a, be, _ in jobs], cores)
+    for (board, depth, alpha, beta, want), got in zip(jobs, outcomes):
+        assert (got.score, got.best_move, got.nodes) == (want.score, want.best_move, want.nodes), (
+            f"{chess_from_board(board).fen()} depth {depth} window ({alpha}, {beta}): board "
+            f"score {got.score} move {got.best_move} nodes {got.nodes}; model score "
+            f"{want.score} move {want.best_move} nodes {want.nodes}")
+    return outcomes
+
+
+@needs_verilator
+@needs_core
+def test_jobs_over_the_pty_equal_the_model(search_client):
+    jobs = _job_set(DEFAULT_POSITIONS, DEFAULT_NODE_LIMIT, seed=51)
+    assert len(jobs) >= 100
+    outcomes = _compare_jobs(search_client, jobs, JOB_CORES)
+    assert {o.core for o in outcomes} == set(range(JOB_CORES)), "not every core was used"
+
+
+@pytest.mark.long
+@needs_verilator
+@needs_core
+def test_jobs_over_the_pty_equal_the_model_long(search_client):
+    _compare_jobs(search_client, _job_set(LONG_POSITIONS, LONG_NODE_LIMIT, seed=52), JOB_CORES)
+
+
+@needs_verilator
+@needs_core
+def test_perft_jobs_equal_the_published_counts(search_client):
+    cases = [("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 2, 400),
+             ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 2, 2039),
+             ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 2, 191),
+             ("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 2, 264),
+             ("rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", 1, 44)]
+    jobs = [(board_of(fen), depth, -INF, INF, Mode.PERFT) for fen, depth, _ in cases]
+    outcomes = search_client.run_jobs(jobs, JOB_CORES)
+    assert [o.nodes for o in outcomes] == [nodes for _, _, nodes in cases]
+
+
+def _faulty_jobs(search_board, rates, count):
+    jobs = _job_set(count, DEFAULT_NODE_LIMIT, seed=53)
+    transport = FaultyTransport(PtyTransport(search_board.port), seed=54, **rates)
+    right = failed = 0
+    with transport:
+        client = BoardClient(transport, timeout=SIM_REPLY_TIMEOUT, retries=20)
+        client.abort()
+        for board, depth, alpha, beta, want in jobs:
+            started = time.monotonic()
+            try:
+                got = client.run_job(board, depth, alpha, beta, job_timeout=120)
+            except BoardError:
+                failed += 1          # a clear failure is allowed, a wrong answer is not
+                continue
+            finally:
+                assert time.monotonic() - started < 600, "a job hung"
+            assert (got.score, got.best_move, got.nodes) == \
+                (want.score, want.best_move, want.nodes), chess_from_board(board).fen()
+            right += 1
+    assert sum(transport.counts.values()) > 0
+    assert right >= len(jobs) * 3 // 4, f"only {right} of {len(jobs)} jobs got through ({failed} failed)"
+
+
+@needs_verilator
+@needs_core
+def test_jobs_through_a_faulty_link_are_right_or_fail_clearly(search_board):
+    _faulty_jobs(search_board, FAULT_RATES[0], FAULTY_JOBS)
+
+
+@pytest.mark.long
+@needs_verilator
+@needs_core
+@pytest.mark.parametrize("rates", FAULT_RATES)
+def test_jobs_through_a_faulty_link_long(search_board, rates):
+    _faulty_jobs(search_board, rates, LONG_FAULTY_JOBS)
+
+
+@needs_verilator
+@needs_core
+def test_abort_mid_search_returns_the_core_to_idle(search_client):
+    busy_board = board_of("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+    job_id = search_client.new_job_id()
+    core = search_client.submit(job_id, busy_board, 5, -INF, INF)
+    assert core is not None
+    assert search_client.poll(job_id, core) is None          # running
+    assert search_client.status()["busy"] & (1 << core)
+    assert search_client.abort(job_id) == 1 << core
+    with pytest.raises(JobFailed, match="ABORTED"):
+        search_client.poll(job_id, core)
+    assert search_client.status()["busy"] == 0
+    # the core takes the next job as if nothing happened
+    board, depth, alpha, beta, want = _job_set(1, DEFAULT_NODE_LIMIT, seed=55)[0]
+    got = search_client.run_job(board, depth, alpha, beta)
+    assert (got.score, got.nodes) == (want.score, want.nodes)
+
+
+@needs_verilator
+@needs_core
+def test_cores_run_jobs_at_the_same_time(search_client):
+    big = board_of("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+    ids = [search_client.new_job_id() for _ in range(JOB_CORES)]
+    cores = [search_client.submit(job_id, big, 2, -INF, INF) for job_id in ids]
+    assert sorted(cores) == list(range(JOB_CORES))
+    assert search_client.status()["busy"] == (1 << JOB_CORES) - 1, "the cores did not overlap"
+    # a retried JOB (same id) starts nothing: it is acknowledged where it runs
+    assert search_client.submit(ids[0], big, 2, -INF, INF) == cores[0]
+    assert search_client.submit(search_client.new_job_id(), big, 2, -INF, INF) is None
+    want = model.search(big.copy(), 2, -INF, INF)
+    for job_id, core in zip(ids, cores):
+        while (got := search_client.poll(job_id, core)) is None:
+            time.sleep(0.001)
+        assert (got.score, got.best_move, got.nodes) == (want.score, want.best_move, want.nodes)
