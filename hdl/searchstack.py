@@ -18,25 +18,9 @@ from amaranth.lib import data, enum, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from chessaccel.defs import (Score, Move, Piece, CastlingRights, EnPassant, MAX_PLY, MAX_DEPTH,
-                             PROMOTION_ORDER)
+from chessaccel.defs import GenStage, MAX_DEPTH, MAX_PLY, Move, PROMOTION_ORDER, Score, UndoRecord
 
-__all__ = ["GenStage", "Undo", "Frame", "StackOp", "SearchStack"]
-
-
-class GenStage(enum.Enum, shape=2):
-    """Where a node's move generation stands (the model's ``movegen.Stage``)."""
-    VICTIMS          = 0
-    CASTLE_KINGSIDE  = 1
-    CASTLE_QUEENSIDE = 2
-    DONE             = 3
-
-
-class Undo(data.Struct):
-    """What unmake needs that the move does not say (the model's ``board.Undo``)."""
-    captured: Piece
-    castling: CastlingRights
-    ep:       EnPassant
+__all__ = ["Frame", "StackOp", "SearchStack"]
 
 
 class Frame(data.Struct):
@@ -54,7 +38,7 @@ class Frame(data.Struct):
     promoting:     1   # the move's pawn still has promotions to try
     promo:         range(len(PROMOTION_ORDER))  # index of the next promotion piece
     move:          Move  # the move being searched from this node (made on the board)
-    undo:          Undo
+    undo:          UndoRecord
 
 
 class StackOp(enum.Enum, shape=3):

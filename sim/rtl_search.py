@@ -1,81 +1,267 @@
-"""Run the search core's RTL (Amaranth -> Verilog -> Icarus under cocotb) from plain Python.
+"""Run the search core's RTL (SearchCore, Amaranth -> Verilog) in a simulator, from Python.
 
-``rtl_search`` and ``rtl_perft`` run one job; ``run_jobs`` runs a whole list of jobs in one
-simulator run (the tests and ``chessaccel bench --backend rtl`` use it) and returns, per job, the
-result fields, the node count and the cycle count, plus the trace of nodes entered when asked.
+``run_jobs`` runs a list of jobs in ONE simulator run and returns one ``RtlResult`` per job:
+status, score, best move, nodes, cycles and, when asked, the trace of nodes entered. Two
+simulators run the same Verilog:
 
-``run_cocotb`` is the small helper every testbench of the search blocks goes through: it exports a
-component to Verilog into a git-ignored cache folder (``build/rtl/<name>``), builds it with Icarus
-once per design change, and runs a cocotb test module with the given environment. Waveforms are
-written when ``CHESSACCEL_WAVES=1``.
+- ``icarus``: cocotb 2.1 on Icarus Verilog (sim/cocotb/tb_search.py through
+  sim/cocotb_runner.py). Exact but slow on a design this size (tens of cycles per second: Icarus
+  re-evaluates the whole combinational move generator every cycle), so only small jobs;
+- ``verilator``: Verilator 5 with a C++ harness (sim/verilator/searchcore.cpp) reading jobs on
+  stdin; built once per design change into build/verilator (minutes), then hundreds of thousands
+  of cycles per second. The default when Verilator is installed; ``CHESSACCEL_RTL_SIM`` picks. ``rtl_search``, ``rtl_perft`` and
+``rtl_search_many`` are the shapes the host's ``rtl`` backend calls; ``bench_jobs`` is what
+``chessaccel bench --backend rtl`` needs: per-job nodes and cycles, with cycles per node.
 """
 
+import fcntl
 import hashlib
-import json
 import os
 import shutil
+import subprocess
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["ToolchainMissing", "toolchain_missing", "run_cocotb", "RtlJob", "RtlResult",
-           "run_jobs", "rtl_search", "rtl_perft", "BUILD_ROOT"]
+from chessaccel.defs import INF, Mode, SearchJob, SearchResult, Status, Position, NO_MOVE
+from chessaccel.geometry import unpack_move
 
-#: Where exported Verilog and simulator builds are cached (ignored by git).
-BUILD_ROOT = Path(os.environ.get("CHESSACCEL_BUILD", Path(__file__).resolve().parent.parent
-                                 / "build" / "rtl"))
-_WAVES = "CHESSACCEL_WAVES"
-_TIMESCALE = ("1ns", "1ps")
+__all__ = ["RtlJob", "RtlResult", "RtlError", "run_jobs", "rtl_search", "rtl_search_many",
+           "rtl_perft", "bench_jobs", "toolchain_missing", "default_simulator", "SIMULATORS",
+           "build_verilator"]
+
+#: Verilog top-level name of the search core in the build caches.
+TOP_NAME = "searchcore"
+TB_MODULE = "chessaccel.sim.cocotb.tb_search"
+SIMULATORS = ("verilator", "icarus")
+SIM_ENV = "CHESSACCEL_RTL_SIM"
+_REPO = Path(__file__).resolve().parent.parent
+_HARNESS = Path(__file__).resolve().parent / "verilator" / "searchcore.cpp"
+VERILATOR_BUILD = Path(os.environ.get("CHESSACCEL_VERILATOR_BUILD", _REPO / "build" / "verilator"))
+_VERILATOR_FLAGS = ["-Wno-fatal", "-Wno-lint", "-Wno-style", "-O3", "--x-assign", "fast",
+                    "--x-initial", "fast", "--noassert"]
+_CXX_OPT = "-O1"
 
 
-class ToolchainMissing(RuntimeError):
-    """Icarus Verilog or cocotb is not installed."""
+class RtlError(RuntimeError):
+    """The simulated core did not finish a job (aborted or rejected where a result was due)."""
 
 
-def toolchain_missing():
-    """A one-line reason the RTL simulation cannot run here, or None when it can."""
-    if shutil.which("iverilog") is None or shutil.which("vvp") is None:
-        return "Icarus Verilog (iverilog, vvp) is not on PATH"
-    try:
-        import cocotb_tools.runner  # noqa: F401
-    except ImportError:
-        return "cocotb is not installed"
+def verilator_missing():
+    """A one-line reason the Verilator build cannot run here, or None when it can."""
+    for tool in ("verilator", "make", "c++"):
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed (the Verilator simulation needs it)"
     return None
 
 
-def _export(component_factory, name):
-    """Verilog of the component in ``BUILD_ROOT/name``; rewritten only when it changed."""
-    from amaranth.back import verilog
-    folder = BUILD_ROOT / name
-    folder.mkdir(parents=True, exist_ok=True)
-    text = verilog.convert(component_factory(), name=name, emit_src=False)
-    path = folder / f"{name}.v"
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
-    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-    return path, folder / f"sim_{digest}"
+def icarus_missing():
+    """A one-line reason cocotb + Icarus cannot run here, or None when it can."""
+    from chessaccel.sim.cocotb_runner import toolchain_missing as missing
+    return missing()
 
 
-def run_cocotb(component_factory, name, test_module, env):
-    """Export, build (once per design) and run ``test_module`` against the component.
+def default_simulator():
+    """``CHESSACCEL_RTL_SIM`` if set, else verilator when installed, else icarus."""
+    chosen = os.environ.get(SIM_ENV)
+    if chosen:
+        if chosen not in SIMULATORS:
+            raise RtlError(f"{SIM_ENV}={chosen!r}: choose one of {', '.join(SIMULATORS)}")
+        return chosen
+    return "verilator" if verilator_missing() is None else "icarus"
 
-    ``env`` is passed to the simulation's environment (file paths of jobs and results).
-    """
-    reason = toolchain_missing()
+
+def toolchain_missing(simulator=None):
+    """A one-line reason the RTL simulation cannot run here, or None when it can."""
+    simulator = simulator or default_simulator()
+    return verilator_missing() if simulator == "verilator" else icarus_missing()
+
+
+@dataclass
+class RtlJob:
+    """One job for the core: ``board`` is a model Board; ``abort_after`` raises abort."""
+    board: object
+    depth: int
+    alpha: int = -INF
+    beta: int = INF
+    mode: Mode = Mode.SEARCH
+    trace: bool = False
+    abort_after: int = None
+
+    def packed(self):
+        return SearchJob.const({
+            "position": Position.from_bits(self.board.to_bits()),
+            "depth": self.depth, "alpha": self.alpha, "beta": self.beta, "mode": self.mode,
+        }).as_value().value
+
+
+@dataclass
+class RtlResult:
+    status: Status
+    score: int
+    best_move: tuple        # (from, to, promo), None for NO_MOVE
+    nodes: int
+    cycles: int
+    trace: list = field(default_factory=list)   # (ply, move tuple or None) per node entered
+    abort_latency: int = None                   # cycles from abort to busy low
+
+    @property
+    def cycles_per_node(self):
+        return self.cycles / self.nodes if self.nodes else None
+
+
+def _move(bits):
+    return None if bits == NO_MOVE else unpack_move(bits)
+
+
+def _core():
+    from chessaccel.hdl.search import SearchCore
+    return SearchCore()
+
+
+@contextmanager
+def _locked(path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _verilator_key():
+    import amaranth
+    digest = hashlib.sha256()
+    version = subprocess.run(["verilator", "--version"], capture_output=True, text=True).stdout
+    digest.update(f"{amaranth.__version__}|{version}|{_VERILATOR_FLAGS}|{_CXX_OPT}|".encode())
+    digest.update(_HARNESS.read_bytes())
+    for path in _design_files():
+        digest.update(str(path.relative_to(_REPO)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+#: The modules the SearchCore is elaborated from: a change in any of them rebuilds the
+#: Verilator model (changes elsewhere in hdl/, e.g. the link or the board top, do not).
+DESIGN_MODULES = ("chessaccel.defs", "chessaccel.evaltables", "chessaccel.geometry",
+                  "chessaccel.hdl.board", "chessaccel.hdl.castlestatus", "chessaccel.hdl.evaluate",
+                  "chessaccel.hdl.genaggressor", "chessaccel.hdl.genvictim",
+                  "chessaccel.hdl.search", "chessaccel.hdl.searchstack",
+                  "chessaccel.hdl.squarearray", "chessaccel.hdl.testcheck")
+
+
+def _design_files():
+    import importlib
+    return [Path(importlib.import_module(name).__file__).resolve() for name in DESIGN_MODULES]
+
+
+def build_verilator():
+    """Path of the Verilator-compiled SearchCore harness, built on first use (minutes)."""
+    reason = verilator_missing()
     if reason:
-        raise ToolchainMissing(reason)
-    from cocotb_tools.runner import get_runner
-    verilog_path, build_dir = _export(component_factory, name)
-    waves = os.environ.get(_WAVES) == "1"
-    runner = get_runner("icarus")
-    runner.build(sources=[verilog_path], hdl_toplevel=name, build_dir=build_dir,
-                 timescale=_TIMESCALE, waves=waves, log_file=build_dir / "build.log")
-    results_xml = runner.test(test_module=test_module, hdl_toplevel=name, build_dir=build_dir,
-                              test_dir=build_dir, extra_env={k: str(v) for k, v in env.items()},
-                              waves=waves, timescale=_TIMESCALE,
-                              log_file=build_dir / f"{test_module.rsplit('.', 1)[-1]}.log")
-    from cocotb_tools.runner import get_results
-    total, failed = get_results(results_xml)
-    if failed:
-        raise RuntimeError(f"cocotb test {test_module} failed ({failed} of {total}); "
-                           f"log in {build_dir}")
+        raise RtlError(reason)
+    folder = VERILATOR_BUILD / f"{TOP_NAME}-{_verilator_key()}"
+    executable = folder / "obj_dir" / TOP_NAME
+    if executable.exists():
+        return executable
+    with _locked(VERILATOR_BUILD / f".{folder.name}.lock"):
+        if executable.exists():
+            return executable
+        from amaranth.back import verilog
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=VERILATOR_BUILD))
+        (staging / f"{TOP_NAME}.v").write_text(
+            verilog.convert(_core(), name=TOP_NAME, emit_src=False))
+        bits = (f"-DJOB_BITS={SearchJob.as_shape().size} "
+                f"-DRESULT_BITS={SearchResult.as_shape().size}")
+        command = ["verilator", "--cc", "--exe", "--build", *_VERILATOR_FLAGS,
+                   "--top-module", TOP_NAME, "-o", TOP_NAME, "-j", "2",
+                   "-CFLAGS", f"{_CXX_OPT} {bits}", f"{TOP_NAME}.v", str(_HARNESS)]
+        done = subprocess.run(command, cwd=staging, capture_output=True, text=True)
+        (staging / "build.log").write_text(done.stdout + done.stderr)
+        if done.returncode != 0:
+            raise RtlError(f"Verilator could not build the search core (log in "
+                           f"{staging / 'build.log'}):\n" + (done.stdout + done.stderr)[-2000:])
+        os.replace(staging, folder)
+    return executable
+
+
+def _run_verilator(jobs):
+    executable = build_verilator()
+    hex_digits = (SearchJob.as_shape().size + 3) // 4
+    stdin = "".join(f"{j.packed():0{hex_digits}x} {int(j.trace)} "
+                    f"{-1 if j.abort_after is None else j.abort_after}\n" for j in jobs)
+    done = subprocess.run([str(executable)], input=stdin, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RtlError(f"the Verilator search core stopped ({done.returncode}): "
+                       f"{done.stderr[-2000:]}")
+    raw = []
+    for line in done.stdout.splitlines():
+        result_hex, latency, _, *walk = line.split()
+        raw.append({"result": int(result_hex, 16),
+                    "abort_latency": None if int(latency) < 0 else int(latency),
+                    "trace": [[int(a) for a in node.split(":")] for node in walk]})
+    if len(raw) != len(jobs):
+        raise RtlError(f"the Verilator search core answered {len(raw)} of {len(jobs)} jobs")
+    return raw
+
+
+def run_jobs(jobs, simulator=None):
+    """Run ``jobs`` (RtlJob) on the simulated SearchCore, one after the other, in one run.
+
+    ``simulator``: "verilator" or "icarus" (default: ``default_simulator()``).
+    """
+    if not jobs:
+        return []
+    simulator = simulator or default_simulator()
+    if simulator == "verilator":
+        raw = _run_verilator(jobs)
+    else:
+        from chessaccel.sim.cocotb_runner import run_testbench
+        params = {"jobs": [{"job": j.packed(), "trace": j.trace, "abort_after": j.abort_after}
+                           for j in jobs]}
+        raw = run_testbench(_core, TOP_NAME, TB_MODULE, params)
+    out = []
+    for record in raw:
+        r = SearchResult.from_bits(record["result"])
+        out.append(RtlResult(status=r.status, score=int(r.score), best_move=_move(
+            r.best_move.as_value().value), nodes=int(r.nodes), cycles=int(r.cycles),
+            trace=[(ply, _move(move)) for ply, move in record["trace"]],
+            abort_latency=record["abort_latency"]))
+    return out
+
+
+def _done(result):
+    if result.status != Status.DONE:
+        raise RtlError(f"the search core answered {result.status.name}, not DONE")
+    return result
+
+
+def rtl_search_many(jobs):
+    """[(score, best_move, nodes, cycles)] of (board, depth, alpha, beta) jobs, in one run."""
+    results = run_jobs([RtlJob(board, depth, alpha, beta) for board, depth, alpha, beta in jobs])
+    return [(r.score, r.best_move, r.nodes, r.cycles) for r in map(_done, results)]
+
+
+def rtl_search(board, depth, alpha=-INF, beta=INF):
+    """(score, best_move, nodes, cycles) of one search job on the RTL."""
+    return rtl_search_many([(board, depth, alpha, beta)])[0]
+
+
+def rtl_perft(board, depth):
+    """(leaf count, cycles) of perft ``depth`` on the RTL."""
+    r = _done(run_jobs([RtlJob(board, depth, mode=Mode.PERFT)])[0])
+    return r.nodes, r.cycles
+
+
+def bench_jobs(jobs):
+    """Per job {"nodes", "cycles", "cycles_per_node", "score", "best_move"} for
+    (board, depth, alpha, beta) search jobs: what ``chessaccel bench --backend rtl`` reports
+    (mean = sum of cycles / sum of nodes; the distribution is the per-job list)."""
+    out = []
+    for score, best_move, nodes, cycles in rtl_search_many(jobs):
+        out.append({"nodes": nodes, "cycles": cycles,
+                    "cycles_per_node": cycles / nodes if nodes else None,
+                    "score": score, "best_move": best_move})
+    return out

@@ -1,0 +1,223 @@
+"""SearchCore (hdl/search.py) against the model (sim/model/search.py), job by job, node by node.
+
+Search jobs: score, best move and node count must be identical; on a mismatch the job is run
+again with the node trace on both sides and the first node where the walks differ is printed.
+Perft jobs: the leaf count must equal the published count (and python-chess's).
+Every job of a test runs in one simulator run (sim/rtl_search.py).
+"""
+
+import random
+
+import chess
+import pytest
+
+from chessaccel.defs import INF, MATE, MAX_DEPTH, Mode, Status
+from chessaccel.geometry import move_uci
+from chessaccel.host.position import chess_from_board
+from chessaccel.sim.model.search import search, perft
+from chessaccel.sim.rtl_search import RtlJob, run_jobs, toolchain_missing
+
+import suites
+
+pytestmark = pytest.mark.skipif(toolchain_missing() is not None,
+                                reason=f"RTL simulation unavailable: {toolchain_missing()}")
+
+#: Jobs whose model search enters more nodes than this are left to the long sweep.
+DEFAULT_NODE_LIMIT = 1500
+LONG_NODE_LIMIT = 60000
+SEED = 4
+#: Narrow windows: alpha drawn from +-WINDOW_SPREAD, width 1..WINDOW_WIDTH_MAX.
+WINDOW_SPREAD = 300
+WINDOW_WIDTH_MAX = 60
+#: Cycles after start at which the abort test raises abort, and the most it may take to stop.
+ABORT_AFTER = 200
+ABORT_LATENCY_MAX = 2
+
+
+def _uci(move):
+    return move_uci(move) if move else "none"
+
+
+def _first_divergence(model_trace, rtl_trace):
+    for i, (want, got) in enumerate(zip(model_trace, rtl_trace)):
+        if want != got:
+            return i, want, got
+    if len(model_trace) != len(rtl_trace):
+        i = min(len(model_trace), len(rtl_trace))
+        return (i, model_trace[i] if i < len(model_trace) else None,
+                rtl_trace[i] if i < len(rtl_trace) else None)
+    return None
+
+
+def _describe(node):
+    if node is None:
+        return "(walk ended)"
+    ply, move = node
+    return f"ply {ply} via {_uci(move)}"
+
+
+def _search_jobs(fens, depths, windows, rng, node_limit):
+    """(RtlJob, model result) for each position x depth x window whose model walk is small."""
+    out = []
+    for fen in fens:
+        board = suites.board_of(fen)
+        for depth in depths:
+            for window in windows:
+                alpha, beta = window(rng)
+                want = search(board, depth, alpha, beta)
+                if want.nodes <= node_limit:
+                    out.append((RtlJob(board, depth, alpha, beta), want))
+    return out
+
+
+def _full(rng):
+    return -INF, INF
+
+
+def _narrow(rng):
+    alpha = rng.randint(-WINDOW_SPREAD, WINDOW_SPREAD)
+    return alpha, alpha + rng.randint(1, WINDOW_WIDTH_MAX)
+
+
+def _check_search(jobs):
+    results = run_jobs([job for job, _ in jobs])
+    failures = []
+    for (job, want), got in zip(jobs, results):
+        same = (got.status == Status.DONE and got.score == want.score
+                and got.best_move == want.best_move and got.nodes == want.nodes)
+        if not same:
+            failures.append((job, want, got))
+    if failures:
+        job, want, got = failures[0]
+        fen = chess_from_board(job.board).fen()
+        retrace = run_jobs([RtlJob(job.board, job.depth, job.alpha, job.beta, trace=True)])[0]
+        model = search(job.board, job.depth, job.alpha, job.beta, trace=True)
+        where = _first_divergence(model.trace, retrace.trace)
+        detail = ("walks identical" if where is None else
+                  f"first differing node #{where[0]}: model {_describe(where[1])}, "
+                  f"rtl {_describe(where[2])}")
+        pytest.fail(f"{len(failures)} of {len(jobs)} jobs differ; first: {fen} depth {job.depth} "
+                    f"window ({job.alpha}, {job.beta}): model score {want.score} "
+                    f"move {_uci(want.best_move)} nodes {want.nodes}; rtl {got.status.name} "
+                    f"score {got.score} move {_uci(got.best_move)} nodes {got.nodes}; {detail}")
+    return results
+
+
+def _positions(count, seed):
+    fens = [r.fen for r in suites.perft_records(("tricky.perft", "perftsuite.epd"))]
+    fens += suites.fens("mate2.fen")[:20] + suites.fens("stalemate2.fen")[:10]
+    fens += suites.epd_positions(("wac.epd", "bratko-kopec.epd"))
+    fens += suites.random_play_positions(seed, count)
+    return list(dict.fromkeys(fens))
+
+
+def test_search_matches_model():
+    """>= 300 jobs: depths 0 (quiescence) to 3, full and narrow windows, suites + random play."""
+    rng = random.Random(SEED)
+    fens = _positions(120, SEED)
+    rng.shuffle(fens)
+    jobs = _search_jobs(fens[:110], (0, 1), (_full, _narrow), rng, DEFAULT_NODE_LIMIT)
+    jobs += _search_jobs(fens[110:170], (2,), (_full, _narrow), rng, DEFAULT_NODE_LIMIT)
+    jobs += _search_jobs(fens[170:200], (3,), (_full, _narrow), rng, DEFAULT_NODE_LIMIT)
+    assert len(jobs) >= 300
+    assert {job.depth for job, _ in jobs} == {0, 1, 2, 3}
+    _check_search(jobs)
+
+
+@pytest.mark.long
+def test_search_matches_model_long():
+    rng = random.Random(SEED + 1)
+    fens = _positions(400, SEED + 1)
+    jobs = _search_jobs(fens, (1, 2, 3), (_full, _narrow), rng, LONG_NODE_LIMIT)
+    _check_search(jobs)
+
+
+def test_mates_and_stalemates_score_as_the_contract_says():
+    """Mate in 1 found at depth 1 scores MATE - 1; stalemate at the root scores 0; a mated root
+    scores -MATE; and the model agrees (node counts included)."""
+    mate1 = [f for f in suites.fens("mate1.fen")]
+    stalemated = [f for name in ("stalemate0.fen", "stalemate1.fen")
+                  for f in suites.fens(name) if not any(chess.Board(f).legal_moves)]
+    mated = []
+    for fen in mate1:
+        cb = chess.Board(fen)
+        for move in cb.legal_moves:
+            cb.push(move)
+            if cb.is_checkmate():
+                mated.append(cb.fen())
+                cb.pop()
+                break
+            cb.pop()
+    jobs = [(RtlJob(suites.board_of(f), 1), MATE - 1) for f in mate1]
+    jobs += [(RtlJob(suites.board_of(f), 1), 0) for f in stalemated]
+    jobs += [(RtlJob(suites.board_of(f), 2), -MATE) for f in mated]
+    assert stalemated and mated
+    results = _check_search([(job, search(job.board, job.depth)) for job, _ in jobs])
+    for (job, score), got in zip(jobs, results):
+        assert got.score == score, f"{chess_from_board(job.board).fen()}: {got.score} != {score}"
+
+
+def _perft_jobs(records, depths):
+    jobs = []
+    for record in records:
+        for depth in depths:
+            if depth in record.counts:
+                jobs.append((RtlJob(suites.board_of(record.fen), depth, mode=Mode.PERFT),
+                             record.counts[depth], record))
+    return jobs
+
+
+def _check_perft(jobs):
+    results = run_jobs([job for job, _, _ in jobs])
+    for (job, count, record), got in zip(jobs, results):
+        assert got.status == Status.DONE and got.nodes == count, (
+            f"perft {job.depth} of {record.id} ({record.fen}): rtl {got.status.name} "
+            f"{got.nodes}, published {count}, model {perft(job.board, job.depth)}")
+
+
+def _cpw():
+    return {r.name: r for r in suites.perft_records(("tricky.perft",))}
+
+
+def test_perft_matches_published_counts():
+    """>= 50 positions: the perft suites at depth 1-2, chessprogramming positions 3 and 4 at
+    depth 3, Kiwipete and positions 5 and 6 at depth 2 (depth 3 in the long sweep)."""
+    records = suites.perft_records(("perftsuite.epd", "perft-stress.epd"))[:60]
+    for record in records[:5]:
+        assert suites.chess_perft(chess.Board(record.fen), 2) == record.counts[2]
+    jobs = _perft_jobs(records, (2,))
+    cpw = _cpw()
+    jobs += _perft_jobs([cpw["pos-3"], cpw["pos-4"]], (1, 2, 3))
+    jobs += _perft_jobs([cpw["pos-2"], cpw["pos-5"], cpw["pos-6"]], (1, 2))
+    jobs.append((RtlJob(suites.board_of(chess.STARTING_FEN), 0, mode=Mode.PERFT), 1,
+                 records[0]))
+    assert len({id(r) for _, _, r in jobs}) >= 50
+    _check_perft(jobs)
+
+
+@pytest.mark.long
+def test_perft_depth_3_long():
+    cpw = _cpw()
+    records = [cpw[n] for n in ("pos-2", "pos-3", "pos-4", "pos-5", "pos-6")]
+    records += suites.perft_records(("perftsuite.epd",))[:40]
+    _check_perft(_perft_jobs(records, (3,)))
+
+
+def test_abort_and_bad_jobs():
+    """A running job stops within ABORT_LATENCY_MAX cycles of abort and reports ABORTED; a job
+    deeper than MAX_DEPTH or with an empty window is BAD_JOB; the core then searches normally."""
+    board = suites.board_of(_cpw()["pos-2"].fen)
+    want = search(board, 1)
+    results = run_jobs([
+        RtlJob(board, 3, abort_after=ABORT_AFTER),
+        RtlJob(board, MAX_DEPTH + 1),
+        RtlJob(board, 2, 10, 10),
+        RtlJob(board, 1),
+    ])
+    aborted, too_deep, empty_window, normal = results
+    assert aborted.status == Status.ABORTED
+    assert aborted.abort_latency <= ABORT_LATENCY_MAX
+    assert too_deep.status == Status.BAD_JOB
+    assert empty_window.status == Status.BAD_JOB
+    assert (normal.status, normal.score, normal.best_move, normal.nodes) == (
+        Status.DONE, want.score, want.best_move, want.nodes)
