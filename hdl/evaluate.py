@@ -12,9 +12,11 @@ pairs a move touches (up to four per make). The pipeline runs every cycle on the
 stands, so a score is ready ``LATENCY`` cycles after the board last changed, which the search
 overlaps with the legality test of the move just made. docs/fsm.md gives the cost figures.
 
-Pipeline (``LATENCY`` = 3 cycles, Hydra spent 3):
+Three stages, each ending in a register when the pipeline is ``latency`` = 3 cycles deep (Hydra
+spent 3); with ``latency`` 2 the second stage's register is left out, with 1 the first's too, so
+the whole evaluation is one combinational path into the result register:
 
-1. per square table look-up; partial sums over each rank (8 registers per sum);
+1. per square table look-up; partial sums over each rank;
 2. final sums, phase capped at PHASE_MAX, sums negated when black is to move;
 3. taper ``(mg * w + eg * (2**TAPER_SHIFT - w)) >> TAPER_SHIFT``, clamp, result register.
 """
@@ -30,8 +32,10 @@ from chessaccel.geometry import CODE
 
 __all__ = ["Evaluate", "LATENCY", "square_terms"]
 
-#: Cycles from a change of ``position`` to the matching ``score``.
+#: Cycles from a change of ``position`` to the matching ``score``, at most (the default).
 LATENCY = 3
+#: Stages whose register can be left out, by latency: the first stage's, the second's.
+_STAGE_REGISTERED = {1: (False, False), 2: (True, False), 3: (True, True)}
 
 _FLIP = 0o70
 _SQUARES_PER_RANK = 8
@@ -59,8 +63,8 @@ def square_terms(sq, code):
 class Evaluate(wiring.Component):
     """Static evaluation of ``position`` from the side to move's view.
 
-    ``score`` follows ``position`` with a fixed latency of ``LATENCY`` cycles (a free-running
-    pipeline: no handshake). ``start`` is carried down the pipeline beside the data and comes out
+    ``score`` follows ``position`` with a fixed latency of ``latency`` cycles (1 to ``LATENCY``;
+    a free-running pipeline: no handshake). ``start`` is carried down the pipeline beside the data and comes out
     as ``done`` in the cycle the matching ``score`` is valid, for users that want a strobe.
     """
 
@@ -69,9 +73,17 @@ class Evaluate(wiring.Component):
     score: Out(Score)
     done: Out(1)
 
+    def __init__(self, latency=LATENCY):
+        if latency not in _STAGE_REGISTERED:
+            raise ValueError(f"latency must be one of {sorted(_STAGE_REGISTERED)}, got {latency}")
+        self.latency = latency
+        super().__init__()
+
     def elaborate(self, platform):
         m = Module()
         pos = self.position
+        stage1, stage2 = (m.d.sync if registered else m.d.comb
+                          for registered in _STAGE_REGISTERED[self.latency])
 
         # --- stage 1: per-square tables, rank partial sums ---
         rank_mg = [Signal(_SUM_SHAPE, name=f"rank{r}_mg") for r in range(_RANKS)]
@@ -94,9 +106,9 @@ class Evaluate(wiring.Component):
                 sq_mg.append(mg)
                 sq_eg.append(eg)
                 sq_phase.append(ph)
-            m.d.sync += [rank_mg[r].eq(sum(sq_mg)), rank_eg[r].eq(sum(sq_eg)),
-                         rank_phase[r].eq(sum(sq_phase))]
-        m.d.sync += side_1.eq(pos.side)
+            stage1 += [rank_mg[r].eq(sum(sq_mg)), rank_eg[r].eq(sum(sq_eg)),
+                       rank_phase[r].eq(sum(sq_phase))]
+        stage1 += side_1.eq(pos.side)
 
         # --- stage 2: totals from the side to move's view, capped phase weight ---
         total_mg = Signal(_SUM_SHAPE)
@@ -106,13 +118,13 @@ class Evaluate(wiring.Component):
         m.d.comb += phase_sum.eq(sum(rank_phase))
         weights = Array(Const(w, weight.shape()) for w in PHASE_WEIGHT)
         with m.If(phase_sum >= PHASE_MAX):
-            m.d.sync += weight.eq(PHASE_WEIGHT[PHASE_MAX])
+            stage2 += weight.eq(PHASE_WEIGHT[PHASE_MAX])
         with m.Else():
-            m.d.sync += weight.eq(weights[phase_sum])
+            stage2 += weight.eq(weights[phase_sum])
         with m.If(side_1 == Color.BLACK):
-            m.d.sync += [total_mg.eq(-sum(rank_mg)), total_eg.eq(-sum(rank_eg))]
+            stage2 += [total_mg.eq(-sum(rank_mg)), total_eg.eq(-sum(rank_eg))]
         with m.Else():
-            m.d.sync += [total_mg.eq(sum(rank_mg)), total_eg.eq(sum(rank_eg))]
+            stage2 += [total_mg.eq(sum(rank_mg)), total_eg.eq(sum(rank_eg))]
 
         # --- stage 3: taper, floor shift, clamp ---
         tapered = Signal(_TAPER_SHAPE)
@@ -126,7 +138,7 @@ class Evaluate(wiring.Component):
             m.d.sync += self.score.eq(tapered)
 
         strobe = self.start
-        for stage in range(LATENCY):
+        for stage in range(self.latency):
             delayed = Signal(name=f"start_{stage + 1}")
             m.d.sync += delayed.eq(strobe)
             strobe = delayed

@@ -1,25 +1,28 @@
 """Evaluate (hdl/evaluate.py) against the model (sim/model/evaluate.py), one position per cycle."""
 
-import json
+from functools import partial
 
 import pytest
 
 from chessaccel.hdl.evaluate import Evaluate, LATENCY, square_terms
 from chessaccel.host.position import chess_from_board
 from chessaccel.sim.model.evaluate import evaluate, material_pst, phase
-from chessaccel.sim.rtl_search import run_cocotb, toolchain_missing
+from chessaccel.sim.cocotb_runner import run_testbench, toolchain_missing
 from chessaccel.evaltables import PHASE_MAX
 
-from search_positions import suite_fens, board_of, random_boards
+import suites
 
-SUITES = ("perftsuite.epd", "tricky.perft", "perft-stress.epd", "wac.epd", "stalemate2.fen",
-          "mate2.fen")
+RANDOM_SEED = 4
 RANDOM_COUNT = 600
 
 
 def _boards():
-    boards = [board_of(f) for s in SUITES for f in suite_fens(s)]
-    return boards + random_boards(seed=4, count=RANDOM_COUNT)
+    fens = [r.fen for r in suites.perft_records(("tricky.perft", "perftsuite.epd",
+                                                 "perft-stress.epd"))]
+    fens += suites.epd_positions(("wac.epd",))
+    fens += suites.fens("stalemate2.fen") + suites.fens("mate2.fen")
+    fens += suites.random_play_positions(RANDOM_SEED, RANDOM_COUNT)
+    return [suites.board_of(f) for f in dict.fromkeys(fens)]
 
 
 def test_square_table_sums_to_model_material():
@@ -32,14 +35,14 @@ def test_square_table_sums_to_model_material():
 
 
 @pytest.mark.skipif(toolchain_missing() is not None, reason=f"{toolchain_missing()}")
-def test_evaluate_rtl_matches_model(tmp_path):
+@pytest.mark.parametrize("latency", [1, LATENCY])
+def test_evaluate_rtl_matches_model(latency):
+    """One position per cycle through the pipeline at its deepest and at its shortest (the
+    SearchCore's setting): the done strobe marks each score, the model gives the value."""
     boards = _boards()
     assert len(boards) >= 1000
-    jobs, results = tmp_path / "jobs.json", tmp_path / "results.json"
-    jobs.write_text(json.dumps([b.to_bits() for b in boards]))
-    run_cocotb(Evaluate, "evaluate", "chessaccel.sim.cocotb.tb_evaluate",
-               {"CHESSACCEL_JOBS": jobs, "CHESSACCEL_RESULTS": results})
-    scores = json.loads(results.read_text())
+    scores = run_testbench(partial(Evaluate, latency=latency), f"evaluate_l{latency}",
+                           "chessaccel.sim.cocotb.tb_evaluate", [b.to_bits() for b in boards])
     assert len(scores) == len(boards)
     for board, got in zip(boards, scores):
         want = evaluate(board)
