@@ -4,6 +4,8 @@
     chessaccel perft  POSITION --depth N [--divide] [--backend B] [--json]
     chessaccel search POSITION [--depth N] [--alpha A] [--beta B] [--backend B] [--json]
     chessaccel bench  [--backend B] [--json] [--out FILE] [--plot FILE]
+    chessaccel board-sim [--cores N] [--clocks-per-bit N]
+    chessaccel board info --port PORT
 
 POSITION is a FEN or EPD line (one argument: quote it) or ``startpos``. Bad input of any kind
 (malformed FEN/EPD, a position the accelerator cannot hold, a depth or window out of range, an
@@ -86,6 +88,13 @@ def _parser():
     common(sp, position=False)
     sp.add_argument("--out", help="JSON file to write (default out/bench-BACKEND.json)")
     sp.add_argument("--plot", help="PNG to draw (default: beside the JSON)")
+    # The board commands come from host/boardcli.py; importing it is cheap (no simulator starts).
+    from .boardcli import add_board_info_arguments, add_board_sim_arguments
+    sp = sub.add_parser("board-sim", help="serve the simulated board (Verilator) on a pseudo-terminal")
+    add_board_sim_arguments(sp)
+    sp = sub.add_parser("board", help="talk to a board (real or simulated) over its serial port")
+    board_sub = sp.add_subparsers(dest="board_command", required=True, parser_class=_Parser)
+    add_board_info_arguments(board_sub.add_parser("info", help="print what the board reports"))
     return p
 
 
@@ -217,6 +226,12 @@ COMMANDS = {"moves": cmd_moves, "perft": cmd_perft, "search": cmd_search, "bench
 def main(argv=None):
     try:
         args = _parser().parse_args(argv)
+        if args.command == "board-sim":
+            from .boardcli import board_sim_main
+            return board_sim_main(args)
+        if args.command == "board":
+            from .boardcli import board_info_main
+            return board_info_main(args)
         try:
             backend = get_backend(args.backend)
         except BackendError as e:
