@@ -2,69 +2,76 @@
 
 The search is the model's (``sim/model/search.py``), step for step: fail-soft negamax alpha-beta
 on a fixed depth with quiescence, written as one finite state machine driving the Board, the move
-generator (GenVictim, GenAggressor, CastleStatus), TestCheck, Evaluate and the SearchStack. A
-perft mode counts the leaves at a depth with the same generator, make and legality test.
+generator (GenVictim, GenAggressor, CastleStatus), two TestChecks, Evaluate and the SearchStack.
+A perft mode counts the leaves at a depth with the same generator, make and legality test.
 
 The FSM's states are declared once, in ``STATES`` (name, what it does, next states); the FSM is
 built from that table and every transition the code makes is checked against it at elaboration,
 so docs/fsm.md, generated from the same table (``fsm_markdown``), cannot drift from the design.
+
+Where the cycles go (docs/fsm.md has the figures): a move is found and made in one cycle
+(``NEXT_MOVE``: GenVictim and GenAggressor chained), its legality and the child's in-check test
+take one more (``TEST_LEGAL``: two TestChecks side by side, the child frame pushed and the node
+counted in the same cycle), and a node's value goes back to its parent in the cycle it is known
+(stand-pat cutoff, exhausted move list, evaluated leaf): there is no separate entry or return
+state on the common path.
 """
 
 from amaranth.hdl import Array, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from chessaccel.defs import (Color, GenStage, INF, MATE, MAX_DEPTH, MAX_PLY, Mode, Move, NODE_BITS,
-                             PieceType, Position, PROMOTION_ORDER, Score, SearchJob, SearchResult,
-                             Status, CYCLE_BITS)
+from chessaccel.defs import (Color, CYCLE_BITS, GenStage, INF, MATE, MAX_DEPTH, MAX_PLY, Mode,
+                             Move, NODE_BITS, PieceType, PROMOTION_ORDER, Score, SearchJob,
+                             SearchResult, Status)
 from chessaccel.geometry import square
 
 from .board import Board, BoardOp
 from .castlestatus import CastleStatus
+from .evaluate import Evaluate
 from .genaggressor import GenAggressor
-from .testcheck import TestCheck
-from .evaluate import Evaluate, LATENCY as EVAL_LATENCY
 from .genvictim import GenVictim
 from .searchstack import Frame, SearchStack, StackOp
+from .testcheck import TestCheck
 
-__all__ = ["STATES", "SearchCore", "fsm_markdown"]
+__all__ = ["STATES", "SearchCore", "fsm_markdown", "update_doc"]
 
 SQUARES = 64
-FILES = 8
-#: Relative rank a pawn promotes on.
-LAST_RANK = 7
 KING_FILE, KINGSIDE_FILE, QUEENSIDE_FILE = 4, 6, 2
 HOME_RANK = {Color.WHITE: 0, Color.BLACK: 7}
+#: Evaluate's pipeline depth in the core: one register, so a stand-pat score is ready in the
+#: cycle after TEST_LEGAL (the evaluation's adder tree is shorter than the GenVictim +
+#: GenAggressor chain of NEXT_MOVE, which sets the clock anyway).
+EVAL_LATENCY = 1
 
 #: The AlphaBetaFSM, declared: state -> (what it does, the states it may go to next).
 #: Every busy state also goes to IDLE when ``abort`` is raised (not listed).
 STATES = {
     "IDLE": (
         "wait for a job; reject a bad one (BAD_JOB), else load the board and the root frame",
-        ("IDLE", "ENTER")),
-    "ENTER": (
-        "count the node; evaluate at MAX_PLY; test for check; stand pat at depth 0 unless in "
-        "check; else start the move walk (perft: depth 0 root is one leaf)",
-        ("EVAL_LEAF", "STAND_PAT", "NEXT_MOVE", "RETURN")),
-    "EVAL_LEAF": (
-        "ply MAX_PLY: wait for Evaluate; the static score is the node's value",
-        ("EVAL_LEAF", "RETURN")),
-    "STAND_PAT": (
-        "depth 0, not in check: wait for Evaluate; cut off if the score reaches beta, "
-        "else raise alpha and walk the captures",
-        ("STAND_PAT", "RETURN", "NEXT_MOVE")),
+        ("IDLE", "ENTER_ROOT")),
+    "ENTER_ROOT": (
+        "count the root; test it for check; stand pat at depth 0 unless in check, else start "
+        "the move walk (perft 0: the root is the one leaf)",
+        ("STAND_PAT", "NEXT_MOVE", "IDLE")),
     "NEXT_MOVE": (
-        "one step of the move walk: next promotion piece, or GenVictim + GenAggressor (a victim "
-        "without aggressor is disabled), or a castling; make the move found; exhausted: the "
-        "node's value (mate, stalemate or best)",
-        ("NEXT_MOVE", "TEST_LEGAL", "RETURN")),
+        "one step of the move walk: the next promotion piece, or GenVictim + GenAggressor (a "
+        "victim without aggressor is disabled), or a castling; make the move found; "
+        "exhausted: return the node's value (mate, stalemate or best) to the parent",
+        ("NEXT_MOVE", "TEST_LEGAL", "RETURN", "IDLE")),
     "TEST_LEGAL": (
-        "TestCheck on the mover's king: unmake an illegal move; else push the child frame "
-        "(perft at depth 1: count a leaf and unmake)",
-        ("NEXT_MOVE", "ENTER")),
+        "TestCheck on the mover's king: unmake an illegal move; else push the child, counted "
+        "and tested for check in the same cycle (perft at depth 1: count a leaf and unmake)",
+        ("NEXT_MOVE", "STAND_PAT", "EVAL_LEAF")),
+    "STAND_PAT": (
+        "depth 0, not in check: wait for Evaluate; return the score if it reaches beta, else "
+        "raise alpha and walk the captures",
+        ("STAND_PAT", "NEXT_MOVE", "RETURN", "IDLE")),
+    "EVAL_LEAF": (
+        "ply MAX_PLY: wait for Evaluate; return the static score",
+        ("EVAL_LEAF", "NEXT_MOVE", "RETURN")),
     "RETURN": (
-        "pop the value into the parent: unmake its move, raise best and alpha, cut off at beta "
-        "(return again); at the root: the result",
+        "the child cut off: return its parent's best to the grandparent",
         ("RETURN", "NEXT_MOVE", "IDLE")),
 }
 
@@ -74,7 +81,7 @@ class SearchCore(wiring.Component):
 
     Raise ``start`` for one cycle with a ``job`` while ``busy`` is low; ``busy`` rises in the next
     cycle and falls when ``result`` is final (``result.status`` DONE, ABORTED or BAD_JOB; BUSY
-    while running). ``abort`` stops a running job within two cycles (status ABORTED; the other
+    while running). ``abort`` stops a running job in the next cycle (status ABORTED; the other
     result fields are then meaningless). A job is bad when its depth exceeds MAX_DEPTH or, in
     search mode, its window is not -INF <= alpha < beta <= INF.
 
@@ -86,6 +93,9 @@ class SearchCore(wiring.Component):
     Debug port for the tests: ``trace_valid`` is high in the cycle a node is entered, with its
     ``trace_ply`` and the move that led to it (``trace_move``, NO_MOVE at the root): the model's
     ``search(trace=True)`` walk.
+
+    ``eval_latency`` (1..3) is the Evaluate pipeline's depth: each stage removed saves a cycle per
+    stand-pat node and lengthens Evaluate's combinational path.
     """
 
     job:    In(SearchJob)
@@ -98,8 +108,9 @@ class SearchCore(wiring.Component):
     trace_ply:   Out(range(MAX_PLY + 1))
     trace_move:  Out(Move)
 
-    def __init__(self):
+    def __init__(self, eval_latency=EVAL_LATENCY):
         super().__init__()
+        self.eval_latency = eval_latency
         #: (state, next state) pairs the elaborated FSM uses (filled by ``elaborate``).
         self.transitions = set()
 
@@ -109,17 +120,19 @@ class SearchCore(wiring.Component):
         m.submodules.genvictim = genvictim = GenVictim()
         m.submodules.genaggressor = genaggressor = GenAggressor()
         m.submodules.castlestatus = castlestatus = CastleStatus()
-        m.submodules.testcheck = testcheck = TestCheck()
-        m.submodules.evaluate = evaluate = Evaluate()
+        # two TestChecks: the mover's king (legality) and the side to move's (in check)
+        m.submodules.mover_check = mover_check = TestCheck()
+        m.submodules.side_check = side_check = TestCheck()
+        m.submodules.evaluate = evaluate = Evaluate(latency=self.eval_latency)
         m.submodules.stack = stack = SearchStack()
 
         position = board.position
-        side = position.side
-        black = side == Color.BLACK
+        side = position.side.as_value()
+        black = position.side == Color.BLACK
         top, parent = stack.top, stack.parent
 
         job = Signal(SearchJob)        # the running job (latched at start)
-        value = Signal(Score)          # the value being returned to the parent
+        value = Signal(Score)          # the value RETURN hands to the parent
         nodes = Signal(NODE_BITS)
         cycles = Signal(CYCLE_BITS)
 
@@ -133,33 +146,39 @@ class SearchCore(wiring.Component):
             genaggressor.mask.eq(top.mask),
             genaggressor.captures_only.eq(top.captures_only),
             castlestatus.position.eq(position),
-            testcheck.position.eq(position),
+            mover_check.position.eq(position),
+            mover_check.square.eq(board.king_squares[~side]),
+            mover_check.by.as_value().eq(side),
+            side_check.position.eq(position),
+            side_check.square.eq(board.king_squares[side]),
+            side_check.by.as_value().eq(~side),
             evaluate.position.eq(position),
         ]
 
         # Evaluate is a free-running pipeline: its score belongs to the board once the board
-        # has stood still for EVAL_LATENCY cycles.
-        board_age = Signal(range(EVAL_LATENCY + 1))
+        # has stood still for its latency.
+        latency = self.eval_latency
+        board_age = Signal(range(latency + 1))
         board_changes = Signal()
         m.d.comb += board_changes.eq(board.op != BoardOp.HOLD)
         with m.If(board_changes):
             m.d.sync += board_age.eq(0)
-        with m.Elif(board_age != EVAL_LATENCY):
+        with m.Elif(board_age != latency):
             m.d.sync += board_age.eq(board_age + 1)
         eval_ready = Signal()
-        m.d.comb += eval_ready.eq((board_age == EVAL_LATENCY) & ~board_changes)
+        m.d.comb += eval_ready.eq(board_age == latency)
 
         own = Signal(SQUARES)
         for s in range(SQUARES):
             piece = position.squares[s]
-            m.d.comb += own[s].eq((piece.type != PieceType.NONE) & (piece.color == side))
+            m.d.comb += own[s].eq((piece.type != PieceType.NONE) & (piece.color == position.side))
 
         # --- defaults: the stack holds, next_top is the top, the board idles ---
         m.d.comb += [stack.op.eq(StackOp.HOLD), stack.next_top.eq(top), stack.store.eq(top)]
         m.d.comb += [board.move.eq(top.move), board.restore.eq(top.undo)]
 
         searching = job.mode == Mode.SEARCH
-        m.d.comb += [self.busy.eq(self.result.status == Status.BUSY)]
+        m.d.comb += self.busy.eq(self.result.status == Status.BUSY)
 
         promotion_piece = Array(Const(p.value, PieceType.as_shape()) for p in PROMOTION_ORDER)
         castle_from = Mux(black, square(KING_FILE, HOME_RANK[Color.BLACK]),
@@ -171,9 +190,13 @@ class SearchCore(wiring.Component):
                 raise AssertionError(f"undeclared transition {current} -> {target}")
             m.next = target
 
-        def make(move_fields):
-            """Make the move (from, to, promo) and note it, with its undo, in the top frame."""
-            from_sq, to_sq, promo = move_fields
+        def finish(status, node_count=nodes):
+            m.d.sync += [self.result.status.eq(status), self.result.nodes.eq(node_count),
+                         self.result.cycles.eq(cycles)]
+            goto("IDLE")
+
+        def make(from_sq, to_sq, promo):
+            """Make the move and note it, with its undo record, in the top frame."""
             m.d.comb += [
                 board.op.eq(BoardOp.MAKE),
                 board.move.from_sq.eq(from_sq), board.move.to_sq.eq(to_sq),
@@ -185,10 +208,38 @@ class SearchCore(wiring.Component):
             ]
             goto("TEST_LEGAL")
 
-        def finish(status):
-            m.d.sync += [self.result.status.eq(status), self.result.nodes.eq(nodes),
-                         self.result.cycles.eq(cycles)]
-            goto("IDLE")
+        def return_value(node_value, may_be_root=True):
+            """The top node's value is known: hand it to the parent in this cycle (unmake the
+            parent's move, raise its best and alpha; a cutoff there goes on in RETURN), or, at
+            the root, finish the job."""
+            if may_be_root:
+                with m.If(stack.ply == 0):
+                    m.d.sync += [self.result.score.eq(node_value),
+                                 self.result.best_move.eq(top.best_move)]
+                    finish(Status.DONE)
+                with m.Else():
+                    to_parent(node_value)
+            else:
+                to_parent(node_value)
+
+        def to_parent(node_value):
+            m.d.comb += [stack.op.eq(StackOp.POP), stack.next_top.eq(parent),
+                         board.op.eq(BoardOp.UNMAKE), board.move.eq(parent.move),
+                         board.restore.eq(parent.undo)]
+            score = Signal(Score, name=f"{current.lower()}_score")
+            cutoff = Signal(name=f"{current.lower()}_cutoff")
+            m.d.comb += score.eq(-node_value)
+            with m.If(searching & (score > parent.best)):
+                m.d.comb += [stack.next_top.best.eq(score),
+                             stack.next_top.best_move.eq(parent.move)]
+                with m.If(score > parent.alpha):
+                    m.d.comb += stack.next_top.alpha.eq(score)
+                    m.d.comb += cutoff.eq(score >= parent.beta)
+            with m.If(cutoff):
+                m.d.sync += value.eq(score)
+                goto("RETURN")
+            with m.Else():
+                goto("NEXT_MOVE")
 
         with m.If(self.busy):
             m.d.sync += cycles.eq(cycles + 1)
@@ -209,7 +260,7 @@ class SearchCore(wiring.Component):
                         getattr(self, f"_state_{current.lower()}")(**scope)
         return m
 
-    # One method per state; ``locals`` of elaborate come in as keyword arguments.
+    # One method per state; the locals of ``elaborate`` come in as keyword arguments.
 
     def _state_idle(self, m, job, board, stack, nodes, cycles, goto, **_):
         with m.If(self.start):
@@ -230,119 +281,80 @@ class SearchCore(wiring.Component):
                              stack.next_top.alpha.eq(self.job.alpha),
                              stack.next_top.beta.eq(self.job.beta),
                              stack.next_top.best.eq(-INF)]
-                goto("ENTER")
+                goto("ENTER_ROOT")
 
-    def _state_enter(self, m, job, board, stack, top, parent, testcheck, side, searching, nodes,
-                     value, goto, **_):
-        m.d.comb += [self.trace_valid.eq(1), self.trace_ply.eq(stack.ply),
-                     self.trace_move.eq(Mux(stack.ply == 0, 0, parent.move.as_value()))]
-        # in check: the side to move's king attacked by the other side
-        m.d.comb += [testcheck.square.eq(board.king_squares[side.as_value()]),
-                     testcheck.by.as_value().eq(~side.as_value())]
-        with m.If(~searching):
-            with m.If(top.depth == 0):
-                # perft 0 is the root alone (deeper nodes are counted at their parent)
+    def _state_enter_root(self, m, stack, top, side_check, searching, nodes, goto, finish,
+                          **_):
+        m.d.comb += [self.trace_valid.eq(1), self.trace_ply.eq(0), self.trace_move.eq(0)]
+        with m.If(~searching & (top.depth == 0)):
+            finish(Status.DONE, node_count=1)  # perft 0: the root is the one leaf
+        with m.Else():
+            quiescent = searching & (top.depth == 0) & ~side_check.attacked
+            with m.If(searching):
                 m.d.sync += nodes.eq(1)
-                goto("RETURN")
+            m.d.comb += [stack.op.eq(StackOp.WRITE),
+                         stack.next_top.in_check.eq(side_check.attacked),
+                         stack.next_top.captures_only.eq(quiescent)]
+            with m.If(quiescent):
+                goto("STAND_PAT")
             with m.Else():
                 goto("NEXT_MOVE")
-        with m.Else():
-            m.d.sync += nodes.eq(nodes + 1)
-            with m.If(stack.ply == MAX_PLY):
-                goto("EVAL_LEAF")
-            with m.Else():
-                quiescent = (top.depth == 0) & ~testcheck.attacked
-                m.d.comb += [stack.op.eq(StackOp.WRITE),
-                             stack.next_top.in_check.eq(testcheck.attacked),
-                             stack.next_top.captures_only.eq(quiescent)]
-                with m.If(quiescent):
-                    goto("STAND_PAT")
-                with m.Else():
-                    goto("NEXT_MOVE")
-
-    def _state_eval_leaf(self, m, evaluate, eval_ready, value, goto, **_):
-        with m.If(eval_ready):
-            m.d.sync += value.eq(evaluate.score)
-            goto("RETURN")
-        with m.Else():
-            goto("EVAL_LEAF")
-
-    def _state_stand_pat(self, m, evaluate, eval_ready, stack, top, value, goto, **_):
-        with m.If(eval_ready):
-            score = evaluate.score
-            m.d.comb += [stack.op.eq(StackOp.WRITE), stack.next_top.best.eq(score)]
-            with m.If(score >= top.beta):
-                m.d.sync += value.eq(score)
-                goto("RETURN")
-            with m.Else():
-                with m.If(score > top.alpha):
-                    m.d.comb += stack.next_top.alpha.eq(score)
-                goto("NEXT_MOVE")
-        with m.Else():
-            goto("STAND_PAT")
 
     def _state_next_move(self, m, stack, top, genvictim, genaggressor, castlestatus, own,
-                         position, black, promotion_piece, castle_from, value, make, goto,
-                         **_):
+                         promotion_piece, castle_from, make, return_value, goto, **_):
         victim, aggressor = genvictim.victim, genaggressor.aggressor
         victim_bit = Const(1, SQUARES) << victim
         aggressor_bit = Const(1, SQUARES) << aggressor
+        kingside = (castle_from + (KINGSIDE_FILE - KING_FILE), castle_from)
+        queenside = (castle_from - (KING_FILE - QUEENSIDE_FILE), castle_from)
+        full_width = ~top.captures_only
+
+        def exhausted():
+            # no legal move in a full-width node: mated (in check) or stalemate
+            with m.If(~top.has_legal & full_width):
+                return_value(Mux(top.in_check, stack.ply - MATE, 0))
+            with m.Else():
+                return_value(top.best)
+
+        def castle(to_sq, stage_after):
+            m.d.comb += stack.next_top.stage.eq(stage_after)
+            make(castle_from, to_sq, PieceType.NONE)
+
         with m.If(top.promoting):
             # the same pawn, the same victim, the next promotion piece
             last = top.promo == len(PROMOTION_ORDER) - 1
             m.d.comb += [stack.next_top.promo.eq(Mux(last, 0, top.promo + 1)),
                          stack.next_top.promoting.eq(~last)]
             with m.If(last):
-                m.d.comb += stack.next_top.mask.eq(top.mask | (Const(1, SQUARES)
-                                                               << top.move.from_sq))
-            make((top.move.from_sq, top.move.to_sq, promotion_piece[top.promo]))
-        with m.Elif(top.stage == GenStage.VICTIMS):
-            with m.If(~genvictim.valid):
-                m.d.comb += [stack.op.eq(StackOp.WRITE),
-                             stack.next_top.stage.as_value().eq(
-                                 Mux(top.captures_only, GenStage.DONE,
-                                     GenStage.CASTLE_KINGSIDE))]
-                goto("NEXT_MOVE")
-            with m.Elif(~genaggressor.valid):
+                m.d.comb += stack.next_top.mask.eq(
+                    top.mask | (Const(1, SQUARES) << top.move.from_sq))
+            make(top.move.from_sq, top.move.to_sq, promotion_piece[top.promo])
+        with m.Elif((top.stage == GenStage.VICTIMS) & genvictim.valid):
+            with m.If(~genaggressor.valid):
                 m.d.comb += [stack.op.eq(StackOp.WRITE),
                              stack.next_top.mask.eq((top.mask | victim_bit) & ~own)]
                 goto("NEXT_MOVE")
+            with m.Elif(genaggressor.promotion):
+                m.d.comb += [stack.next_top.promoting.eq(1), stack.next_top.promo.eq(1)]
+                make(aggressor, victim, promotion_piece[0])
             with m.Else():
-                with m.If(genaggressor.promotion):
-                    m.d.comb += [stack.next_top.promoting.eq(1), stack.next_top.promo.eq(1)]
-                    make((aggressor, victim, promotion_piece[0]))
-                with m.Else():
-                    m.d.comb += stack.next_top.mask.eq(top.mask | aggressor_bit)
-                    make((aggressor, victim, PieceType.NONE))
-        with m.Elif(top.stage == GenStage.CASTLE_KINGSIDE):
-            with m.If(castlestatus.kingside_ok):
-                m.d.comb += stack.next_top.stage.eq(GenStage.CASTLE_QUEENSIDE)
-                make((castle_from, castle_from + (KINGSIDE_FILE - KING_FILE), PieceType.NONE))
-            with m.Else():
-                m.d.comb += [stack.op.eq(StackOp.WRITE),
-                             stack.next_top.stage.eq(GenStage.CASTLE_QUEENSIDE)]
-                goto("NEXT_MOVE")
-        with m.Elif(top.stage == GenStage.CASTLE_QUEENSIDE):
-            with m.If(castlestatus.queenside_ok):
-                m.d.comb += stack.next_top.stage.eq(GenStage.DONE)
-                make((castle_from, castle_from - (KING_FILE - QUEENSIDE_FILE), PieceType.NONE))
-            with m.Else():
-                m.d.comb += [stack.op.eq(StackOp.WRITE), stack.next_top.stage.eq(GenStage.DONE)]
-                goto("NEXT_MOVE")
+                m.d.comb += stack.next_top.mask.eq(top.mask | aggressor_bit)
+                make(aggressor, victim, PieceType.NONE)
+        # victims exhausted: kingside castling, then queenside, in this same cycle if allowed
+        with m.Elif((top.stage == GenStage.VICTIMS) & full_width & castlestatus.kingside_ok):
+            castle(kingside[0], GenStage.CASTLE_QUEENSIDE)
+        with m.Elif(((top.stage == GenStage.VICTIMS) | (top.stage == GenStage.CASTLE_QUEENSIDE))
+                    & full_width & castlestatus.queenside_ok):
+            castle(queenside[0], GenStage.DONE)
         with m.Else():
-            # exhausted: no legal move in a full-width node is mate or stalemate
-            with m.If(~top.has_legal & ~top.captures_only):
-                m.d.sync += value.eq(Mux(top.in_check, stack.ply - MATE, 0))
-            with m.Else():
-                m.d.sync += value.eq(top.best)
-            goto("RETURN")
+            exhausted()
 
-    def _state_test_legal(self, m, board, stack, top, testcheck, side, searching, nodes, goto,
-                          **_):
+    def _state_test_legal(self, m, board, stack, top, mover_check, side_check, searching,
+                          nodes, goto, **_):
         # the board now holds the child: the mover is the side *not* to move
-        m.d.comb += [testcheck.square.eq(board.king_squares[~side.as_value()]),
-                     testcheck.by.eq(side)]
-        with m.If(testcheck.attacked):
+        child_ply = stack.ply + 1
+        child_depth = Mux(top.depth == 0, 0, top.depth - 1)
+        with m.If(mover_check.attacked):
             m.d.comb += board.op.eq(BoardOp.UNMAKE)
             goto("NEXT_MOVE")
         with m.Elif(~searching & (top.depth == 1)):
@@ -350,41 +362,49 @@ class SearchCore(wiring.Component):
             m.d.comb += board.op.eq(BoardOp.UNMAKE)
             goto("NEXT_MOVE")
         with m.Else():
+            quiescent = searching & (child_depth == 0) & ~side_check.attacked
             m.d.comb += [
                 stack.op.eq(StackOp.PUSH),
                 stack.store.has_legal.eq(1),
                 stack.next_top.as_value().eq(0),
-                stack.next_top.depth.eq(Mux(top.depth == 0, 0, top.depth - 1)),
+                stack.next_top.depth.eq(child_depth),
                 stack.next_top.alpha.eq(-top.beta),
                 stack.next_top.beta.eq(-top.alpha),
                 stack.next_top.best.eq(-INF),
+                stack.next_top.in_check.eq(side_check.attacked),
+                stack.next_top.captures_only.eq(quiescent),
             ]
-            goto("ENTER")
-
-    def _state_return(self, m, board, stack, top, parent, searching, value, nodes, goto,
-                      finish, **_):
-        with m.If(stack.ply == 0):
-            m.d.sync += [self.result.score.eq(value), self.result.best_move.eq(top.best_move)]
-            finish(Status.DONE)
-        with m.Else():
-            m.d.comb += [stack.op.eq(StackOp.POP), stack.next_top.eq(parent),
-                         board.op.eq(BoardOp.UNMAKE), board.move.eq(parent.move),
-                         board.restore.eq(parent.undo)]
-            score = Signal(Score)
-            m.d.comb += score.eq(-value)
-            cutoff = Signal()
-            with m.If(searching & (score > parent.best)):
-                m.d.comb += [stack.next_top.best.eq(score),
-                             stack.next_top.best_move.eq(parent.move)]
-                with m.If(score > parent.alpha):
-                    m.d.comb += stack.next_top.alpha.eq(score)
-                    with m.If(score >= parent.beta):
-                        m.d.comb += cutoff.eq(1)
-            with m.If(cutoff):
-                m.d.sync += value.eq(score)
-                goto("RETURN")
+            with m.If(searching):
+                m.d.sync += nodes.eq(nodes + 1)
+                m.d.comb += [self.trace_valid.eq(1), self.trace_ply.eq(child_ply),
+                             self.trace_move.eq(top.move)]
+            with m.If(searching & (child_ply == MAX_PLY)):
+                goto("EVAL_LEAF")
+            with m.Elif(quiescent):
+                goto("STAND_PAT")
             with m.Else():
                 goto("NEXT_MOVE")
+
+    def _state_stand_pat(self, m, evaluate, eval_ready, stack, top, goto, return_value, **_):
+        score = evaluate.score
+        with m.If(~eval_ready):
+            goto("STAND_PAT")
+        with m.Elif(score >= top.beta):
+            return_value(score)
+        with m.Else():
+            m.d.comb += [stack.op.eq(StackOp.WRITE), stack.next_top.best.eq(score)]
+            with m.If(score > top.alpha):
+                m.d.comb += stack.next_top.alpha.eq(score)
+            goto("NEXT_MOVE")
+
+    def _state_eval_leaf(self, m, evaluate, eval_ready, goto, return_value, **_):
+        with m.If(eval_ready):
+            return_value(evaluate.score, may_be_root=False)  # MAX_PLY is never the root
+        with m.Else():
+            goto("EVAL_LEAF")
+
+    def _state_return(self, m, value, return_value, **_):
+        return_value(value)
 
 
 def fsm_markdown():

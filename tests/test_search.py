@@ -15,7 +15,7 @@ from chessaccel.defs import INF, MATE, MAX_DEPTH, Mode, Status
 from chessaccel.geometry import move_uci
 from chessaccel.host.position import chess_from_board
 from chessaccel.sim.model.search import search, perft
-from chessaccel.sim.rtl_search import RtlJob, run_jobs, toolchain_missing
+from chessaccel.sim.rtl_search import RtlJob, icarus_missing, run_jobs, toolchain_missing
 
 import suites
 
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(toolchain_missing() is not None,
                                 reason=f"RTL simulation unavailable: {toolchain_missing()}")
 
 #: Jobs whose model search enters more nodes than this are left to the long sweep.
-DEFAULT_NODE_LIMIT = 1500
+DEFAULT_NODE_LIMIT = 5000
 LONG_NODE_LIMIT = 60000
 SEED = 4
 #: Narrow windows: alpha drawn from +-WINDOW_SPREAD, width 1..WINDOW_WIDTH_MAX.
@@ -31,7 +31,7 @@ WINDOW_SPREAD = 300
 WINDOW_WIDTH_MAX = 60
 #: Cycles after start at which the abort test raises abort, and the most it may take to stop.
 ABORT_AFTER = 200
-ABORT_LATENCY_MAX = 2
+ABORT_LATENCY_MAX = 1
 
 
 def _uci(move):
@@ -116,9 +116,9 @@ def test_search_matches_model():
     rng = random.Random(SEED)
     fens = _positions(120, SEED)
     rng.shuffle(fens)
-    jobs = _search_jobs(fens[:110], (0, 1), (_full, _narrow), rng, DEFAULT_NODE_LIMIT)
-    jobs += _search_jobs(fens[110:170], (2,), (_full, _narrow), rng, DEFAULT_NODE_LIMIT)
-    jobs += _search_jobs(fens[170:200], (3,), (_full, _narrow), rng, DEFAULT_NODE_LIMIT)
+    jobs = _search_jobs(fens[:100], (0, 1), (_full, _narrow), rng, DEFAULT_NODE_LIMIT)
+    jobs += _search_jobs(fens[100:140], (2,), (_full, _narrow), rng, DEFAULT_NODE_LIMIT)
+    jobs += _search_jobs(fens[140:155], (3,), (_full, _narrow), rng, DEFAULT_NODE_LIMIT)
     assert len(jobs) >= 300
     assert {job.depth for job, _ in jobs} == {0, 1, 2, 3}
     _check_search(jobs)
@@ -221,3 +221,22 @@ def test_abort_and_bad_jobs():
     assert empty_window.status == Status.BAD_JOB
     assert (normal.status, normal.score, normal.best_move, normal.nodes) == (
         Status.DONE, want.score, want.best_move, want.nodes)
+
+
+@pytest.mark.skipif(icarus_missing() is not None, reason=f"cocotb + Icarus: {icarus_missing()}")
+def test_small_jobs_on_cocotb_icarus():
+    """The same Verilog under cocotb on Icarus (sim/cocotb/tb_search.py), on jobs small enough
+    for Icarus's speed on this design (tens of cycles per second): a perft, a quiescence search,
+    a mate in one, with the node trace, and a bad job."""
+    rook_ending = suites.board_of("4k3/8/8/8/8/8/8/4K2R w K - 0 1")
+    mate_in_one = suites.board_of("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")
+    jobs = [RtlJob(rook_ending, 1, mode=Mode.PERFT), RtlJob(rook_ending, 0, trace=True),
+            RtlJob(mate_in_one, 1, trace=True), RtlJob(mate_in_one, MAX_DEPTH + 1)]
+    results = run_jobs(jobs, simulator="icarus")
+    assert (results[0].status, results[0].nodes) == (Status.DONE, perft(rook_ending, 1))
+    for job, got in zip(jobs[1:3], results[1:3]):
+        want = search(job.board, job.depth, trace=True)
+        assert (got.status, got.score, got.best_move, got.nodes, got.trace) == (
+            Status.DONE, want.score, want.best_move, want.nodes, want.trace)
+    assert results[2].score == MATE - 1
+    assert results[3].status == Status.BAD_JOB

@@ -20,11 +20,13 @@ ABORT_PATIENCE = 100
 
 
 async def _record_trace(dut, trace):
+    # starts in the first cycle of the job (the root's), then samples every cycle
+    await ReadOnly()
     while True:
-        await RisingEdge(dut.clk)
-        await ReadOnly()
         if int(dut.trace_valid.value):
             trace.append([int(dut.trace_ply.value), int(dut.trace_move.value)])
+        await RisingEdge(dut.clk)
+        await ReadOnly()
 
 
 async def _run_job(dut, spec):
