@@ -32,7 +32,9 @@ __all__ = ["BoardError", "BoardRefused", "NoBoardError", "JobFailed", "BoardInfo
 LINK_ERRORS = (ErrorCode.BAD_CRC, ErrorCode.TRUNCATED, ErrorCode.BAD_LENGTH)
 JOB_ID_SPACE = 1 << 16
 SEQ_SPACE = 1 << 8
-DEFAULT_TIMEOUT = 0.25
+#: Seconds to wait for a reply before sending the request again (a real board answers in ms;
+#: the simulated one, in fractions of a second).
+DEFAULT_TIMEOUT = 1.0
 DEFAULT_RETRIES = 12
 #: Polling of a running job: first wait, growth factor and longest wait, in seconds.
 POLL_FIRST, POLL_GROWTH, POLL_LONGEST = 0.0005, 1.5, 0.05
@@ -113,7 +115,8 @@ class BoardClient:
         for attempt in range(self.retries + 1):
             if attempt:
                 self.retransmissions += 1
-            self._decoder.reset()
+            # the decoder keeps a reply half received: it may be the slow answer to the same
+            # request (same seq); a reply left broken fails its CRC and is retried
             self.transport.write(frame)
             outcome = self._await_reply(seq, command)
             if isinstance(outcome, str):

@@ -90,7 +90,7 @@ def test_no_board_answers():
 
 # --- jobs on the simulated board (needs hdl/search.py's SearchCore) ------------------------
 
-from search_positions import board_of, random_boards, suite_fens  # noqa: E402
+from suites import board_of, epd_positions, fens, perft_records, random_play_positions  # noqa: E402
 
 #: Cores of the simulated board the job tests share (also the multi-core test).
 JOB_CORES = 2
@@ -129,18 +129,19 @@ def search_client(search_board):
         yield client
 
 
-def _job_set(count, node_limit, seed):
-    """(board, depth, alpha, beta, model result): suite and random positions, depths 1-3, full
+def _job_set(count, node_limit, seed, depths=(1, 1, 2)):
+    """(board, depth, alpha, beta, model result): suite and random positions at ``depths``, full
     and narrow windows, whose model walk stays under ``node_limit`` nodes."""
     import random
     rng = random.Random(seed)
-    boards = [board_of(f) for name in ("perftsuite.epd", "tricky.perft", "wac.epd", "mate2.fen",
-                                       "stalemate2.fen") for f in suite_fens(name)]
-    boards += random_boards(seed=seed, count=count)
+    positions = [record.fen for record in perft_records(("tricky.perft", "perftsuite.epd"))]
+    positions += epd_positions(("wac.epd",)) + fens("mate2.fen") + fens("stalemate2.fen")
+    positions += random_play_positions(seed=seed, count=count)
+    boards = [board_of(fen) for fen in positions]
     rng.shuffle(boards)
     jobs = []
     for board in boards:
-        depth = rng.choice((1, 1, 2, 2, 3))
+        depth = rng.choice(depths)
         alpha, beta = -INF, INF
         if rng.random() < 0.3:
             alpha = rng.randrange(-300, 300)
@@ -176,7 +177,8 @@ def test_jobs_over_the_pty_equal_the_model(search_client):
 @needs_verilator
 @needs_core
 def test_jobs_over_the_pty_equal_the_model_long(search_client):
-    _compare_jobs(search_client, _job_set(LONG_POSITIONS, LONG_NODE_LIMIT, seed=52), JOB_CORES)
+    _compare_jobs(search_client, _job_set(LONG_POSITIONS, LONG_NODE_LIMIT, seed=52,
+                                          depths=(1, 2, 2, 3)), JOB_CORES)
 
 
 @needs_verilator
