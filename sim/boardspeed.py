@@ -1,6 +1,7 @@
 """Speed of the simulated board: Verilator (sim/boardsim.py) beside cocotb + Icarus, one run.
 
-Both simulators run the same ``BoardTop`` (one core, the simulation divisor) on the same bench
+Both simulators run ``BoardTop`` (the simulation divisor; Icarus one core, Verilator the
+two-core build of the board tests) on the same bench
 jobs (host/bench.py), driven at the UART pins: a JOB frame, the search, a RESULT frame. Reported
 per simulator: simulated clock cycles per second (Verilator: cycles over the time the harness
 spent ticking; Icarus: cycles over the testbench's wall time) and nodes per second (bench nodes
@@ -45,12 +46,18 @@ def _check(name, board, depth, score, nodes):
     return nodes
 
 
-def measure_verilator(jobs):
+#: Cores of the Verilator board measured: the build the board tests use (two cores simulated
+#: per cycle, one working: a conservative figure against the one-core Icarus board).
+VERILATOR_CORES = 2
+
+
+def measure_verilator(jobs, cores=VERILATOR_CORES):
     from chessaccel.host.boardcli import BoardBackend
     from chessaccel.host.transport import PtyTransport
     from chessaccel.sim.boardsim import BoardSim
-    sim = BoardSim(cores=1, log=lambda line: print(line, file=sys.stderr))
-    backend = BoardBackend(PtyTransport(sim.port), "verilator", sim=sim)
+    from chessaccel.sim.boardsim import SIM_REPLY_TIMEOUT
+    sim = BoardSim(cores=cores, log=lambda line: print(line, file=sys.stderr))
+    backend = BoardBackend(PtyTransport(sim.port), "verilator", sim=sim, timeout=SIM_REPLY_TIMEOUT)
     nodes = 0
     started = time.perf_counter()
     try:
@@ -61,7 +68,7 @@ def measure_verilator(jobs):
     finally:
         backend.close()
     stats = sim.stats
-    return {"simulator": "verilator", "jobs": len(jobs), "nodes": nodes,
+    return {"simulator": "verilator", "cores": cores, "jobs": len(jobs), "nodes": nodes,
             "cycles": stats["cycles"], "ticking_seconds": stats["ticking_seconds"],
             "wall_seconds": seconds,
             "cycles_per_second": stats["cycles"] / stats["ticking_seconds"],
@@ -93,7 +100,7 @@ def measure_icarus(jobs, clocks_per_bit):
         result = decode_payload(ResultReply, frame.payload).result
         assert result.status == Status.DONE, f"{name}: {result.status}"
         nodes += _check(name, board, depth, result.score, int(result.nodes))
-    return {"simulator": "cocotb+icarus", "jobs": len(jobs), "nodes": nodes,
+    return {"simulator": "cocotb+icarus", "cores": 1, "jobs": len(jobs), "nodes": nodes,
             "cycles": out["cycles"], "bench_seconds": out["seconds"], "wall_seconds": wall,
             "cycles_per_second": out["cycles"] / out["seconds"],
             "nodes_per_second": nodes / out["seconds"]}
