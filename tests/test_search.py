@@ -24,7 +24,7 @@ pytestmark = pytest.mark.skipif(toolchain_missing() is not None,
 
 #: Jobs whose model search enters more nodes than this are left to the long sweep.
 DEFAULT_NODE_LIMIT = 5000
-LONG_NODE_LIMIT = 60000
+LONG_NODE_LIMIT = 20000
 SEED = 4
 #: Narrow windows: alpha drawn from +-WINDOW_SPREAD, width 1..WINDOW_WIDTH_MAX.
 WINDOW_SPREAD = 300
@@ -127,7 +127,7 @@ def test_search_matches_model():
 @pytest.mark.long
 def test_search_matches_model_long():
     rng = random.Random(SEED + 1)
-    fens = _positions(400, SEED + 1)
+    fens = _positions(200, SEED + 1)
     jobs = _search_jobs(fens, (1, 2, 3), (_full, _narrow), rng, LONG_NODE_LIMIT)
     _check_search(jobs)
 

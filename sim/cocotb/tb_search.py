@@ -47,10 +47,11 @@ async def _run_job(dut, spec):
             abort_latency += 1
             if not int(dut.busy.value):
                 break
-    await ReadOnly()
+    else:
+        await ReadOnly()
     if int(dut.busy.value):
         await FallingEdge(dut.busy)
-    await ReadOnly()
+        await ReadOnly()
     result = int(dut.result.value)
     await RisingEdge(dut.clk)
     dut.abort.value = 0
