@@ -50,8 +50,9 @@ class Dispatcher(wiring.Component):
 
     JOB goes to the lowest-numbered free core unless a core already holds its job id (then the
     reply says ALREADY_KNOWN and nothing starts: a retried JOB never runs twice). A core keeps its
-    job id and result until it is given another job, so RESULT may be asked again and again.
-    ABORT of all jobs also makes every core forget its job id (a host starts its session so).
+    job id and result until it is given another job, so RESULT may be asked again and again,
+    and a core is given another job only once a RESULT reply has carried its final result (a
+    finished job is never overwritten before the host has it). ABORT of all jobs also makes every core forget its job id (a host starts its session so).
     """
 
     def __init__(self, cores, clock_hz, clocks_per_bit, build_id):
@@ -82,6 +83,7 @@ class Dispatcher(wiring.Component):
         job = Signal(SearchJob)
         job_ids = [Signal(16, name=f"job_id_{i}") for i in range(n)]
         holds = Signal(n)          # core i has been given job_ids[i]
+        delivered = Signal(n)      # core i's final result has been sent in a RESULT reply
         starting = Signal(n)       # start strobe goes out this cycle
         aborting = Signal(n)       # abort held until the core stops
         busy = Signal(n)
@@ -99,7 +101,8 @@ class Dispatcher(wiring.Component):
         free = Signal(n)
         for i in range(n):
             m.d.comb += [matches[i].eq(holds[i] & (job_ids[i] == request_job_id)),
-                         free[i].eq(~busy[i] & ~starting[i])]
+                         # never hand out a core whose result the host has not yet received
+                         free[i].eq(~busy[i] & ~starting[i] & (~holds[i] | delivered[i]))]
         matched_core = Signal(range(max(n, 1)))
         free_core = Signal(range(max(n, 1)))
         for i in reversed(range(n)):    # the lowest index wins
@@ -137,16 +140,17 @@ class Dispatcher(wiring.Component):
                                 error(ErrorCode.BAD_LENGTH)
                             with m.Else():
                                 self._serve(m, code, event, answer, error, job, job_ids, holds,
-                                            starting, aborting, busy, matches, matched_core,
+                                            delivered, starting, aborting, busy, matches,
+                                            matched_core,
                                             free_core, any_match, any_free, good_frames,
                                             bad_frames)
                     with m.Default():
                         error(ErrorCode.UNKNOWN_COMMAND)
         return m
 
-    def _serve(self, m, command, event, answer, error, job, job_ids, holds, starting, aborting,
-               busy, matches, matched_core, free_core, any_match, any_free, good_frames,
-               bad_frames):
+    def _serve(self, m, command, event, answer, error, job, job_ids, holds, delivered, starting,
+               aborting, busy, matches, matched_core, free_core, any_match, any_free,
+               good_frames, bad_frames):
         if command == Command.INFO:
             answer(InfoReply, {"version": PROTOCOL_VERSION, "cores": self.cores,
                                "clock_hz": self.clock_hz, "clocks_per_bit": self.clocks_per_bit,
@@ -166,7 +170,7 @@ class Dispatcher(wiring.Component):
                 for i in range(self.cores):
                     with m.If(free_core == i):
                         m.d.sync += [job_ids[i].eq(request.job_id), holds[i].eq(1),
-                                     starting[i].eq(1)]
+                                     delivered[i].eq(0), starting[i].eq(1)]
             with m.Else():
                 error(ErrorCode.NO_FREE_CORE)
         elif command == Command.RESULT:
@@ -179,6 +183,8 @@ class Dispatcher(wiring.Component):
                         # between the start strobe and the core's busy the job is running too
                         with m.If(busy[i] | starting[i]):
                             m.d.comb += result.status.eq(Status.BUSY)
+                        with m.Else():
+                            m.d.sync += delivered[i].eq(1)
                 answer(ResultReply, {"job_id": request.job_id, "core": matched_core,
                                      "result": result})
             with m.Else():
