@@ -223,10 +223,11 @@ def test_abort_and_bad_jobs():
         Status.DONE, want.score, want.best_move, want.nodes)
 
 
+@pytest.mark.long
 @pytest.mark.skipif(icarus_missing() is not None, reason=f"cocotb + Icarus: {icarus_missing()}")
 def test_small_jobs_on_cocotb_icarus():
     """The same Verilog under cocotb on Icarus (sim/cocotb/tb_search.py), on jobs small enough
-    for Icarus's speed on this design (tens of cycles per second): a perft, a quiescence search,
+    for Icarus's speed on this design (a few cycles per second: ~4 minutes, hence long): a perft, a quiescence search,
     a mate in one, with the node trace, and a bad job."""
     rook_ending = suites.board_of("4k3/8/8/8/8/8/8/4K2R w K - 0 1")
     mate_in_one = suites.board_of("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")
