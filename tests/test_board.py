@@ -10,11 +10,13 @@ en-passant captures and promotions with and without capture, for both colours.
 import random
 
 import pytest
+from amaranth.lib import data
 
 from chessaccel.defs import CastlingRights, EnPassant, Piece, UndoRecord
 from chessaccel.geometry import ep_pack, move_uci, pack_move
 from chessaccel.hdl.board import Board, BoardOp, KingSquares
 from chessaccel.sim.cocotb_runner import run_testbench
+from chessaccel.sim.rtl_movegen import pack_position
 from chessaccel.sim.model.movegen import pseudo_moves
 from movegen_positions import (LONG_RANDOM, SEED, board_of, movegen_fens, report_first_mismatch,
                                requires_simulator)
@@ -22,20 +24,38 @@ from movegen_positions import (LONG_RANDOM, SEED, board_of, movegen_fens, report
 pytestmark = requires_simulator
 
 #: Default-suite cap on moves made per position (chosen at random, seeded; the rare kinds kept).
-DEFAULT_MOVES_PER_POSITION = 6
+DEFAULT_MOVES_PER_POSITION = 4
 NO_UNDO = 0
 
 
+_UNDO = data.Layout.cast(UndoRecord)
+_KINGS = data.Layout.cast(KingSquares)
+
+
 def pack_undo(undo):
-    return UndoRecord.const({
-        "captured": Piece.from_bits(undo.captured),
-        "castling": CastlingRights.from_bits(undo.castling),
-        "ep": EnPassant.from_bits(ep_pack(undo.ep)),
-    }).as_value().value
+    """The UndoRecord bits of a model Undo (offsets read from the layout: fast)."""
+    return (undo.captured << _UNDO["captured"].offset
+            | undo.castling << _UNDO["castling"].offset
+            | ep_pack(undo.ep) << _UNDO["ep"].offset)
 
 
 def pack_kings(board):
-    return KingSquares.const(board.kings).as_value().value
+    return board.kings[0] << _KINGS[0].offset | board.kings[1] << _KINGS[1].offset
+
+
+def test_fast_packers_match_layout_constants():
+    for fen in movegen_fens()[::50]:
+        board = board_of(fen)
+        assert pack_position(board) == board.to_bits()
+        assert pack_kings(board) == KingSquares.const(board.kings).as_value().value
+        for move in pseudo_moves(board)[:3]:
+            undo = board.make(move)
+            assert pack_undo(undo) == UndoRecord.const({
+                "captured": Piece.from_bits(undo.captured),
+                "castling": CastlingRights.from_bits(undo.castling),
+                "ep": EnPassant.from_bits(ep_pack(undo.ep)),
+            }).as_value().value
+            board.unmake(move, undo)
 
 
 def board_operations(fen_list, moves_per_position=None):
@@ -43,7 +63,7 @@ def board_operations(fen_list, moves_per_position=None):
     rows, expected, context = [], [], []
     for fen in fen_list:
         board = board_of(fen)
-        loaded = board.to_bits()
+        loaded = pack_position(board)
         rows.append([BoardOp.LOAD.value, loaded, 0, NO_UNDO])
         expected.append([None, loaded, pack_kings(board)])
         context.append((fen, "LOAD"))
@@ -51,12 +71,13 @@ def board_operations(fen_list, moves_per_position=None):
         if moves_per_position is not None and len(moves) > moves_per_position:
             special = [m for m in moves if m[2] or m[1] == board.ep or
                        (board.kings[board.side] == m[0] and abs(m[1] - m[0]) == 2)]
-            moves = special[:moves_per_position] + rng.sample(moves, moves_per_position)
+            moves = special[:moves_per_position // 2] + rng.sample(
+                moves, moves_per_position - len(special[:moves_per_position // 2]))
         for move in moves:
             bits = pack_move(*move)
             undo = board.make(move)
             rows.append([BoardOp.MAKE.value, 0, bits, NO_UNDO])
-            expected.append([pack_undo(undo), board.to_bits(), pack_kings(board)])
+            expected.append([pack_undo(undo), pack_position(board), pack_kings(board)])
             context.append((fen, f"MAKE {move_uci(move)}"))
             board.unmake(move, undo)
             rows.append([BoardOp.UNMAKE.value, 0, bits, pack_undo(undo)])

@@ -11,6 +11,7 @@ import pytest
 
 from chessaccel.hdl.castlestatus import CastleStatus
 from chessaccel.sim.cocotb_runner import run_testbench
+from chessaccel.sim.rtl_movegen import pack_position
 from chessaccel.sim.model.castlestatus import castle_status
 from chessaccel.sim.model.movegen import legal_moves
 from chessaccel.geometry import move_uci
@@ -28,7 +29,7 @@ def castle_transactions(fen_list, with_children, children_per_position=None):
     rows, expected, context = [], [], []
 
     def ask(board, fen, what):
-        rows.append([board.to_bits()])
+        rows.append([pack_position(board)])
         expected.append([int(ok) for ok in castle_status(board)])
         context.append((fen, what))
 

@@ -11,6 +11,7 @@ from chessaccel.defs import PieceType
 from chessaccel.geometry import TYPE_OF, rank_of, relative
 from chessaccel.hdl.genaggressor import GenAggressor, LAST_RANK
 from chessaccel.sim.cocotb_runner import run_testbench
+from chessaccel.sim.rtl_movegen import pack_position
 from chessaccel.sim.model.movegen import MovePicker
 from movegen_positions import (LONG_RANDOM, SEED, board_of, movegen_fens, report_first_mismatch,
                                requires_simulator)
@@ -25,7 +26,7 @@ def aggressor_transactions(fen_list, steps_per_node=None):
     rows, expected, context = [], [], []
     for fen in fen_list:
         board = board_of(fen)
-        bits = board.to_bits()
+        bits = pack_position(board)
         for captures_only in (False, True):
             picker = MovePicker(board, captures_only, trace=True)
             while picker.next() is not None:

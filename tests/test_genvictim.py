@@ -9,6 +9,7 @@ import pytest
 
 from chessaccel.hdl.genvictim import GenVictim
 from chessaccel.sim.cocotb_runner import run_testbench
+from chessaccel.sim.rtl_movegen import pack_position
 from chessaccel.sim.model.genvictim import receivers
 from chessaccel.sim.model.movegen import MovePicker
 from movegen_positions import (LONG_RANDOM, SEED, board_of, movegen_fens, report_first_mismatch,
@@ -27,7 +28,7 @@ def victim_transactions(fen_list, steps_per_node=None):
     rows, expected, context = [], [], []
     for fen in fen_list:
         board = board_of(fen)
-        bits = board.to_bits()
+        bits = pack_position(board)
         classes = receivers(board)
         for captures_only in (False, True):
             picker = MovePicker(board, captures_only, trace=True)

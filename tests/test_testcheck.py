@@ -11,6 +11,7 @@ import pytest
 
 from chessaccel.hdl.testcheck import TestCheck
 from chessaccel.sim.cocotb_runner import run_testbench
+from chessaccel.sim.rtl_movegen import pack_position
 from chessaccel.sim.model.movegen import pseudo_moves
 from chessaccel.sim.model.testcheck import attacked
 from chessaccel.geometry import move_uci
@@ -20,8 +21,8 @@ from movegen_positions import (LONG_RANDOM, SEED, board_of, movegen_fens, report
 pytestmark = requires_simulator
 
 #: Default-suite caps: made moves tested per position, and extra squares asked per position.
-DEFAULT_MOVES_PER_POSITION = 2
-DEFAULT_SQUARES_PER_POSITION = 2
+DEFAULT_MOVES_PER_POSITION = 4
+DEFAULT_SQUARES_PER_POSITION = 4
 
 
 def check_transactions(fen_list, moves_per_position=None, squares_per_position=None):
@@ -29,7 +30,7 @@ def check_transactions(fen_list, moves_per_position=None, squares_per_position=N
     rows, expected, context = [], [], []
 
     def ask(board, target, by, fen, what):
-        rows.append([board.to_bits(), target, by])
+        rows.append([pack_position(board), target, by])
         expected.append([int(attacked(board, target, by))])
         context.append((fen, f"{what}: square {target} attacked by colour {by}?"))
 
