@@ -143,7 +143,7 @@ def _runner(folder, name, waves):
     return runner
 
 
-def _gate_script(source, top, destination):
+def _gate_script(source, top, destination, source_name=None):
     """Yosys script: combinational modules of ``source`` to gates, the others kept."""
     text = source.read_text()
     starts = [(match.start(), match.group(1)) for match in _MODULE.finditer(text)]
@@ -153,7 +153,7 @@ def _gate_script(source, top, destination):
         if not _CLOCKED.search(text, start, end):
             combinational.append(module if module.startswith("\\") else module)
     # no alumacc / fsm here: the clocked modules must stay plain Verilog
-    passes = [f"read_verilog {source}", f"hierarchy -top {top}", "proc", "opt -full"]
+    passes = [f"read_verilog {source_name or source}", f"hierarchy -top {top}", "proc", "opt -full"]
     for module in combinational:
         passes.append(_GATE_PASSES.format(m=module.lstrip("\\")))
     passes.append(f"write_verilog -noattr {destination}")
@@ -203,9 +203,11 @@ def _build_into(staging, factory, name, netlist, waves):
     if netlist == "gates":
         rtl = staging / f"{name}.rtl.v"
         exported.rename(rtl)
-        script = _gate_script(rtl, name, exported)
+        # Relative names from inside the staging folder: YoWASP's WebAssembly sandbox cannot
+        # open every absolute path (files under /tmp, where CI may clone, are not reachable).
+        script = _gate_script(rtl, name, Path(exported.name), source_name=rtl.name)
         mapped = subprocess.run([_gate_tool(), "-q", "-p", script], capture_output=True,
-                                text=True)
+                                text=True, cwd=staging)
         if mapped.returncode != 0:
             raise SimulationFailed(f"Yosys could not map {name} to gates:\n"
                                    f"{mapped.stdout[-_SIM_LOG_TAIL:]}{mapped.stderr}")
