@@ -71,13 +71,26 @@ def _optional(module, what):
         raise BackendError(f"{what} is not available in this build ({e})") from None
 
 
+def _simulated(call, *args):
+    """Run a simulator call; its failures (tools missing, build broken) become BackendError."""
+    try:
+        return call(*args)
+    except BackendError:
+        raise
+    except (RuntimeError, AssertionError, OSError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise BackendError(f"RTL simulation failed: {first}") from None
+
+
 class RtlBackend(Backend):
-    """The RTL under cocotb + Icarus Verilog: slow, exact, with cycle counts."""
+    """The RTL simulated: the move generator under cocotb + Icarus; the search core under
+    Verilator when installed (Icarus manages only tens of cycles per second on the whole core;
+    CHESSACCEL_RTL_SIM=icarus|verilator chooses). Exact, with cycle counts."""
     name = "rtl"
 
     def moves(self, board):
         mod = _optional("chessaccel.sim.rtl_movegen", "the RTL move generator")
-        return mod.rtl_moves(board)
+        return _simulated(mod.rtl_moves, board)
 
     def _search_module(self):
         return _optional("chessaccel.sim.rtl_search", "the RTL search core")
@@ -88,12 +101,12 @@ class RtlBackend(Backend):
             parts, cycles = {}, 0
             for move in legal_moves(board):
                 undo = board.make(move)
-                nodes, c = mod.rtl_perft(board, depth - 1)
+                nodes, c = _simulated(mod.rtl_perft, board, depth - 1)
                 board.unmake(move, undo)
                 parts[move] = nodes
                 cycles += c
             return {"nodes": sum(parts.values()), "divide": parts, "cycles": cycles}
-        nodes, cycles = mod.rtl_perft(board, depth)
+        nodes, cycles = _simulated(mod.rtl_perft, board, depth)
         return {"nodes": nodes, "divide": None, "cycles": cycles}
 
     def search(self, board, depth, alpha, beta):
@@ -102,7 +115,7 @@ class RtlBackend(Backend):
     def search_many(self, jobs):
         mod = self._search_module()
         out = []
-        for score, best_move, nodes, cycles in mod.rtl_search_many(jobs):
+        for score, best_move, nodes, cycles in _simulated(mod.rtl_search_many, jobs):
             out.append({"score": score, "best_move": best_move,
                         "pv": [best_move] if best_move else [], "nodes": nodes,
                         "cycles": cycles})
