@@ -9,7 +9,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 JOBS ?= 2
 DEMO_FEN ?= r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4
 
-.PHONY: all setup system-packages demo test test-long bench bench-rtl synth-movegen clean
+.PHONY: all setup system-packages demo test test-long bench bench-rtl synth-movegen synth board-speed clean
 
 all: demo
 
@@ -51,6 +51,15 @@ bench: setup
 
 bench-rtl: setup
 	$(VENV)/bin/chessaccel bench --backend rtl
+
+synth-movegen: setup
+	$(PY) -m chessaccel.synth movegen-all
+
+synth: setup
+	$(PY) -m chessaccel.synth movegen-all search-all boardtop-nocore
+
+board-speed: setup
+	$(PY) -m chessaccel.sim.boardspeed
 
 clean:
 	rm -rf build sim_build out .pytest_cache .hypothesis
