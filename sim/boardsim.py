@@ -13,18 +13,16 @@ at ``clocks_per_bit`` (default SIM_CLOCKS_PER_BIT) clock cycles per bit instead 
 """
 
 import argparse
-import fcntl
 import hashlib
 import json
 import os
 import select
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-from contextlib import contextmanager
 from pathlib import Path
+from chessaccel.sim.buildtools import locked, verilator_missing as _verilator_missing
 
 __all__ = ["SIM_CLOCKS_PER_BIT", "SIM_CLOCK_HZ", "BUILD_ROOT", "BoardSimError",
            "SIM_REPLY_TIMEOUT", "verilator_missing", "build_board_sim", "BoardSim", "board_sim_main"]
@@ -52,11 +50,8 @@ class BoardSimError(RuntimeError):
 
 
 def verilator_missing():
-    """A one-line reason the simulated board cannot be built here, or None."""
-    for tool in ("verilator", "make", "c++"):
-        if shutil.which(tool) is None:
-            return f"{tool} is not installed (the simulated board needs Verilator and a C++ compiler)"
-    return None
+    """A one-line reason the Verilator build cannot run here, or None when it can."""
+    return _verilator_missing("the simulated board")
 
 
 def _verilator_version():
@@ -96,15 +91,7 @@ def _design_files(cores):
     return sorted(paths)
 
 
-@contextmanager
-def _locked(path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+_locked = locked
 
 
 def build_board_sim(cores=1, clocks_per_bit=SIM_CLOCKS_PER_BIT, log=None):

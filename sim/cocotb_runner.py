@@ -26,7 +26,6 @@ Waveforms (FST, in the run folder) are written only when ``CHESSACCEL_WAVES=1``;
 then kept and its path printed. The simulator's log goes to ``sim.log`` in the run folder.
 """
 
-import fcntl
 import hashlib
 import inspect
 import logging
@@ -37,9 +36,9 @@ import os
 import shutil
 import sys
 import tempfile
-from contextlib import contextmanager
 from pathlib import Path
 from xml.etree import ElementTree
+from chessaccel.sim.buildtools import locked
 
 __all__ = ["BUILD_ROOT", "PARAMS_ENV", "RESULTS_ENV", "WAVES_ENV", "SimulationFailed",
            "toolchain_missing", "build", "run_testbench", "read_params", "write_results"]
@@ -121,15 +120,7 @@ def _design_key(factory, name, netlist):
     return digest.hexdigest()[:16]
 
 
-@contextmanager
-def _locked(path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+_locked = locked
 
 
 def _runner(folder, name, waves):

@@ -14,18 +14,16 @@ simulators run the same Verilog:
 ``chessaccel bench --backend rtl`` needs: per-job nodes and cycles, with cycles per node.
 """
 
-import fcntl
 import hashlib
 import os
-import shutil
 import subprocess
 import tempfile
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from chessaccel.defs import INF, Mode, SearchJob, SearchResult, Status, Position, NO_MOVE
 from chessaccel.geometry import unpack_move
+from chessaccel.sim.buildtools import locked, verilator_missing as _verilator_missing
 
 __all__ = ["RtlJob", "RtlResult", "RtlError", "run_jobs", "rtl_search", "rtl_search_many",
            "rtl_perft", "bench_jobs", "toolchain_missing", "default_simulator", "SIMULATORS",
@@ -50,10 +48,7 @@ class RtlError(RuntimeError):
 
 def verilator_missing():
     """A one-line reason the Verilator build cannot run here, or None when it can."""
-    for tool in ("verilator", "make", "c++"):
-        if shutil.which(tool) is None:
-            return f"{tool} is not installed (the Verilator simulation needs it)"
-    return None
+    return _verilator_missing("the Verilator search core")
 
 
 def icarus_missing():
@@ -120,15 +115,7 @@ def _core():
     return SearchCore()
 
 
-@contextmanager
-def _locked(path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+_locked = locked
 
 
 def _verilator_key():
