@@ -71,6 +71,11 @@ def main(argv=None):
     unknown = [n for n in names if n not in BLOCKS]
     if unknown:
         parser.error(f"unknown block {', '.join(repr(n) for n in unknown)} (see --list)")
+    if args.summary:
+        from pathlib import Path
+        clash = [n for n in names if Path(args.summary).resolve() == (Path(args.out) / f"{n}.json").resolve()]
+        if clash:
+            parser.error(f"--summary {args.summary} would overwrite the record of block '{clash[0]}'")
     options = SynthOptions(device=args.device, package=args.package, speed=args.speed,
                            freq_mhz=args.freq, seed=args.seed, router=args.router,
                            baseline=not args.no_baseline)
