@@ -53,7 +53,7 @@ bench-rtl: setup
 	$(VENV)/bin/chessaccel bench --backend rtl
 
 synth-movegen: setup
-	$(PY) -m chessaccel.synth movegen-all
+	$(PY) -m chessaccel.synth movegen-all --summary out/synth/summary-movegen.json --chart out/synth/summary-movegen.png
 
 synth: setup
 	$(PY) -m chessaccel.synth movegen-all search-all boardtop-nocore
