@@ -5,6 +5,7 @@ import os
 import random
 
 import pytest
+from hypothesis import settings
 
 import seeds
 import suites
@@ -29,6 +30,11 @@ def suite_positions():
         fens += suites.fens(name)
     fens += suites.epd_positions()
     return list(dict.fromkeys(fens))
+
+
+#: ``--hypothesis-profile=mutation`` (tools/mutation.py): fewer examples for each of thousands of
+#: mutants; tests that want more set max_examples themselves.
+settings.register_profile("mutation", max_examples=25)
 
 
 # --- the run's random seed (tests/seeds.py) ---------------------------------------------------

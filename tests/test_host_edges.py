@@ -28,7 +28,7 @@ import suites
 STARTS = [chess.STARTING_FEN] + [r.fen for r in suites.perft_records(("standard.perft",
                                                                          "tricky.perft"))]
 
-_PROPERTY = settings(max_examples=150, deadline=None,
+_PROPERTY = settings(deadline=None,
                      suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -162,7 +162,7 @@ def test_each_bound_at_and_beyond_the_limits(option, value):
     check_window(alpha, beta, [option, str(value)])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(alpha=st.integers(-INF - 3, INF + 3), beta=st.integers(-INF - 3, INF + 3))
 @example(alpha=-INF, beta=INF)
 @example(alpha=INF - 1, beta=INF)
