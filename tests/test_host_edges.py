@@ -181,3 +181,15 @@ def check_window(alpha, beta, options):
         assert status == 2 and out == "", f"({alpha}, {beta}) accepted, section 8 rejects it"
         lines = err.strip().splitlines()
         assert len(lines) == 1 and problem in lines[0], f"({alpha}, {beta}): {err.strip()}"
+
+
+@pytest.mark.parametrize("junk", ["\x00", "\r", "\x00\x00", "\r\x00", " \x00 "])
+def test_nul_and_cr_are_blanks(junk):
+    """Section 8: NUL and CR count as blanks (published suites end lines in them): the position
+    and its operations are those of the clean line, and nothing is left over as an operation."""
+    clean = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"
+    board, ops = parse_position(clean + junk)
+    assert ops == {} and board.key() == parse_position(clean)[0].key()
+    board, ops = parse_position(f"4k3/8/8/8/8/8/4P3/4K3 w - -{junk}bm e4;{junk}id \"a b\";{junk}")
+    assert ops["id"] == "a b" and [m.uci() for m in ops["bm"]] == ["e2e4"]
+    assert board.key() == parse_position(clean)[0].key()

@@ -56,8 +56,7 @@ TIMEOUT_BASE = 240
 TEST_SELECTION = {
     "sim/model/evaluate.py": ["tests/test_eval_reference.py"],
     "sim/model/search.py": ["tests/test_model_quick.py", "tests/test_model_search.py"],
-    "sim/model/": ["tests/test_model_quick.py", "tests/test_perft_deep.py",
-                   "tests/test_model_movegen.py"],
+    "sim/model/": ["tests/test_model_quick.py", "tests/test_perft_deep.py"],
     "host/position.py": ["tests/test_host_edges.py", "tests/test_position.py"],
     "host/cli.py": ["tests/test_cli.py", "tests/test_host_edges.py"],
     "host/": ["tests/test_cli.py"],
