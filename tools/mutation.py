@@ -43,6 +43,8 @@ OUT = ROOT / "out" / "mutation"
 WORK = OUT / "work"
 #: Links build_import_shim made (never treated as files of the tree).
 LINKS = set()
+#: Added to the report's file names when mutation types are skipped (--skip).
+SUFFIX = ""
 EQUIVALENT_FILE = ROOT / "tools" / "mutation_equivalent.json"
 DEFAULT_PATHS = ("sim/model", "host", "chessaccel")
 #: Files of the work copy that belong to mutmut, not to the tree.
@@ -239,7 +241,7 @@ def check_imports_come_from_the_copy():
         raise SystemExit(f"mutation: tests would import the tree, not the mutated copy: {stray}")
 
 
-def run_mutmut(files, selection):
+def run_mutmut(files, selection, skip=""):
     env = dict(os.environ, CHESSACCEL_SEED=MUTANT_SEED, PYTHONDONTWRITEBYTECODE="1")
     env.pop("PYTHONPATH", None)
     mutmut = str(Path(sys.executable).with_name("mutmut"))
@@ -250,6 +252,8 @@ def run_mutmut(files, selection):
                          *map(shlex_quote, PYTEST_ARGS), *union])
     command = ["nice", "-n", "10", mutmut, "run", "--paths-to-mutate", ",".join(files),
                "--runner", baseline, "--tests-dir", "tests", "--simple-output"]
+    if skip:
+        command += ["--disable-mutation-types", skip]
     log(f"mutmut over {len(files)} files (progress below; resumable: run again to go on)")
     started = time.monotonic()
     status = subprocess.run(command, cwd=WORK, env=env).returncode
@@ -280,7 +284,7 @@ def mutant_diff(mutant_id, filename):
     return before, after
 
 
-def report(paths):
+def report(paths, skip=""):
     cache = WORK / ".mutmut-cache"
     if not cache.exists():
         raise SystemExit("mutation: no results yet (run without --report-only first)")
@@ -317,17 +321,18 @@ def report(paths):
         judged = tested - entry["equivalent"]
         entry["kill_rate_without_equivalent"] = round(detected / judged, 4) if judged else None
     summary = {"tool": "mutmut 2 (tools/mutation.py)", "paths": list(paths),
+               "mutation_types_skipped": skip or None,
                "folders": folders, "survivors": survivors,
                "equivalent_list": str(EQUIVALENT_FILE.relative_to(ROOT))}
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    (OUT / f"summary{SUFFIX}.json").write_text(json.dumps(summary, indent=1) + "\n")
     lines = ["Surviving mutants (file:line, original -> mutant); [equivalent: why] where judged so", ""]
     for s in survivors:
         tag = f"   [equivalent: {s['equivalent']}]" if s["equivalent"] else ""
         lines.append(f"{s['file']}:{s['line_number']} (mutmut id {s['id']}, {s['status']}){tag}")
         lines.append(f"    - {s['line']}")
         lines.append(f"    + {s['mutant']}")
-    (OUT / "survivors.txt").write_text("\n".join(lines) + "\n")
+    (OUT / f"survivors{SUFFIX}.txt").write_text("\n".join(lines) + "\n")
     print()
     print(f"{'folder':12s} {'mutants':>8s} {'tested':>7s} {'killed':>7s} {'timeout':>8s} "
           f"{'survived':>9s} {'equiv.':>7s} {'untested':>9s} {'kill rate':>10s} {'w/o equiv.':>11s}")
@@ -338,7 +343,7 @@ def report(paths):
         print(f"{folder:12s} {e['mutants']:8d} {e['tested']:7d} {e['killed']:7d} {e['timeout']:8d} "
               f"{e['survived'] + e['suspicious']:9d} {e['equivalent']:7d} {e['untested']:9d} "
               f"{rate:>10s} {rate2:>11s}")
-    print(f"\nwrote {OUT.relative_to(ROOT)}/summary.json and survivors.txt "
+    print(f"\nwrote {OUT.relative_to(ROOT)}/summary{SUFFIX}.json and survivors{SUFFIX}.txt "
           f"({len(survivors)} survivors)")
 
 
@@ -346,7 +351,16 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*", help=f"files or folders (default: {' '.join(DEFAULT_PATHS)})")
     parser.add_argument("--report-only", action="store_true", help="only write the report")
+    parser.add_argument("--skip", default="",
+                        help="mutation types left out, comma-separated (mutmut's names, e.g. "
+                             "'string': help and message texts); the summary records it")
     args = parser.parse_args(argv)
+    if args.skip:
+        # mutmut numbers a line's mutants among the types applied: another set of types needs
+        # its own cache, hence its own work copy and its own report
+        global WORK, SUFFIX
+        SUFFIX = "-no-" + args.skip.replace(",", "-")
+        WORK = OUT / f"work{SUFFIX}"
     paths = [p for arg in args.paths for p in arg.split()] or list(DEFAULT_PATHS)
     if not args.report_only:
         sync_work_copy()
@@ -356,8 +370,8 @@ def main(argv=None):
         selection = write_mutmut_config(files)
         for f in files:
             log(f"{f}: {' '.join(selection[f])}")
-        run_mutmut(files, selection)
-    report(paths)
+        run_mutmut(files, selection, args.skip)
+    report(paths, args.skip)
 
 
 if __name__ == "__main__":
