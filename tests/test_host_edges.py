@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from chessaccel.defs import INF
 from chessaccel.host.cli import main
-from chessaccel.host.position import chess_from_board, parse_position
+from chessaccel.host.position import PositionError, chess_from_board, parse_position
 
 import suites
 
@@ -193,3 +193,44 @@ def test_nul_and_cr_are_blanks(junk):
     board, ops = parse_position(f"4k3/8/8/8/8/8/4P3/4K3 w - -{junk}bm e4;{junk}id \"a b\";{junk}")
     assert ops["id"] == "a b" and [m.uci() for m in ops["bm"]] == ["e2e4"]
     assert board.key() == parse_position(clean)[0].key()
+
+
+# --- what the host says, word for word (the one line a user reads) ----------------------------
+
+@pytest.mark.parametrize("text,message", [
+    ("", "empty position"),
+    ("8/8/8/8/8/8/8/8 w - - 0 1", "illegal position: the board is empty"),
+    ("4k3/8/8/8/8/8/8/8 w - - 0 1", "illegal position: white has no king"),
+    ("8/8/8/8/8/8/8/4K3 w - - 0 1", "illegal position: black has no king"),
+    ("4k3/8/8/8/8/8/8/4K2K w - - 0 1", "illegal position: more than one king of a colour"),
+    ("4k3/8/8/8/8/8/8/P3K3 w - - 0 1", "illegal position: a pawn stands on the first or last rank"),
+    ("4k2R/8/8/8/8/8/8/4K3 w - - 0 1", "illegal position: the side not to move is in check"),
+    ("4k3/8/8/8/8/8/8/4K3", "malformed FEN/EPD: expected at least placement and side, "
+                            "got '4k3/8/8/8/8/8/8/4K3'"),
+])
+def test_position_errors_name_the_problem_exactly(text, message):
+    with pytest.raises(PositionError) as caught:
+        parse_position(text)
+    assert str(caught.value) == message
+
+
+def test_malformed_fen_message_quotes_python_chess():
+    with pytest.raises(PositionError) as caught:
+        parse_position("4k3/8/8/8/8/8/8/4K3 x - - 0 1")
+    assert str(caught.value).startswith("malformed FEN/EPD: ") and "x" in str(caught.value)
+    assert not str(caught.value).endswith("XX")
+
+
+def test_placement_and_side_alone_are_a_position():
+    """Section 8 needs only the placement and the side; the rest defaults to '-'."""
+    board, ops = parse_position("4k3/8/8/8/8/8/4P3/4K3 b")
+    assert ops == {} and board.side == 1 and board.castling == 0 and board.ep is None
+
+
+def test_free_text_after_the_position_is_a_comment():
+    """Operations python-chess cannot read are kept whole as one comment (the malformed suite's
+    verdicts are such text), ';' and blanks trimmed at its ends only."""
+    _, ops = parse_position("4k3/8/8/8/8/8/4P3/4K3 w - - ; leave it ok, by player X")
+    assert ops == {"comment": "leave it ok, by player X"}
+    _, ops = parse_position("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 ;; 4 moves, X ;")
+    assert ops == {"comment": "4 moves, X"}
