@@ -264,8 +264,9 @@ def run_mutmut(files, selection, skip=""):
 
 # --- the report -----------------------------------------------------------------------------
 
-DETECTED = {"ok_killed", "bad_timeout"}
-TESTED = DETECTED | {"bad_survived", "ok_suspicious"}
+#: mutmut's "suspicious" is a mutant the tests killed, slowly; "timeout", one they never finished.
+DETECTED = {"ok_killed", "ok_suspicious", "bad_timeout"}
+TESTED = DETECTED | {"bad_survived"}
 
 
 def folder_of(filename):
@@ -304,7 +305,7 @@ def report(paths, skip=""):
         key = {"ok_killed": "killed", "bad_timeout": "timeout", "bad_survived": "survived",
                "ok_suspicious": "suspicious", "skipped": "skipped"}.get(status, "untested")
         entry[key] += 1
-        if status in ("bad_survived", "ok_suspicious"):
+        if status == "bad_survived":
             before, after = mutant_diff(mutant_id, filename)
             why = next((e["why"] for e in equivalent if e["file"] == filename
                         and e["line"].strip() == before and e["mutant"].strip() == after), None)
@@ -315,7 +316,7 @@ def report(paths, skip=""):
                               "status": status, "equivalent": why})
     for entry in folders.values():
         tested = entry["killed"] + entry["timeout"] + entry["survived"] + entry["suspicious"]
-        detected = entry["killed"] + entry["timeout"]
+        detected = entry["killed"] + entry["timeout"] + entry["suspicious"]
         entry["tested"] = tested
         entry["kill_rate"] = round(detected / tested, 4) if tested else None
         judged = tested - entry["equivalent"]
@@ -341,7 +342,7 @@ def report(paths, skip=""):
         rate2 = (f"{100 * e['kill_rate_without_equivalent']:.1f} %"
                  if e["kill_rate_without_equivalent"] is not None else "-")
         print(f"{folder:12s} {e['mutants']:8d} {e['tested']:7d} {e['killed']:7d} {e['timeout']:8d} "
-              f"{e['survived'] + e['suspicious']:9d} {e['equivalent']:7d} {e['untested']:9d} "
+              f"{e['survived']:9d} {e['equivalent']:7d} {e['untested']:9d} "
               f"{rate:>10s} {rate2:>11s}")
     print(f"\nwrote {OUT.relative_to(ROOT)}/summary{SUFFIX}.json and survivors{SUFFIX}.txt "
           f"({len(survivors)} survivors)")
