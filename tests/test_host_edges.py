@@ -54,6 +54,7 @@ def assert_same_position(board, cb, text):
     assert back.turn == cb.turn, text
     assert back.castling_rights == cb.clean_castling_rights(), text
     assert board.ep == cb.ep_square, text
+    assert back.ep_square == cb.ep_square, text
 
 
 @_PROPERTY
