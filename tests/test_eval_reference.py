@@ -86,3 +86,17 @@ def test_fresh_random_positions_equal_the_reference():
     for fen in suites.random_play_positions(seed, FRESH_COUNT):
         cb = chess.Board(fen)
         assert model_eval(cb) == reference_eval(cb), f"{fen} ({seeds.describe()})"
+
+
+def test_the_terms_are_summed(monkeypatch):
+    """Section 6: the evaluation is a sum of terms (TERMS; pawn structure, king cover and mobility
+    are to come as further terms): with a second, constant term (+7 mg, -3 eg) Kiwipete's score
+    moves by exactly what the taper makes of it."""
+    import chessaccel.sim.model.evaluate as model
+    record = next(r for r in RECORDS if r["name"] == "kiwipete")
+    board = board_from_chess(chess.Board(record["fen"]))
+    monkeypatch.setattr(model, "TERMS", (model.material_pst, lambda b: (7, -3)))
+    w = record["w"]
+    assert model.evaluate(board) == ((record["mg"] + 7) * w + (record["eg"] - 3) * (32 - w)) >> 5
+    monkeypatch.setattr(model, "TERMS", (lambda b: (7, -3), model.material_pst))
+    assert model.evaluate(board) == ((record["mg"] + 7) * w + (record["eg"] - 3) * (32 - w)) >> 5
