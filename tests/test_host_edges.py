@@ -235,3 +235,16 @@ def test_free_text_after_the_position_is_a_comment():
     assert ops == {"comment": "leave it ok, by player X"}
     _, ops = parse_position("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 ;; 4 moves, X ;")
     assert ops == {"comment": "4 moves, X"}
+
+
+@pytest.mark.parametrize("text,side,ops", [
+    ("4k3/8/8/8/8/8/4P3/4K3 w -", 0, {}),
+    ("4k3/8/8/8/8/8/4P3/4K3 w -;", 0, {}),
+    ('4k3/8/8/8/8/8/4P3/4K3 w; id "x";', 0, {"id": "x"}),
+    ("4k3/8/8/8/8/8/4P3/4K3 b - ; id y;", 1, {"id": "y"}),
+])
+def test_short_epd_lines_end_their_position_at_a_semicolon(text, side, ops):
+    """Fewer than four position fields, with or without operations after a ';': the missing
+    fields are '-' and the operations still parse (no stray token taken as a field)."""
+    board, got = parse_position(text)
+    assert board.side == side and got == ops and board.castling == 0 and board.ep is None
