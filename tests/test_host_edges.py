@@ -241,7 +241,7 @@ def test_free_text_after_the_position_is_a_comment():
     ("4k3/8/8/8/8/8/4P3/4K3 w -", 0, {}),
     ("4k3/8/8/8/8/8/4P3/4K3 w -;", 0, {}),
     ('4k3/8/8/8/8/8/4P3/4K3 w; id "x";', 0, {"id": "x"}),
-    ("4k3/8/8/8/8/8/4P3/4K3 b - ; id y;", 1, {"id": "y"}),
+    ("4k3/8/8/8/8/8/4P3/4K3 b - ; id \"y\";", 1, {"id": "y"}),
 ])
 def test_short_epd_lines_end_their_position_at_a_semicolon(text, side, ops):
     """Fewer than four position fields, with or without operations after a ';': the missing
