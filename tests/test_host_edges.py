@@ -235,6 +235,8 @@ def test_free_text_after_the_position_is_a_comment():
     assert ops == {"comment": "leave it ok, by player X"}
     _, ops = parse_position("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 ;; 4 moves, X ;")
     assert ops == {"comment": "4 moves, X"}
+    _, ops = parse_position("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 ; 4 moves ;X ;")
+    assert ops == {"comment": "4 moves; X"}
 
 
 @pytest.mark.parametrize("text,side,ops", [
