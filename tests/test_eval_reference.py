@@ -90,10 +90,12 @@ def test_fresh_random_positions_equal_the_reference():
 
 def test_the_terms_are_summed(monkeypatch):
     """Section 6: the evaluation is a sum of terms (TERMS; pawn structure, king cover and mobility
-    are to come as further terms): with a second, constant term (+7 mg, -3 eg) Kiwipete's score
-    moves by exactly what the taper makes of it."""
+    are to come as further terms): with a second, constant term (+7 mg, -3 eg) the score
+    moves by exactly what the taper makes of it (a rook ending, white to move: w = 5, so both
+    halves count)."""
     import chessaccel.sim.model.evaluate as model
-    record = next(r for r in RECORDS if r["name"] == "kiwipete")
+    record = next(r for r in RECORDS if r["name"] == "phase-endgame-rooks")
+    assert record["side_to_move"] == "white" and 0 < record["w"] < 32
     board = board_from_chess(chess.Board(record["fen"]))
     monkeypatch.setattr(model, "TERMS", (model.material_pst, lambda b: (7, -3)))
     w = record["w"]
