@@ -9,7 +9,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 JOBS ?= 2
 DEMO_FEN ?= r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4
 
-.PHONY: all setup system-packages demo test test-long bench bench-rtl synth-movegen synth board-speed clean
+PATHS ?= sim/model host chessaccel
+
+.PHONY: all setup system-packages demo test test-long mutation bench bench-rtl synth-movegen synth board-speed clean
 
 all: demo
 
@@ -45,6 +47,12 @@ test: setup
 
 test-long: setup
 	$(PY) -m pytest -n $(JOBS) -m "long" --durations=25
+
+# Mutation testing (mutmut 2, one worker, niced; long: hours for the default PATHS on 2 cores;
+# incremental: run it again to go on). `make mutation PATHS=host/position.py` for a subset.
+mutation: setup
+	@$(PY) -c "import mutmut" 2>/dev/null || $(PY) -m pip install -q 'mutmut>=2.5,<3'
+	$(PY) tools/mutation.py $(PATHS) $(if $(SKIP),--skip $(SKIP))
 
 bench: setup
 	$(VENV)/bin/chessaccel bench --backend model

@@ -1,7 +1,13 @@
-"""Shared fixtures: the position sets the model and hardware tests draw from (tests/suites.py)."""
+"""Shared fixtures: the position sets the model and hardware tests draw from (tests/suites.py),
+and the run's random seed (tests/seeds.py)."""
+
+import os
+import random
 
 import pytest
+from hypothesis import settings
 
+import seeds
 import suites
 
 #: Seed and size of the random-play positions every move-generator test uses.
@@ -24,3 +30,47 @@ def suite_positions():
         fens += suites.fens(name)
     fens += suites.epd_positions()
     return list(dict.fromkeys(fens))
+
+
+#: ``--hypothesis-profile=mutation`` (tools/mutation.py): fewer examples for each of thousands of
+#: mutants; tests that want more set max_examples themselves.
+settings.register_profile("mutation", max_examples=25)
+
+
+# --- the run's random seed (tests/seeds.py) ---------------------------------------------------
+
+def pytest_addoption(parser):
+    parser.addoption("--seed", default=None,
+                     help=f"seed of the position sets drawn fresh each run (default: "
+                          f"${seeds.SEED_ENV}, else a new random seed)")
+
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput"):
+        return      # an xdist worker: the controller has put the seed in the environment
+    text = config.getoption("--seed") or os.environ.get(seeds.SEED_ENV)
+    if text is None:
+        seed = random.SystemRandom().randrange(1 << 32)
+    else:
+        try:
+            seed = int(text)
+        except ValueError:
+            raise pytest.UsageError(f"seed must be an integer, got {text!r}") from None
+    os.environ[seeds.SEED_ENV] = str(seed)
+
+
+def pytest_report_header(config):
+    return seeds.describe()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed:
+        report.sections.append(("random seed", seeds.describe()))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if exitstatus not in (0, 5):
+        terminalreporter.write_line(seeds.describe())

@@ -1,5 +1,6 @@
 """Independent references for the model tests, written from docs/semantics.md with python-chess
-generating the moves; they share nothing with sim/model except the static evaluation.
+generating the moves; they share nothing with sim/model (the static evaluation is the document's,
+from tests/evalref.py).
 
 - ``contract_key`` / ``expected_order``: the contract's move order (section 2), as a sort key
   over python-chess's legal moves.
@@ -14,9 +15,8 @@ generating the moves; they share nothing with sim/model except the static evalua
 import chess
 
 from chessaccel.defs import INF, MATE, MAX_PLY, PROMOTION_ORDER, PieceType, VictimClass
-from chessaccel.geometry import CODE, EMPTY
-from chessaccel.sim.model.board import Board
-from chessaccel.sim.model.evaluate import evaluate
+
+from evalref import reference_eval
 
 __all__ = ["contract_key", "expected_order", "static_eval", "minimax", "alphabeta",
            "victim_class"]
@@ -84,11 +84,8 @@ def expected_order(cb, captures_only=False):
 # --- evaluation and search --------------------------------------------------------------------
 
 def static_eval(cb):
-    """The model's evaluation of a python-chess position (only pieces and side matter)."""
-    squares = [EMPTY] * 64
-    for s, piece in cb.piece_map().items():
-        squares[s] = CODE[0 if piece.color == chess.WHITE else 1][_TYPE[piece.piece_type].value]
-    return evaluate(Board(squares, 0 if cb.turn == chess.WHITE else 1, 0, None))
+    """The document's evaluation of a python-chess position (tests/evalref.py)."""
+    return reference_eval(cb)
 
 
 def minimax(cb, depth, ply=0):

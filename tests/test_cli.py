@@ -95,3 +95,20 @@ def test_installed_command_exit_status_and_no_traceback():
     good = subprocess.run([sys.executable, "-m", "chessaccel.host.cli", "perft", "startpos",
                            "--depth", "2", "--json"], capture_output=True, text=True)
     assert good.returncode == 0 and json.loads(good.stdout)["nodes"] == 400
+
+
+def test_bench_signature_is_the_documented_one():
+    """The bench's signature (total nodes on the model) is the figure README.md publishes: a
+    change to the bench set, move order, search or evaluation must update it on purpose."""
+    import re
+    from pathlib import Path
+    from chessaccel.host.backends import ModelBackend
+    from chessaccel.host.position import parse_position
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    published = int(re.search(r"bench signature \(total nodes\) \| ([\d,]+)", readme)
+                    .group(1).replace(",", ""))
+    backend = ModelBackend()
+    nodes = [backend.search(parse_position(job.fen)[0], job.depth, -32767, 32767)["nodes"]
+             for job in BENCH]
+    assert len({job.name for job in BENCH}) == len(BENCH)
+    assert sum(nodes) == published, f"bench signature {sum(nodes)}, README.md says {published}"

@@ -1,16 +1,22 @@
-"""Evaluate (hdl/evaluate.py) against the model (sim/model/evaluate.py), one position per cycle."""
+"""Evaluate (hdl/evaluate.py) against the model (sim/model/evaluate.py), one position per cycle,
+and against the independent reference (tests/evalref.py) on its worked-out positions and on a
+placement of every piece kind on every square (the same boards test_eval_reference.py gives the
+model)."""
 
 from functools import partial
 
 import pytest
 
 from chessaccel.hdl.evaluate import Evaluate, LATENCY, square_terms
-from chessaccel.host.position import chess_from_board
+from chessaccel.host.position import board_from_chess, chess_from_board
 from chessaccel.sim.model.evaluate import evaluate, material_pst, phase
 from chessaccel.sim.cocotb_runner import run_testbench, toolchain_missing
 from chessaccel.evaltables import PHASE_MAX
 
+import chess
+
 import suites
+from evalref import read_reference, reference_eval, single_piece_boards, with_full_phase
 
 RANDOM_SEED = 4
 RANDOM_COUNT = 600
@@ -23,6 +29,14 @@ def _boards():
     fens += suites.fens("stalemate2.fen") + suites.fens("mate2.fen")
     fens += suites.random_play_positions(RANDOM_SEED, RANDOM_COUNT)
     return [suites.board_of(f) for f in dict.fromkeys(fens)]
+
+
+def _reference_boards():
+    """(model Board, score by the document) for the reference positions and placements."""
+    cbs = [chess.Board(r["fen"]) for r in read_reference()]
+    for _, cb in single_piece_boards():
+        cbs += [cb, with_full_phase(cb)]
+    return [(board_from_chess(cb), reference_eval(cb)) for cb in cbs]
 
 
 def test_square_table_sums_to_model_material():
@@ -41,9 +55,15 @@ def test_evaluate_rtl_matches_model(latency):
     SearchCore's setting): the done strobe marks each score, the model gives the value."""
     boards = _boards()
     assert len(boards) >= 1000
+    # the reference boards (1,819) once, at the SearchCore's latency: they cost ~20 s a run
+    reference = _reference_boards() if latency == 1 else []
     scores = run_testbench(partial(Evaluate, latency=latency), f"evaluate_l{latency}",
-                           "chessaccel.sim.cocotb.tb_evaluate", [b.to_bits() for b in boards])
-    assert len(scores) == len(boards)
+                           "chessaccel.sim.cocotb.tb_evaluate",
+                           [b.to_bits() for b in boards] + [b.to_bits() for b, _ in reference])
+    assert len(scores) == len(boards) + len(reference)
+    for (board, want), got in zip(reference, scores[len(boards):]):
+        assert got == want, (f"Evaluate differs from the document on {chess_from_board(board).fen()}: "
+                             f"rtl {got}, reference {want} (latency {latency})")
     for board, got in zip(boards, scores):
         want = evaluate(board)
         assert got == want, (f"Evaluate mismatch on {chess_from_board(board).fen()}: "

@@ -23,6 +23,7 @@ from chessaccel.sim.model.movegen import legal_moves
 from chessaccel.sim.model.search import SearchError, perft, perft_divide
 
 import suites
+from oracle import expected_order
 
 #: Leaf budget per position in the default run (the model counts ~15-25 k leaves/s).
 DEFAULT_MAX_LEAVES = 12_000
@@ -111,8 +112,11 @@ def test_published_counts_reach_the_default_run():
     "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
 ])
 def test_divide_is_perft_per_root_move_in_generation_order(fen):
+    """Divide's keys are python-chess's legal moves in the contract's order (tests/oracle.py,
+    written from docs/semantics.md section 2), not the model's own move list."""
     board = suites.board_of(fen)
     divide = perft_divide(board, 2)
+    assert [move_uci(m) for m in divide] == expected_order(chess.Board(fen))
     assert list(divide) == legal_moves(board)
     assert sum(divide.values()) == perft(board, 2)
     oracle = suites.chess_divide(chess.Board(fen), 2)

@@ -20,6 +20,7 @@ from chessaccel.defs import INF, MATE, MAX_DEPTH
 from chessaccel.geometry import move_uci
 from chessaccel.sim.model.search import SearchError, mate_distance, search
 
+import seeds
 import suites
 from oracle import alphabeta, minimax, static_eval
 
@@ -196,8 +197,11 @@ def test_alphabeta_equals_plain_minimax_deeper(seed, pieces, plies, depth):
     assert model_search(fen, depth).score == expected, f"{fen} at depth {depth}"
 
 
+#: Random-play positions drawn with the run's seed (tests/seeds.py), beside the fixed ones.
+FRESH_POSITIONS = suites.random_play_positions(seeds.run_seed(), 8, plies=60)
 NODE_CASES = ([(fen, depth) for fen in SEARCH_POSITIONS[:40] for depth in (1, 2)]
-              + [(fen, 3) for fen in SEARCH_POSITIONS[40:46]])
+              + [(fen, 3) for fen in SEARCH_POSITIONS[40:46]]
+              + [(fen, depth) for fen in FRESH_POSITIONS for depth in (1, 2)])
 
 
 @pytest.mark.parametrize("fen,depth", NODE_CASES)
@@ -206,7 +210,7 @@ def test_nodes_and_best_move_match_an_independent_alphabeta(fen, depth):
     score, best, nodes = alphabeta(chess.Board(fen), depth)
     got = (result.score, move_uci(result.best_move) if result.best_move else None, result.nodes)
     assert got == (score, best, nodes), f"{fen} at depth {depth}: model {got}, contract " \
-        f"{(score, best, nodes)}"
+        f"{(score, best, nodes)} ({seeds.describe()})"
 
 
 #: A small stack (the parameter the SearchCore shares): quiescence fills it in a few captures.

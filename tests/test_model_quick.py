@@ -1,0 +1,69 @@
+"""The model's quick check: a handful of perft and search jobs with strong answers, in seconds.
+
+The first tests a mutant of sim/model/ or chessaccel/ meets in ``make mutation`` (tools/mutation.py)
+and a fast smoke check of the fast tier: perft at depth 2-3 on positions with castling, en
+passant, promotions and checks against the published counts; searches against the independent
+recursive alpha-beta of tests/oracle.py (score, best move and node count), in full and narrow
+windows, at depths 0-2, and quiescence.
+"""
+
+import chess
+import pytest
+
+from chessaccel.defs import INF
+from chessaccel.geometry import move_uci
+from chessaccel.sim.model.movegen import legal_moves
+from chessaccel.sim.model.search import perft, search
+
+import suites
+from oracle import alphabeta, expected_order
+
+#: (FEN, depth, published count): castling both ways, en passant, promotions, checks, pins.
+PERFT_JOBS = (
+    ("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", 2, 568),
+    ("r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1", 2, 568),
+    ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 2, 2039),
+    ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 3, 2812),
+    ("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 2, 264),
+    ("rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", 2, 1486),
+    ("8/8/8/1k6/3Pp3/8/8/4KQ2 b - d3 0 1", 3, 711),
+    ("1b1k4/8/8/1rPpK3/8/8/8/8 w - d6 0 1", 3, 555),
+    ("8/ppp3p1/8/8/3p4/5Q2/1ppp2K1/brk4n w - - 0 1", 2, 390),
+)
+#: Positions searched against the oracle: tactics, an ending, a mate, a stalemate trap.
+#: (FEN, deepest depth searched): depths 0 up to it.
+SEARCH_FENS = (
+    ("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4", 2),
+    ("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", 1),
+    ("8/8/4k3/8/2p5/8/B2P2K1/8 w - - 0 1", 2),
+    ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 0),
+    ("1k1r4/pp1b1R2/3q2pp/4p3/2B5/4Q3/PPP2B2/2K5 b - - 0 1", 2),
+    ("7k/5Q2/6K1/8/8/8/8/8 w - - 0 1", 2),
+    ("rnbqkbnr/pppp1ppp/8/4p3/3P4/8/PPP1PPPP/RNBQKBNR w KQkq e6 0 2", 2),
+)
+WINDOWS = ((-INF, INF), (-50, 50), (0, 1), (200, 400))
+
+
+@pytest.mark.parametrize("fen,depth,count", PERFT_JOBS)
+def test_quick_perft(fen, depth, count):
+    board = suites.board_of(fen)
+    before = board.key()
+    assert perft(board, depth) == count, fen
+    assert board.key() == before
+    assert [move_uci(m) for m in legal_moves(board)] == expected_order(chess.Board(fen))
+
+
+@pytest.mark.parametrize("fen,deepest", SEARCH_FENS)
+def test_quick_search_equals_the_oracle(fen, deepest):
+    for depth in range(deepest + 1):
+        for alpha, beta in WINDOWS:
+            board = suites.board_of(fen)
+            before = board.key()
+            got = search(board, depth, alpha, beta)
+            assert board.key() == before, f"{fen}: search did not restore the board"
+            score, best, nodes = alphabeta(chess.Board(fen), depth, alpha, beta)
+            mine = (got.score, move_uci(got.best_move) if got.best_move else None, got.nodes)
+            assert mine == (score, best, nodes), \
+                f"{fen} depth {depth} ({alpha}, {beta}): model {mine}, contract {(score, best, nodes)}"
+            if got.pv:
+                assert got.pv[0] == got.best_move
