@@ -48,7 +48,8 @@ SUFFIX = ""
 EQUIVALENT_FILE = ROOT / "tools" / "mutation_equivalent.json"
 DEFAULT_PATHS = ("sim/model", "host", "chessaccel")
 #: Files of the work copy that belong to mutmut, not to the tree.
-KEEP = {".mutmut-cache", "mutmut_config.py", "mutmut_pytest.py", "html", ".hypothesis"}
+KEEP = {".mutmut-cache", "mutmut_config.py", "mutmut_pytest.py", "html", ".hypothesis",
+        ".mutation-baseline"}
 #: Fixed for every mutant so that a verdict repeats.
 MUTANT_SEED = "20261201"
 
@@ -72,8 +73,13 @@ SLOW_TESTS = {"tests/test_boardsim.py", "tests/test_search.py", "tests/test_synt
               "tests/test_uart.py", "tests/test_evaluate.py", "tests/test_genvictim.py",
               "tests/test_genaggressor.py", "tests/test_testcheck.py",
               "tests/test_castlestatus.py", "tests/test_searchstack.py"}
+#: ``--assert=plain``: pytest would otherwise rewrite the asserts of every module of its plugins'
+#: distributions (all of hypothesis) and, bytecode writing being off in the work copy (a mutant
+#: written in the same second as the file it replaces must never run from a stale .pyc), do it
+#: afresh for each mutant: over half of a killed mutant's CPU. Verdicts do not change, only
+#: the failure messages get shorter.
 PYTEST_ARGS = ["-x", "-q", "-p", "no:xdist", "-p", "no:cacheprovider", "-m", "not long",
-               "--hypothesis-seed=0", "--hypothesis-profile=mutation"]
+               "--assert=plain", "--hypothesis-seed=0", "--hypothesis-profile=mutation"]
 
 
 def log(text):
@@ -241,6 +247,18 @@ def check_imports_come_from_the_copy():
         raise SystemExit(f"mutation: tests would import the tree, not the mutated copy: {stray}")
 
 
+def forget_baseline_unless(baseline):
+    """mutmut keeps the baseline's time while the tests do not change, even when this run's
+    baseline command (another PATHS, another selection) differs: then drop it, so that the
+    timeout (10 x baseline) is measured on the tests this run's mutants actually run."""
+    record = WORK / ".mutation-baseline"
+    cache = WORK / ".mutmut-cache"
+    if cache.exists() and (not record.exists() or record.read_text() != baseline):
+        with sqlite3.connect(cache) as db:
+            db.execute("DELETE FROM MiscData WHERE key IN ('baseline_time_elapsed', 'hash_of_tests')")
+    record.write_text(baseline)
+
+
 def run_mutmut(files, selection, skip=""):
     env = dict(os.environ, CHESSACCEL_SEED=MUTANT_SEED, PYTHONDONTWRITEBYTECODE="1")
     env.pop("PYTHONPATH", None)
@@ -250,6 +268,7 @@ def run_mutmut(files, selection, skip=""):
     union = sorted({t for tests in selection.values() for t in tests})
     baseline = " ".join([shlex_quote(sys.executable), "mutmut_pytest.py",
                          *map(shlex_quote, PYTEST_ARGS), *union])
+    forget_baseline_unless(baseline)
     command = ["nice", "-n", "10", mutmut, "run", "--paths-to-mutate", ",".join(files),
                "--runner", baseline, "--tests-dir", "tests", "--simple-output"]
     if skip:
