@@ -65,6 +65,16 @@ class BadJob(JobFailed):
     """A job the core refuses (its BAD_JOB): caught before sending, or answered by the board."""
 
 
+def _member(view, name):
+    """An enum field of a reply: its member, or its number when it names none (a newer board,
+    or damage the CRC missed); the caller then reports it instead of raising ValueError."""
+    try:
+        return getattr(view, name)
+    except ValueError:
+        field = view.shape()[name]
+        return (view.as_value().value >> field.offset) & ((1 << field.width) - 1)
+
+
 @dataclass(frozen=True)
 class BoardInfo:
     version: int
@@ -147,11 +157,12 @@ class BoardClient:
                     if len(item.payload) != byte_size(ErrorReply):
                         return "damaged ERROR reply"
                     error = decode_payload(ErrorReply, item.payload)
-                    if error.code in LINK_ERRORS:
-                        return f"the board got a damaged request ({error.code.name})"
+                    code = _member(error, "code")
+                    if code in LINK_ERRORS:
+                        return f"the board got a damaged request ({code.name})"
                     if item.seq == seq:
-                        raise BoardRefused(f"the board refused {command.name}: {error.code.name}",
-                                           error.code)
+                        name = code.name if isinstance(code, ErrorCode) else f"error code {code}"
+                        raise BoardRefused(f"the board refused {command.name}: {name}", code)
                     continue     # a late answer to an older request
                 if item.seq != seq or item.command != command.value:
                     continue     # a duplicate or late reply to an older request
@@ -228,7 +239,7 @@ class BoardClient:
             raise BoardError(f"RESULT for job {job_id} on core {core} answered for job "
                              f"{int(reply.job_id)} on core {int(reply.core)}")
         result = reply.result
-        status = result.status
+        status = _member(result, "status")
         if status == Status.BUSY:
             return None
         if status == Status.BAD_JOB:
