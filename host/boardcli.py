@@ -12,6 +12,7 @@ import os
 import sys
 
 from chessaccel.defs import INF, Mode
+from chessaccel.protocol import MAX_CORES
 from chessaccel.sim.boardsim import (SIM_REPLY_TIMEOUT, BoardSim, BoardSimError,
                                      add_board_sim_arguments, board_sim_main)
 from chessaccel.sim.model.movegen import legal_moves
@@ -85,7 +86,14 @@ class BoardBackend(Backend):
 def open_backend(spec):
     """The backend of ``verilator`` or ``serial:PORT``; BackendError with one line otherwise."""
     if spec == "verilator":
-        cores = int(os.environ.get(SIM_CORES_ENV, "1"))
+        text = os.environ.get(SIM_CORES_ENV, "1")
+        try:
+            cores = int(text)
+        except ValueError:
+            cores = -1
+        if not 0 <= cores <= MAX_CORES:     # checked before a build of minutes starts
+            raise BackendError(f"{SIM_CORES_ENV} must be a number of cores in 0..{MAX_CORES}, "
+                               f"got {text!r}")
         try:
             sim = BoardSim(cores=cores, log=lambda line: print(line, file=sys.stderr, flush=True))
         except BoardSimError as error:
