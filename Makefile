@@ -9,7 +9,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 JOBS ?= 2
 DEMO_FEN ?= r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4
 
-.PHONY: all setup system-packages demo test test-long bench bench-rtl synth-movegen synth board-speed clean
+.PHONY: all setup system-packages demo test test-long bench bench-rtl synth-movegen synth board-speed clean \
+	synth-blocks synth-records synth-results gate-check
 
 all: demo
 
@@ -55,8 +56,35 @@ bench-rtl: setup
 synth-movegen: setup
 	$(PY) -m chessaccel.synth movegen-all --summary out/synth/summary-movegen.json --chart out/synth/summary-movegen.png
 
+# Bitstreams (never programmed) for the boards, CORES SearchCores each, plus the iCEBreaker link
+# build, then synth/RESULTS.md from the records. The clocks come from the committed records of
+# earlier place-and-route runs (synth/records); long: tens of minutes per 85F board.
+CORES ?= 2
+SYNTH_BOARDS ?= ulx3s-85f orangecrab-85f
 synth: setup
+	for board in $(SYNTH_BOARDS); do \
+	  $(VENV)/bin/chessaccel synth --board $$board --cores $(CORES) || exit 1; \
+	done
+	$(VENV)/bin/chessaccel synth --board icebreaker --cores 0
+	$(PY) -m chessaccel.synth.results --plot out/synth/results.png
+
+# The records the board flow starts from: the SearchCore and the link alone (about half an hour
+# of place and route) and the RTL's cycles per node on the bench set.
+synth-records: setup
+	$(PY) -m chessaccel.synth searchcore boardtop-nocore --records
+	$(VENV)/bin/chessaccel bench --backend rtl --json --out synth/records/bench-rtl.json --plot out/bench-rtl.png
+	$(PY) -m chessaccel.synth.results
+
+synth-results: setup
+	$(PY) -m chessaccel.synth.results --plot out/synth/results.png
+
+# Every block alone behind the scan harness (docs/synthesis.md's block table).
+synth-blocks: setup
 	$(PY) -m chessaccel.synth movegen-all search-all boardtop-nocore
+
+# The synthesised SearchCore netlist (ECP5 cells) under Verilator against the model and the RTL.
+gate-check: setup
+	$(PY) -m chessaccel.sim.gatelevel
 
 board-speed: setup
 	$(PY) -m chessaccel.sim.boardspeed

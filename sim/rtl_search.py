@@ -29,7 +29,7 @@ from chessaccel.sim.buildtools import (NETLIST_SCRIPT, VERILATOR_FLAGS, VERILATO
 
 __all__ = ["RtlJob", "RtlResult", "RtlError", "run_jobs", "rtl_search", "rtl_search_many",
            "rtl_perft", "bench_jobs", "toolchain_missing", "default_simulator", "SIMULATORS",
-           "build_verilator"]
+           "build_verilator", "parse_results"]
 
 #: Verilog top-level name of the search core in the build caches.
 TOP_NAME = "searchcore"
@@ -187,15 +187,36 @@ def _run_verilator(jobs):
     if done.returncode != 0:
         raise RtlError(f"the Verilator search core stopped ({done.returncode}): "
                        f"{done.stderr[-2000:]}")
+    return _raw_results(done.stdout, len(jobs))
+
+
+def _raw_results(stdout, expected):
+    """The harness's answer lines (sim/verilator/searchcore.cpp) as dicts."""
     raw = []
-    for line in done.stdout.splitlines():
+    for line in stdout.splitlines():
         result_hex, latency, _, *walk = line.split()
         raw.append({"result": int(result_hex, 16),
                     "abort_latency": None if int(latency) < 0 else int(latency),
                     "trace": [[int(a) for a in node.split(":")] for node in walk]})
-    if len(raw) != len(jobs):
-        raise RtlError(f"the Verilator search core answered {len(raw)} of {len(jobs)} jobs")
+    if len(raw) != expected:
+        raise RtlError(f"the Verilator search core answered {len(raw)} of {expected} jobs")
     return raw
+
+
+def _results(raw):
+    out = []
+    for record in raw:
+        r = SearchResult.from_bits(record["result"])
+        out.append(RtlResult(status=r.status, score=int(r.score), best_move=_move(
+            r.best_move.as_value().value), nodes=int(r.nodes), cycles=int(r.cycles),
+            trace=[(ply, _move(move)) for ply, move in record["trace"]],
+            abort_latency=record["abort_latency"]))
+    return out
+
+
+def parse_results(stdout, expected):
+    """``RtlResult`` per line of a job harness's output (the RTL or the gate-level build)."""
+    return _results(_raw_results(stdout, expected))
 
 
 def run_jobs(jobs, simulator=None):
@@ -213,14 +234,7 @@ def run_jobs(jobs, simulator=None):
         params = {"jobs": [{"job": j.packed(), "trace": j.trace, "abort_after": j.abort_after}
                            for j in jobs]}
         raw = run_testbench(_core, TOP_NAME, TB_MODULE, params)
-    out = []
-    for record in raw:
-        r = SearchResult.from_bits(record["result"])
-        out.append(RtlResult(status=r.status, score=int(r.score), best_move=_move(
-            r.best_move.as_value().value), nodes=int(r.nodes), cycles=int(r.cycles),
-            trace=[(ply, _move(move)) for ply, move in record["trace"]],
-            abort_latency=record["abort_latency"]))
-    return out
+    return _results(raw)
 
 
 def _done(result):

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from amaranth.hdl import ClockDomain, Elaboratable, Instance, Module, Signal
+from amaranth.lib import io
 
 from .flow import (ToolFailed, _critical_path, _source_state, _tool_path, toolchain_problem)
 from .harness import ScanHarness
@@ -203,34 +204,37 @@ class BoardBuild(Elaboratable):
         self.spec = spec
         self.pll = pll
 
-    def _uart(self, platform):
-        if self.spec.uart == "uart":
-            uart = platform.request("uart", 0)
-            return uart.rx.i, uart.tx.o
-        # "io:TX,RX": pins of the board's "io" connector, for a 3.3 V USB-serial adapter
-        from amaranth.build import Attrs
-        from amaranth_boards.resources import UARTResource
-        tx, rx = self.spec.uart.split(":")[1].split(",")
-        platform.add_resources([UARTResource(0, rx=rx, tx=tx, conn=("io", 0),
-                                             attrs=Attrs(IO_TYPE="LVCMOS33", PULLMODE="UP"))])
-        uart = platform.request("uart", 0)
-        return uart.rx.i, uart.tx.o
+    def _uart(self, m, platform):
+        if self.spec.uart != "uart":
+            # "io:TX,RX": pins of the board's "io" connector, for a 3.3 V USB-serial adapter
+            from amaranth.build import Attrs
+            from amaranth_boards.resources import UARTResource
+            tx, rx = self.spec.uart.split(":")[1].split(",")
+            platform.add_resources([UARTResource(0, rx=rx, tx=tx, conn=("io", 0),
+                                                 attrs=Attrs(IO_TYPE="LVCMOS33", PULLMODE="UP"))])
+        uart = platform.request("uart", 0, dir="-")
+        m.submodules.uart_rx_buffer = rx = io.Buffer("i", uart.rx)
+        m.submodules.uart_tx_buffer = tx = io.Buffer("o", uart.tx)
+        return rx.i, tx.o
 
-    def _leds(self, platform):
+    def _leds(self, m, platform):
         outputs, requested = [], {}
-        for resource, number, subsignal in self.spec.leds:
+        for index, (resource, number, subsignal) in enumerate(self.spec.leds):
             key = (resource, number)
             if key not in requested:
-                requested[key] = platform.request(resource, number)
-            pin = requested[key] if subsignal is None else getattr(requested[key], subsignal)
-            outputs.append(pin.o)
+                requested[key] = platform.request(resource, number, dir="-")
+            port = requested[key] if subsignal is None else getattr(requested[key], subsignal)
+            buffer = io.Buffer("o", port)
+            m.submodules[f"led_buffer_{index}"] = buffer
+            outputs.append(buffer.o)
         return outputs
 
     def elaborate(self, platform):
         m = Module()
         if self.pll is not None:
             parameters, attributes, _achieved = self.pll
-            oscillator = platform.request(platform.default_clk, 0)
+            m.submodules.oscillator = oscillator = io.Buffer(
+                "i", platform.request(platform.default_clk, 0, dir="-"))
             m.domains.sync = sync = ClockDomain("sync")
             locked = Signal(name="pll_locked")
             m.submodules.pll = Instance(
@@ -246,8 +250,8 @@ class BoardBuild(Elaboratable):
             m.d.comb += sync.rst.eq(~locked)
 
         m.submodules.top = top = self.top
-        rx, tx = self._uart(platform)
-        leds = self._leds(platform)
+        rx, tx = self._uart(m, platform)
+        leds = self._leds(m, platform)
         if isinstance(top, ScanHarness):
             m.d.comb += [top.scan_in.eq(rx), top.capture.eq(rx), leds[0].eq(top.scan_out)]
             return m
@@ -477,7 +481,10 @@ def _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir, p
                                       .encode()).hexdigest()[:8], 16)
         top = _make_top(top_name, cores, round(achieved_mhz * 1e6), baud, build_id)
         design = BoardBuild(top, spec, pll=pll)
-        overrides = {"script_after_synth": "tee -q -o stat.json stat -json"}
+        # -purge drops the names of internal nets: Amaranth names an array view's element
+        # "payload[32]", which nextpnr's JSON reader confuses with bit 32 of "payload" when
+        # only one bit of the element survives ("multiply driven" and no bitstream).
+        overrides = {"script_after_synth": "opt_clean -purge\ntee -q -o stat.json stat -json"}
         if spec.ecppack_opts:
             overrides["ecppack_opts"] = " ".join(spec.ecppack_opts)
         plan = platform.prepare(design, name=DESIGN_NAME, **overrides)
