@@ -25,8 +25,10 @@ __all__ = [
 MAX_PLY = 32
 #: Deepest full-width depth a job may ask for (search and perft alike).
 MAX_DEPTH = 8
-#: Width of the node counter returned in a result.
-NODE_BITS = 40
+#: Width of the node counter returned in a result. 64 bits never wrap on a job the core accepts:
+#: a perft count is at most 218 ** MAX_DEPTH < 2 ** 63 (218 legal moves is the most any
+#: position has), and 2 ** 64 search nodes would take the core tens of thousands of years.
+NODE_BITS = 64
 #: Width of the cycle counter returned in a result.
 CYCLE_BITS = 48
 

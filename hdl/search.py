@@ -68,7 +68,7 @@ STATES = {
         "raise alpha and walk the captures",
         ("STAND_PAT", "NEXT_MOVE", "RETURN", "IDLE")),
     "EVAL_LEAF": (
-        "ply MAX_PLY: wait for Evaluate; return the static score",
+        "ply max_ply (the stack is full): wait for Evaluate; return the static score",
         ("EVAL_LEAF", "NEXT_MOVE", "RETURN")),
     "RETURN": (
         "the child cut off: return its parent's best to the grandparent",
@@ -82,8 +82,9 @@ class SearchCore(wiring.Component):
     Raise ``start`` for one cycle with a ``job`` while ``busy`` is low; ``busy`` rises in the next
     cycle and falls when ``result`` is final (``result.status`` DONE, ABORTED or BAD_JOB; BUSY
     while running). ``abort`` stops a running job in the next cycle (status ABORTED; the other
-    result fields are then meaningless). A job is bad when its depth exceeds MAX_DEPTH or, in
-    search mode, its window is not -INF <= alpha < beta <= INF.
+    result fields are then meaningless). A job is bad (BAD_JOB) when its depth exceeds MAX_DEPTH,
+    when in search mode its window is not -INF <= alpha < beta <= INF, or when its position does
+    not hold exactly one king of each colour (the model's ``job_problem``).
 
     Search results: fail-soft ``score`` from the side to move's view, ``best_move`` (NO_MOVE when
     no root move raised the score), ``nodes`` (every node entered, quiescence included) and
@@ -95,22 +96,26 @@ class SearchCore(wiring.Component):
     ``search(trace=True)`` walk.
 
     ``eval_latency`` (1..3) is the Evaluate pipeline's depth: each stage removed saves a cycle per
-    stand-pat node and lengthens Evaluate's combinational path.
+    stand-pat node and lengthens Evaluate's combinational path. ``max_ply`` (1..MAX_PLY) is the
+    SearchStack's size: a node at that ply is evaluated, never expanded (the model's parameter
+    of the same name); tests make it small to reach the stack-full rule in a few plies.
     """
 
-    job:    In(SearchJob)
-    start:  In(1)
-    abort:  In(1)
-    result: Out(SearchResult)
-    busy:   Out(1)
-
-    trace_valid: Out(1)
-    trace_ply:   Out(range(MAX_PLY + 1))
-    trace_move:  Out(Move)
-
-    def __init__(self, eval_latency=EVAL_LATENCY):
-        super().__init__()
+    def __init__(self, eval_latency=EVAL_LATENCY, max_ply=MAX_PLY):
+        if not 1 <= max_ply <= MAX_PLY:
+            raise ValueError(f"max_ply {max_ply} out of range 1..{MAX_PLY}")
+        super().__init__({
+            "job":    In(SearchJob),
+            "start":  In(1),
+            "abort":  In(1),
+            "result": Out(SearchResult),
+            "busy":   Out(1),
+            "trace_valid": Out(1),
+            "trace_ply":   Out(range(max_ply + 1)),
+            "trace_move":  Out(Move),
+        })
         self.eval_latency = eval_latency
+        self.max_ply = max_ply
         #: (state, next state) pairs the elaborated FSM uses (filled by ``elaborate``).
         self.transitions = set()
 
@@ -124,7 +129,7 @@ class SearchCore(wiring.Component):
         m.submodules.mover_check = mover_check = TestCheck()
         m.submodules.side_check = side_check = TestCheck()
         m.submodules.evaluate = evaluate = Evaluate(latency=self.eval_latency)
-        m.submodules.stack = stack = SearchStack()
+        m.submodules.stack = stack = SearchStack(self.max_ply)
 
         position = board.position
         side = position.side.as_value()
@@ -268,7 +273,14 @@ class SearchCore(wiring.Component):
             bad_window = (self.job.mode == Mode.SEARCH) & (
                 (self.job.alpha < -INF) | (self.job.beta > INF)
                 | (self.job.alpha >= self.job.beta))
-            with m.If(bad_depth | bad_window):
+            # the Board's king-square registers and TestCheck need exactly one king a side
+            bad_kings = Const(0)
+            for color in Color:
+                kings = [(piece.type == PieceType.KING) & (piece.color == color)
+                         for piece in (self.job.position.squares[s] for s in range(SQUARES))]
+                some, several = _one_hot_check(kings)
+                bad_kings = bad_kings | ~some | several
+            with m.If(bad_depth | bad_window | bad_kings):
                 m.d.sync += self.result.status.eq(Status.BAD_JOB)
                 goto("IDLE")
             with m.Else():
@@ -378,7 +390,7 @@ class SearchCore(wiring.Component):
                 m.d.sync += nodes.eq(nodes + 1)
                 m.d.comb += [self.trace_valid.eq(1), self.trace_ply.eq(child_ply),
                              self.trace_move.eq(top.move)]
-            with m.If(searching & (child_ply == MAX_PLY)):
+            with m.If(searching & (child_ply == self.max_ply)):
                 goto("EVAL_LEAF")
             with m.Elif(quiescent):
                 goto("STAND_PAT")
@@ -399,12 +411,26 @@ class SearchCore(wiring.Component):
 
     def _state_eval_leaf(self, m, evaluate, eval_ready, goto, return_value, **_):
         with m.If(eval_ready):
-            return_value(evaluate.score, may_be_root=False)  # MAX_PLY is never the root
+            return_value(evaluate.score, may_be_root=False)  # max_ply >= 1: never the root
         with m.Else():
             goto("EVAL_LEAF")
 
     def _state_return(self, m, value, return_value, **_):
         return_value(value)
+
+
+def _one_hot_check(bits):
+    """(any bit set, more than one set) of a list of 1-bit values, as a balanced tree."""
+    level = [(bit, Const(0)) for bit in bits]
+    while len(level) > 1:
+        paired = []
+        for i in range(0, len(level) - 1, 2):
+            (a_any, a_many), (b_any, b_many) = level[i], level[i + 1]
+            paired.append((a_any | b_any, a_many | b_many | (a_any & b_any)))
+        if len(level) % 2:
+            paired.append(level[-1])
+        level = paired
+    return level[0]
 
 
 def fsm_markdown():

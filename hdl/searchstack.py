@@ -50,23 +50,30 @@ class StackOp(enum.Enum, shape=3):
 
 
 class SearchStack(wiring.Component):
-    """Per-ply frames: the top in registers, the ancestors in a MAX_PLY-entry memory.
+    """Per-ply frames: the top in registers, the ancestors in a ``max_ply``-entry memory.
 
     One operation per cycle on ``op``; ``top``, ``parent`` and ``ply`` show the result from the
     next cycle on. ``parent`` is the frame at ``ply - 1`` (meaningless at ply 0). A PUSH at
-    ``ply == MAX_PLY`` or a POP at ply 0 is a caller error (the AlphaBetaFSM never issues one).
+    ``ply == max_ply`` or a POP at ply 0 is a caller error (the AlphaBetaFSM never issues one).
+    ``max_ply`` (default MAX_PLY) is a parameter so tests can fill the stack in a few plies.
     """
 
-    op:       In(StackOp)
-    next_top: In(Frame)
-    store:    In(Frame)
-    top:      Out(Frame)
-    parent:   Out(Frame)
-    ply:      Out(range(MAX_PLY + 1))
+    def __init__(self, max_ply=MAX_PLY):
+        if not 1 <= max_ply <= MAX_PLY:
+            raise ValueError(f"max_ply {max_ply} out of range 1..{MAX_PLY}")
+        self.max_ply = max_ply
+        super().__init__({
+            "op":       In(StackOp),
+            "next_top": In(Frame),
+            "store":    In(Frame),
+            "top":      Out(Frame),
+            "parent":   Out(Frame),
+            "ply":      Out(range(max_ply + 1)),
+        })
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.frames = frames = Memory(shape=Frame, depth=MAX_PLY, init=[])
+        m.submodules.frames = frames = Memory(shape=Frame, depth=self.max_ply, init=[])
         write = frames.write_port()
         read = frames.read_port(transparent_for=(write,))
 

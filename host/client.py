@@ -20,13 +20,14 @@ from dataclasses import dataclass
 
 from chessaccel.defs import Mode, NO_MOVE, Position, SearchJob, Status
 from chessaccel.geometry import unpack_move
+from chessaccel.sim.model.search import job_problem
 from chessaccel.protocol import (AbortRequest, AbortScope, Command, ErrorCode, ErrorReply,
                                  FrameDecoder, FrameError, JobRequest, REPLY_LAYOUT,
                                  ResultRequest, byte_size, decode_payload, encode_frame,
                                  encode_payload)
 
-__all__ = ["BoardError", "BoardRefused", "NoBoardError", "JobFailed", "BoardInfo", "JobOutcome",
-           "BoardClient"]
+__all__ = ["BoardError", "BoardRefused", "NoBoardError", "JobFailed", "BadJob", "BoardInfo",
+           "JobOutcome", "BoardClient"]
 
 #: Errors that mean "the request was damaged on the way": send it again.
 LINK_ERRORS = (ErrorCode.BAD_CRC, ErrorCode.TRUNCATED, ErrorCode.BAD_LENGTH)
@@ -58,6 +59,10 @@ class NoBoardError(BoardError):
 
 class JobFailed(BoardError):
     """A job ended without a result (aborted, refused as bad, lost by the board)."""
+
+
+class BadJob(JobFailed):
+    """A job the core refuses (its BAD_JOB): caught before sending, or answered by the board."""
 
 
 @dataclass(frozen=True)
@@ -187,7 +192,13 @@ class BoardClient:
                 return job_id
 
     def submit(self, job_id, board, depth, alpha, beta, mode=Mode.SEARCH):
-        """Hand a job to the board; returns the core, or None when every core is busy."""
+        """Hand a job to the board; returns the core, or None when every core is busy.
+
+        A job the core would refuse (``job_problem``: depth, window, not one king a side) raises
+        BadJob here and is never sent."""
+        problem = job_problem(board, depth, alpha, beta, perft=mode == Mode.PERFT)
+        if problem:
+            raise BadJob(f"job {job_id} not sent: {problem}")
         job = SearchJob.const({"position": Position.from_bits(board.to_bits()), "depth": depth,
                                "alpha": alpha, "beta": beta, "mode": mode})
         try:
@@ -220,6 +231,9 @@ class BoardClient:
         status = result.status
         if status == Status.BUSY:
             return None
+        if status == Status.BAD_JOB:
+            raise BadJob(f"the board refused job {job_id} (BAD_JOB: a depth, window or position "
+                         f"the core cannot hold)")
         if status != Status.DONE:
             name = status.name if isinstance(status, Status) else str(status)
             raise JobFailed(f"job {job_id} ended {name}")

@@ -14,6 +14,7 @@ simulators run the same Verilog:
 ``chessaccel bench --backend rtl`` needs: per-job nodes and cycles, with cycles per node.
 """
 
+import functools
 import hashlib
 import os
 import subprocess
@@ -21,7 +22,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from chessaccel.defs import INF, Mode, SearchJob, SearchResult, Status, Position, NO_MOVE
+from chessaccel.defs import INF, MAX_PLY, Mode, SearchJob, SearchResult, Status, Position, NO_MOVE
 from chessaccel.geometry import unpack_move
 from chessaccel.sim.buildtools import (NETLIST_SCRIPT, VERILATOR_FLAGS, VERILATOR_MAKEFLAGS,
                                         locked, verilator_missing as _verilator_missing,
@@ -112,9 +113,9 @@ def _move(bits):
     return None if bits == NO_MOVE else unpack_move(bits)
 
 
-def _core():
+def _core(max_ply=MAX_PLY):
     from chessaccel.hdl.search import SearchCore
-    return SearchCore()
+    return SearchCore(max_ply=max_ply)
 
 
 _locked = locked
@@ -148,12 +149,15 @@ def _design_files():
     return [Path(importlib.import_module(name).__file__).resolve() for name in DESIGN_MODULES]
 
 
-def build_verilator():
-    """Path of the Verilator-compiled SearchCore harness, built on first use (minutes)."""
+def build_verilator(max_ply=MAX_PLY):
+    """Path of the Verilator-compiled SearchCore harness, built on first use (minutes).
+
+    ``max_ply`` is the core's stack size (a separate build for each value)."""
     reason = verilator_missing()
     if reason:
         raise RtlError(reason)
-    folder = VERILATOR_BUILD / f"{TOP_NAME}-{_verilator_key()}"
+    variant = "" if max_ply == MAX_PLY else f"-ply{max_ply}"
+    folder = VERILATOR_BUILD / f"{TOP_NAME}{variant}-{_verilator_key()}"
     executable = folder / "obj_dir" / TOP_NAME
     if executable.exists():
         return executable
@@ -161,7 +165,7 @@ def build_verilator():
         if executable.exists():
             return executable
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=VERILATOR_BUILD))
-        (staging / f"{TOP_NAME}.v").write_text(verilator_netlist(_core(), TOP_NAME))
+        (staging / f"{TOP_NAME}.v").write_text(verilator_netlist(_core(max_ply), TOP_NAME))
         bits = (f"-DJOB_BITS={SearchJob.as_shape().size} "
                 f"-DRESULT_BITS={SearchResult.as_shape().size}")
         command = ["verilator", "--cc", "--exe", "--build", *_VERILATOR_FLAGS,
@@ -178,8 +182,8 @@ def build_verilator():
     return executable
 
 
-def _run_verilator(jobs):
-    executable = build_verilator()
+def _run_verilator(jobs, max_ply=MAX_PLY):
+    executable = build_verilator(max_ply)
     hex_digits = (SearchJob.as_shape().size + 3) // 4
     stdin = "".join(f"{j.packed():0{hex_digits}x} {int(j.trace)} "
                     f"{-1 if j.abort_after is None else j.abort_after}\n" for j in jobs)
@@ -219,21 +223,23 @@ def parse_results(stdout, expected):
     return _results(_raw_results(stdout, expected))
 
 
-def run_jobs(jobs, simulator=None):
+def run_jobs(jobs, simulator=None, max_ply=MAX_PLY):
     """Run ``jobs`` (RtlJob) on the simulated SearchCore, one after the other, in one run.
 
-    ``simulator``: "verilator" or "icarus" (default: ``default_simulator()``).
+    ``simulator``: "verilator" or "icarus" (default: ``default_simulator()``); ``max_ply``: the
+    core's stack size (SearchCore's parameter).
     """
     if not jobs:
         return []
     simulator = simulator or default_simulator()
     if simulator == "verilator":
-        raw = _run_verilator(jobs)
+        raw = _run_verilator(jobs, max_ply)
     else:
         from chessaccel.sim.cocotb_runner import run_testbench
         params = {"jobs": [{"job": j.packed(), "trace": j.trace, "abort_after": j.abort_after}
                            for j in jobs]}
-        raw = run_testbench(_core, TOP_NAME, TB_MODULE, params)
+        raw = run_testbench(functools.partial(_core, max_ply=max_ply), TOP_NAME, TB_MODULE,
+                            params)
     return _results(raw)
 
 

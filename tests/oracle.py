@@ -114,13 +114,14 @@ def minimax(cb, depth, ply=0):
 class AlphaBeta:
     """The contract's fail-soft alpha-beta, recursive, counting nodes."""
 
-    def __init__(self):
+    def __init__(self, max_ply=MAX_PLY):
         self.nodes = 0
+        self.max_ply = max_ply
 
     def node(self, cb, ply, depth, alpha, beta):
         """(score, best move or None)."""
         self.nodes += 1
-        if ply == MAX_PLY:
+        if ply == self.max_ply:
             return static_eval(cb), None
         in_check = cb.is_check()
         quiescence = depth == 0 and not in_check
@@ -146,8 +147,8 @@ class AlphaBeta:
         return best, best_move
 
 
-def alphabeta(cb, depth, alpha=-INF, beta=INF):
-    """(score, best move uci or None, nodes) of the contract's search."""
-    searcher = AlphaBeta()
+def alphabeta(cb, depth, alpha=-INF, beta=INF, max_ply=MAX_PLY):
+    """(score, best move uci or None, nodes) of the contract's search (stack of ``max_ply``)."""
+    searcher = AlphaBeta(max_ply)
     score, move = searcher.node(cb, 0, depth, alpha, beta)
     return score, (move.uci() if move else None), searcher.nodes

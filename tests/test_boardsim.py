@@ -13,7 +13,7 @@ import pytest
 
 from chessaccel.defs import INF, Mode
 from chessaccel.host.boardcli import board_info_main
-from chessaccel.host.client import BoardClient, BoardError, JobFailed, NoBoardError
+from chessaccel.host.client import BadJob, BoardClient, BoardError, JobFailed, NoBoardError
 from chessaccel.host.position import chess_from_board
 from chessaccel.host.transport import FaultyTransport, PtyTransport, SerialTransport
 from chessaccel.protocol import PROTOCOL_VERSION
@@ -266,3 +266,32 @@ def test_cores_run_jobs_at_the_same_time(search_client):
         while (got := search_client.poll(job_id, core)) is None:
             time.sleep(0.001)
         assert (got.score, got.best_move, got.nodes) == (want.score, want.best_move, want.nodes)
+
+
+@needs_verilator
+@needs_core
+def test_a_position_without_kings_is_refused_by_client_and_board(search_client):
+    """A king-less job is named and never sent by the client; sent anyway (as a raw JOB
+    request), the board answers BAD_JOB instead of searching with the previous job's king."""
+    from chessaccel.defs import Position, SearchJob
+    from chessaccel.protocol import Command, JobRequest
+    from chessaccel.sim.model.board import Board
+    normal = board_of("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+    want = model.search(normal.copy(), 1, -INF, INF)
+    got = search_client.run_job(normal, 1, -INF, INF)          # the core now holds two kings
+    assert (got.score, got.nodes) == (want.score, want.nodes)
+    kingless = Board([0] * 56 + [0, 0, 0, 0, 14, 0, 0, 0], 0, 0, None)   # a black king alone
+    with pytest.raises(BadJob, match="0 white kings"):
+        search_client.run_job(kingless, 1, -INF, INF)
+    job_id = search_client.new_job_id()
+    job = SearchJob.const({"position": Position.from_bits(kingless.to_bits()), "depth": 1,
+                           "alpha": -INF, "beta": INF, "mode": Mode.SEARCH})
+    reply = search_client.request(Command.JOB, JobRequest, {"job_id": job_id, "job": job})
+    core = int(reply.core)
+    deadline = time.monotonic() + 30
+    with pytest.raises(BadJob, match="BAD_JOB"):
+        while search_client.poll(job_id, core) is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+    assert search_client.status()["busy"] == 0
+    got = search_client.run_job(normal, 1, -INF, INF)          # and the core goes on as before
+    assert (got.score, got.nodes) == (want.score, want.nodes)

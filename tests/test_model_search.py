@@ -209,6 +209,39 @@ def test_nodes_and_best_move_match_an_independent_alphabeta(fen, depth):
         f"{(score, best, nodes)}"
 
 
+#: A small stack (the parameter the SearchCore shares): quiescence fills it in a few captures.
+SMALL_MAX_PLY = 6
+FULL_STACK_POSITIONS = [fen for fen in suites.epd_positions(("wac.epd",))[:60]]
+
+
+def test_a_full_stack_evaluates_its_leaf():
+    """``max_ply``: a node at that ply is counted and evaluated, never expanded. The model equals
+    the independent alpha-beta with the same stack size in score, best move and nodes, on
+    positions whose walk does reach that ply (at least 10 of them, or the test proves nothing),
+    and the small stack changes the result of at least one (the rule is not a no-op)."""
+    reached = changed = 0
+    for fen in FULL_STACK_POSITIONS:
+        board = suites.board_of(fen)
+        result = search(board, 1, trace=True, max_ply=SMALL_MAX_PLY)
+        if max(ply for ply, _ in result.trace) < SMALL_MAX_PLY:
+            continue
+        reached += 1
+        score, best, nodes = alphabeta(chess.Board(fen), 1, max_ply=SMALL_MAX_PLY)
+        got = (result.score, move_uci(result.best_move) if result.best_move else None,
+               result.nodes)
+        assert got == (score, best, nodes), f"{fen}: model {got}, contract {(score, best, nodes)}"
+        full = search(board, 1)
+        changed += (full.score, full.nodes) != (result.score, result.nodes)
+    assert reached >= 10, f"only {reached} positions reach ply {SMALL_MAX_PLY}"
+    assert changed >= 1
+
+
+@pytest.mark.parametrize("max_ply", [0, -1, 33, "6"])
+def test_search_rejects_a_stack_size_out_of_range(max_ply):
+    with pytest.raises(SearchError, match="max_ply"):
+        search(suites.board_of(chess.STARTING_FEN), 1, max_ply=max_ply)
+
+
 # --- windows ----------------------------------------------------------------------------------
 
 WINDOW_CASES = [(fen, depth) for fen in SEARCH_POSITIONS[:20] for depth in (1, 2)]

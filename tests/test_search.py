@@ -223,6 +223,84 @@ def test_abort_and_bad_jobs():
         Status.DONE, want.score, want.best_move, want.nodes)
 
 
+def _board_from_pieces(pieces, side=0):
+    """A model Board from {square: FEN letter}; no castling, no en passant."""
+    from chessaccel.defs import Color, PieceType
+    from chessaccel.geometry import CODE
+    letters = {"p": PieceType.PAWN, "n": PieceType.KNIGHT, "b": PieceType.BISHOP,
+               "r": PieceType.ROOK, "q": PieceType.QUEEN, "k": PieceType.KING}
+    squares = [0] * 64
+    for square, letter in pieces.items():
+        color = Color.WHITE if letter.isupper() else Color.BLACK
+        squares[square] = CODE[color.value][letters[letter.lower()].value]
+    from chessaccel.sim.model.board import Board
+    return Board(squares, side, 0, None)
+
+
+#: {name: (pieces, side to move)}: the core must answer BAD_JOB, search and perft alike.
+BAD_KING_POSITIONS = {
+    "no white king": ({60: "k", 0: "R", 9: "P"}, 0),
+    "no black king": ({4: "K", 63: "r"}, 1),
+    "no king at all": ({4: "Q", 60: "q"}, 0),
+    "two white kings": ({4: "K", 7: "K", 60: "k"}, 0),
+    "two black kings": ({4: "K", 56: "k", 60: "k"}, 1),
+}
+
+
+def test_positions_without_one_king_a_side_are_bad_jobs():
+    """The core's king-square registers would keep the previous job's king: a position without
+    exactly one king of each colour is refused (BAD_JOB), after a normal job has loaded kings, in
+    search and perft mode, and the model refuses the same jobs (job_problem)."""
+    from chessaccel.sim.model.search import SearchError, job_problem
+    normal = suites.board_of(_cpw()["pos-2"].fen)
+    want = search(normal, 1)
+    jobs = []
+    for name, (pieces, side) in BAD_KING_POSITIONS.items():
+        board = _board_from_pieces(pieces, side)
+        assert job_problem(board, 1) and "king" in job_problem(board, 1), name
+        with pytest.raises(SearchError, match="king"):
+            search(board, 1)
+        with pytest.raises(SearchError, match="king"):
+            perft(board, 1)
+        jobs += [RtlJob(normal, 1), RtlJob(board, 1), RtlJob(board, 1, mode=Mode.PERFT)]
+    results = run_jobs(jobs)
+    for i, name in enumerate(BAD_KING_POSITIONS):
+        first, bad_search, bad_perft = results[3 * i: 3 * i + 3]
+        assert (first.status, first.score, first.nodes) == (Status.DONE, want.score, want.nodes)
+        assert bad_search.status == Status.BAD_JOB, name
+        assert bad_perft.status == Status.BAD_JOB, name
+
+
+#: A small stack: quiescence reaches it in a few captures, so the stack-full rule runs.
+SMALL_MAX_PLY = 6
+
+
+def test_a_full_stack_evaluates_its_leaf_node_for_node():
+    """With ``max_ply`` = SMALL_MAX_PLY on both sides, the core equals the model node by node
+    (walks compared) on jobs chosen because their walk reaches ply SMALL_MAX_PLY, where the
+    documented rule holds: the node is counted and evaluated, never expanded."""
+    rng = random.Random(SEED)
+    fens = [r.fen for r in suites.perft_records(("perftsuite.epd",))] + suites.epd_positions(
+        ("wac.epd",))
+    rng.shuffle(fens)
+    jobs = []
+    for fen in fens:
+        board = suites.board_of(fen)
+        want = search(board, 2, trace=True, max_ply=SMALL_MAX_PLY)
+        if want.nodes <= DEFAULT_NODE_LIMIT and max(p for p, _ in want.trace) == SMALL_MAX_PLY:
+            jobs.append((RtlJob(board, 2, trace=True), want))
+        if len(jobs) == 12:
+            break
+    assert len(jobs) == 12, "too few positions reach the small stack's last ply"
+    results = run_jobs([job for job, _ in jobs], max_ply=SMALL_MAX_PLY)
+    for (job, want), got in zip(jobs, results):
+        fen = chess_from_board(job.board).fen()
+        assert got.trace == want.trace, (
+            f"{fen}: walks differ at node {_first_divergence(want.trace, got.trace)}")
+        assert (got.status, got.score, got.best_move, got.nodes) == (
+            Status.DONE, want.score, want.best_move, want.nodes), fen
+
+
 @pytest.mark.long
 @pytest.mark.skipif(icarus_missing() is not None, reason=f"cocotb + Icarus: {icarus_missing()}")
 def test_small_jobs_on_cocotb_icarus():

@@ -14,11 +14,11 @@ from .testcheck import in_check
 from .evaluate import evaluate
 
 __all__ = ["Frame", "SearchResult", "search", "perft", "perft_divide", "mate_distance",
-           "SearchError"]
+           "SearchError", "job_problem"]
 
 
 class SearchError(ValueError):
-    """A job outside the contract (depth or window out of range)."""
+    """A job outside the contract (depth or window out of range, a position without kings)."""
 
 
 @dataclass
@@ -56,20 +56,45 @@ def mate_distance(score):
     return None
 
 
-def _check_job(depth, alpha, beta):
+def job_problem(board, depth, alpha=-INF, beta=INF, perft=False):
+    """Why the accelerator refuses this job (its BAD_JOB), or None when it takes it.
+
+    The core checks the depth, the window (search only) and that each side has exactly one king
+    (its king-square registers and TestCheck need one); the host's link client asks this before
+    sending, so a refused job is named on the host, not only answered BAD_JOB by the board.
+    """
     if not isinstance(depth, int) or not 0 <= depth <= MAX_DEPTH:
-        raise SearchError(f"depth {depth} out of range 0..{MAX_DEPTH}")
-    if not -INF <= alpha < beta <= INF:
-        raise SearchError(f"window ({alpha}, {beta}) must satisfy {-INF} <= alpha < beta <= {INF}")
+        return f"depth {depth} out of range 0..{MAX_DEPTH}"
+    if not perft and not -INF <= alpha < beta <= INF:
+        return f"window ({alpha}, {beta}) must satisfy {-INF} <= alpha < beta <= {INF}"
+    for color, name in ((0, "white"), (1, "black")):
+        kings = board.king_count(color)
+        if kings != 1:
+            return f"the position has {kings} {name} kings (the accelerator needs exactly one)"
+    return None
 
 
-def search(board, depth, alpha=-INF, beta=INF, trace=False):
+def _check_job(board, depth, alpha=-INF, beta=INF, perft=False):
+    problem = job_problem(board, depth, alpha, beta, perft)
+    if problem:
+        raise SearchError(problem)
+
+
+def _check_max_ply(max_ply):
+    if not isinstance(max_ply, int) or not 1 <= max_ply <= MAX_PLY:
+        raise SearchError(f"max_ply {max_ply} out of range 1..{MAX_PLY}")
+
+
+def search(board, depth, alpha=-INF, beta=INF, trace=False, max_ply=MAX_PLY):
     """Search ``board`` to ``depth`` plies plus quiescence inside the window (alpha, beta).
 
     Returns a SearchResult: fail-soft score from the side to move's view, best move (None when
     the root has no move searched), principal variation and node count. The board is restored.
+    ``max_ply`` is the stack's size (the SearchCore's parameter of the same name): a node at
+    that ply is evaluated, never expanded.
     """
-    _check_job(depth, alpha, beta)
+    _check_job(board, depth, alpha, beta)
+    _check_max_ply(max_ply)
     nodes = 0
     walk = [] if trace else None
     stack = [Frame(depth, alpha, beta)]
@@ -84,7 +109,7 @@ def search(board, depth, alpha=-INF, beta=INF, trace=False):
             nodes += 1
             if walk is not None:
                 walk.append((ply, stack[-2].move if ply else None))
-            if ply == MAX_PLY:
+            if ply == max_ply:
                 value = evaluate(board)
             else:
                 f.in_check = in_check(board, board.side)
@@ -144,8 +169,11 @@ def search(board, depth, alpha=-INF, beta=INF, trace=False):
 
 def perft(board, depth):
     """Leaf count at ``depth`` plies with the accelerator's generator (legal moves only)."""
-    if not isinstance(depth, int) or not 0 <= depth <= MAX_DEPTH:
-        raise SearchError(f"depth {depth} out of range 0..{MAX_DEPTH}")
+    _check_job(board, depth, perft=True)
+    return _perft(board, depth)
+
+
+def _perft(board, depth):
     if depth == 0:
         return 1
     count = 0
@@ -154,7 +182,7 @@ def perft(board, depth):
         mover = board.side
         undo = board.make(move)
         if not in_check(board, mover):
-            count += 1 if depth == 1 else perft(board, depth - 1)
+            count += 1 if depth == 1 else _perft(board, depth - 1)
         board.unmake(move, undo)
     return count
 
@@ -163,12 +191,13 @@ def perft_divide(board, depth):
     """{move: leaf count below it} in generation order, for depth >= 1."""
     if not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH:
         raise SearchError(f"divide needs a depth in 1..{MAX_DEPTH}, got {depth}")
+    _check_job(board, depth, perft=True)
     out = {}
     picker = MovePicker(board)
     while (move := picker.next()) is not None:
         mover = board.side
         undo = board.make(move)
         if not in_check(board, mover):
-            out[move] = perft(board, depth - 1)
+            out[move] = _perft(board, depth - 1)
         board.unmake(move, undo)
     return out
