@@ -11,7 +11,8 @@ DEMO_FEN ?= r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4
 
 PATHS ?= sim/model host chessaccel
 
-.PHONY: all setup system-packages demo test test-long mutation bench bench-rtl synth-movegen synth board-speed clean
+.PHONY: all setup system-packages demo test test-long mutation bench bench-rtl synth-movegen synth board-speed clean \
+	synth-blocks synth-records synth-results gate-check
 
 all: demo
 
@@ -63,8 +64,40 @@ bench-rtl: setup
 synth-movegen: setup
 	$(PY) -m chessaccel.synth movegen-all --summary out/synth/summary-movegen.json --chart out/synth/summary-movegen.png
 
-synth: setup
+# Bitstreams (never programmed) for the boards, CORES SearchCores each, plus the iCEBreaker link
+# build, then synth/RESULTS.md from the records. The clocks come from the committed records of
+# earlier place-and-route runs (synth/records); long: tens of minutes per 85F board.
+CORES ?= 2
+SYNTH_BOARDS ?= ulx3s-85f orangecrab-85f
+synth: setup synth/records/blocks/searchcore.json
+	for board in $(SYNTH_BOARDS); do \
+	  $(VENV)/bin/chessaccel synth --board $$board --cores $(CORES) || exit 1; \
+	done
+	$(VENV)/bin/chessaccel synth --board icebreaker --cores 0
+	$(PY) -m chessaccel.synth.results --plot out/synth/results.png
+
+# The records the board flow starts from: the SearchCore and the link alone (about half an hour
+# of place and route) and the RTL's cycles per node on the bench set. The file rule makes them
+# only where the committed record is missing; `make synth-records` refreshes them.
+SYNTH_RECORDS = $(PY) -m chessaccel.synth searchcore boardtop-nocore --records && \
+	$(VENV)/bin/chessaccel bench --backend rtl --json --out synth/records/bench-rtl.json \
+	  --plot out/bench-rtl.png && $(PY) -m chessaccel.synth.results
+synth-records: setup
+	$(SYNTH_RECORDS)
+
+synth/records/blocks/searchcore.json: | setup
+	$(SYNTH_RECORDS)
+
+synth-results: setup
+	$(PY) -m chessaccel.synth.results --plot out/synth/results.png
+
+# Every block alone behind the scan harness (docs/synthesis.md's block table).
+synth-blocks: setup
 	$(PY) -m chessaccel.synth movegen-all search-all boardtop-nocore
+
+# The synthesised SearchCore netlist (ECP5 cells) under Verilator against the model and the RTL.
+gate-check: setup
+	$(PY) -m chessaccel.sim.gatelevel
 
 board-speed: setup
 	$(PY) -m chessaccel.sim.boardspeed

@@ -6,6 +6,7 @@
     chessaccel bench  [--backend B] [--json] [--out FILE] [--plot FILE]
     chessaccel board-sim [--cores N] [--clocks-per-bit N]
     chessaccel board info --port PORT
+    chessaccel synth --board NAME [--cores N] [--clock MHZ]
 
 POSITION is a FEN or EPD line (one argument: quote it) or ``startpos``. Bad input of any kind
 (malformed FEN/EPD, a position the accelerator cannot hold, a depth or window out of range, an
@@ -95,6 +96,11 @@ def _parser():
     sp = sub.add_parser("board", help="talk to a board (real or simulated) over its serial port")
     board_sub = sp.add_subparsers(dest="board_command", required=True, parser_class=_Parser)
     add_board_info_arguments(board_sub.add_parser("info", help="print what the board reports"))
+    # Bitstreams for real boards come from synth/board.py (importing it starts no tool).
+    from chessaccel.synth.board import add_board_arguments
+    add_board_arguments(sub.add_parser("synth", help="build a bitstream for a real board "
+                                                     "(never programmed; see docs/synthesis.md)"),
+                        board_positional=False)
     return p
 
 
@@ -232,6 +238,9 @@ def main(argv=None):
         if args.command == "board":
             from .boardcli import board_info_main
             return board_info_main(args)
+        if args.command == "synth":
+            from chessaccel.synth.board import run_board_command
+            return run_board_command(args)
         try:
             backend = get_backend(args.backend)
         except BackendError as e:

@@ -22,7 +22,9 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from chessaccel.sim.buildtools import locked, verilator_missing as _verilator_missing
+from chessaccel.sim.buildtools import (NETLIST_SCRIPT, VERILATOR_FLAGS, VERILATOR_MAKEFLAGS,
+                                        locked, verilator_missing as _verilator_missing,
+                                        verilator_netlist)
 
 __all__ = ["SIM_CLOCKS_PER_BIT", "SIM_CLOCK_HZ", "BUILD_ROOT", "BoardSimError",
            "SIM_REPLY_TIMEOUT", "verilator_missing", "build_board_sim", "BoardSim", "board_sim_main"]
@@ -39,9 +41,9 @@ SIM_REPLY_TIMEOUT = 5.0
 #: The clock the simulated board reports (that of the real board it stands for).
 SIM_CLOCK_HZ = 50_000_000
 TOP_NAME = "boardtop"
-_VERILATOR_FLAGS = ["-Wno-fatal", "-Wno-lint", "-Wno-style", "-O3", "--x-assign", "fast",
-                    "--x-initial", "fast", "--noassert"]
+_VERILATOR_FLAGS = VERILATOR_FLAGS
 _CXX_OPT = "-O2"
+_BUILDTOOLS = Path(__file__).resolve().parent / "buildtools.py"
 _STARTUP_SECONDS = 30
 
 
@@ -62,8 +64,10 @@ def _key(cores, clocks_per_bit):
     import amaranth
     digest = hashlib.sha256()
     digest.update(f"{cores}|{clocks_per_bit}|{SIM_CLOCK_HZ}|{amaranth.__version__}|"
-                  f"{_verilator_version()}|{_VERILATOR_FLAGS}|{_CXX_OPT}|".encode())
+                  f"{_verilator_version()}|{_VERILATOR_FLAGS}|{VERILATOR_MAKEFLAGS}|{_CXX_OPT}|"
+                  f"{NETLIST_SCRIPT}|".encode())
     digest.update(_HARNESS.read_bytes())
+    digest.update(_BUILDTOOLS.read_bytes())
     for path in _design_files(cores):
         digest.update(str(path.relative_to(_REPO)).encode())
         digest.update(path.read_bytes())
@@ -113,16 +117,17 @@ def build_board_sim(cores=1, clocks_per_bit=SIM_CLOCKS_PER_BIT, log=None):
         if log:
             log(f"building the simulated board ({cores} core(s), {clocks_per_bit} clocks/bit) "
                 f"into {folder} ...")
-        from amaranth.back import verilog
         from chessaccel.hdl.boardtop import BoardTop
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=BUILD_ROOT))
         top = BoardTop(cores=cores, clock_hz=SIM_CLOCK_HZ, clocks_per_bit=clocks_per_bit,
                        build_id=int(key[:8], 16))
-        (staging / f"{TOP_NAME}.v").write_text(verilog.convert(top, name=TOP_NAME, emit_src=False))
+        (staging / f"{TOP_NAME}.v").write_text(verilator_netlist(top, TOP_NAME))
         command = ["verilator", "--cc", "--exe", "--build", *_VERILATOR_FLAGS,
                    "--top-module", TOP_NAME, "-o", "boardsim", "-j", "2",
                    "-CFLAGS", f"{_CXX_OPT} -DCLOCKS_PER_BIT={clocks_per_bit}",
                    f"{TOP_NAME}.v", str(_HARNESS)]
+        if VERILATOR_MAKEFLAGS:
+            command[3:3] = ["-MAKEFLAGS", " ".join(VERILATOR_MAKEFLAGS)]
         done = subprocess.run(command, cwd=staging, capture_output=True, text=True)
         (staging / "build.log").write_text(done.stdout + done.stderr)
         if done.returncode != 0:
@@ -136,7 +141,8 @@ class BoardSim:
     """A running simulated board; ``port`` is its pseudo-terminal. Use as a context manager.
 
     ``stats`` (after ``close``): {"cycles": simulated clock cycles, "ticking_seconds": wall time
-    the harness spent ticking the design}.
+    the harness spent ticking the design, "cpu_seconds": CPU time of the whole simulator
+    process (user + system, ticking, pty and idle polls together)}.
     """
 
     def __init__(self, cores=1, clocks_per_bit=SIM_CLOCKS_PER_BIT, log=None):

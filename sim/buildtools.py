@@ -1,11 +1,41 @@
-"""What the simulation builds share: a cross-process lock for build caches, and the check that
-the Verilator toolchain is present."""
+"""What the simulation builds share: a cross-process lock for build caches, the check that the
+Verilator toolchain is present, and the word-level netlist and flags Verilator gets.
+
+Why a netlist of our own rather than ``amaranth.back.verilog``: Amaranth's Verilog keeps its
+processes (``always @*`` blocks assigning slices of wide signals such as a whole ``Position``) and
+one-hot decoders written as ``1'h1 << square`` at 127 bits. Verilator 5.006 turns the first into
+``_vl_insert_WW`` calls and inlines the second, a 127-bit shift, into each of ~3,900 bit readers;
+on the search core those two were two thirds of the run time (perf). ``verilator_netlist`` runs
+Amaranth's built-in Yosys on the RTLIL instead: ``proc`` (processes to multiplexers), ``flatten``,
+``opt`` and ``wreduce`` (the decoders shrink to 64 bits, one machine word), then ``write_verilog``:
+a word-level netlist, not a gate-mapped one (bit-blasting makes Verilator slower still). Where
+that netlist reads one bit of a vector to compute another bit of the same vector (false
+combinational loops, Verilator's UNOPTFLAT, which it resolves by iterating), the vector is marked
+``/*verilator split_var*/``, found by a Verilator lint pass (seconds). docs/synthesis.md has the
+figures.
+"""
 
 import fcntl
+import re
 import shutil
+import subprocess
 from contextlib import contextmanager
 
-__all__ = ["locked", "verilator_missing"]
+__all__ = ["locked", "verilator_missing", "verilator_netlist", "VERILATOR_FLAGS",
+           "VERILATOR_MAKEFLAGS", "NETLIST_SCRIPT", "split_false_loops"]
+
+#: Verilator options of every compiled simulation: -O3, X assignments and initial values
+#: resolved the fast way (Amaranth designs reset every register they read), no assertions;
+#: Amaranth's Verilog gives WIDTH / CASEINCOMPLETE warnings, hence -Wno-fatal.
+VERILATOR_FLAGS = ["-Wno-fatal", "-Wno-lint", "-Wno-style", "-O3", "--x-assign", "fast",
+                   "--x-initial", "fast", "--noassert"]
+#: Verilator's generated Makefile compiles the model with -Os (OPT_FAST) by default; -O2 was
+#: measured no faster on the search core (the code is straight-line), so the default stays.
+VERILATOR_MAKEFLAGS = []
+#: The Yosys passes of ``verilator_netlist`` (Amaranth's built-in Yosys has these).
+NETLIST_SCRIPT = "proc; flatten; opt_clean; opt; wreduce; opt_clean; memory_collect"
+#: Lint passes looking for false loops before giving up (each split usually clears them all).
+_SPLIT_PASSES = 6
 
 
 @contextmanager
@@ -27,3 +57,58 @@ def verilator_missing(purpose="the Verilator simulation"):
         if shutil.which(tool) is None:
             return f"{tool} is not installed ({purpose} needs Verilator, make and a C++ compiler)"
     return None
+
+
+def verilator_netlist(component, name):
+    """Word-level Verilog of ``component`` as top module ``name``, ready for Verilator."""
+    from amaranth._toolchain.yosys import find_yosys
+    from amaranth.back import rtlil
+    text = rtlil.convert(component, name=name, emit_src=False)
+    yosys = find_yosys(lambda version: version >= (0, 40))
+    verilog = yosys.run(["-q", "-"], f"read_rtlil <<rtlil\n{text}\nrtlil\n{NETLIST_SCRIPT}\n"
+                                     "write_verilog -noattr\n", ignore_warnings=True)
+    return split_false_loops(verilog, name)
+
+
+def _declaration(name):
+    """A regex for the vector declaration of the (possibly escaped) identifier ``name``."""
+    simple = re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$]*", name)
+    ident = re.escape(name) if simple else re.escape("\\" + name)
+    return re.compile(r"^(\s*(?:wire|reg)\s+(?:signed\s+)?\[\d+:\d+\]\s+" + ident + r")(\s*;)",
+                      re.M)
+
+
+def split_false_loops(verilog, top, workdir=None):
+    """``verilog`` with each vector Verilator reports in a combinational loop marked split_var.
+
+    The loops through such vectors are false (bit i feeds bit j), so splitting the vector into
+    its bits removes them; a loop through no vector is left as it is (and will show as
+    UNOPTFLAT in the build log).
+    """
+    import tempfile
+    from pathlib import Path
+    split = set()
+    with tempfile.TemporaryDirectory(dir=workdir) as folder:
+        source = Path(folder) / f"{top}.v"
+        for _ in range(_SPLIT_PASSES):
+            source.write_text(verilog)
+            lint = subprocess.run(["verilator", "--lint-only", "-Wno-fatal", "-Wno-lint",
+                                   "-Wno-style", "--top-module", top, str(source)],
+                                  capture_output=True, text=True)
+            report = lint.stderr
+            if "UNOPTFLAT" not in report:
+                break
+            names = set(re.findall(rf"Example path: {re.escape(top)}\.(\S+)", report))
+            names |= set(re.findall(rf"Circular combinational logic: '{re.escape(top)}\.([^']+)'",
+                                    report))
+            added = 0
+            for name in sorted(names - split):
+                verilog, found = _declaration(name).subn(
+                    lambda m: f"{m.group(1)} /*verilator split_var*/{m.group(2)}", verilog,
+                    count=1)
+                if found:
+                    split.add(name)
+                    added += 1
+            if not added:
+                break
+    return verilog

@@ -8,8 +8,8 @@ simulators run the same Verilog:
   sim/cocotb_runner.py). Exact but slow on a design this size (tens of cycles per second: Icarus
   re-evaluates the whole combinational move generator every cycle), so only small jobs;
 - ``verilator``: Verilator 5 with a C++ harness (sim/verilator/searchcore.cpp) reading jobs on
-  stdin; built once per design change into build/verilator (minutes), then hundreds of thousands
-  of cycles per second. The default when Verilator is installed; ``CHESSACCEL_RTL_SIM`` picks. ``rtl_search``, ``rtl_perft`` and
+  stdin; built once per design change into build/verilator (minutes) from the word-level netlist
+  of sim/buildtools.py, then tens of thousands of cycles per second (docs/synthesis.md). The default when Verilator is installed; ``CHESSACCEL_RTL_SIM`` picks. ``rtl_search``, ``rtl_perft`` and
 ``rtl_search_many`` are the shapes the host's ``rtl`` backend calls; ``bench_jobs`` is what
 ``chessaccel bench --backend rtl`` needs: per-job nodes and cycles, with cycles per node.
 """
@@ -24,11 +24,13 @@ from pathlib import Path
 
 from chessaccel.defs import INF, MAX_PLY, Mode, SearchJob, SearchResult, Status, Position, NO_MOVE
 from chessaccel.geometry import unpack_move
-from chessaccel.sim.buildtools import locked, verilator_missing as _verilator_missing
+from chessaccel.sim.buildtools import (NETLIST_SCRIPT, VERILATOR_FLAGS, VERILATOR_MAKEFLAGS,
+                                        locked, verilator_missing as _verilator_missing,
+                                        verilator_netlist)
 
 __all__ = ["RtlJob", "RtlResult", "RtlError", "run_jobs", "rtl_search", "rtl_search_many",
            "rtl_perft", "bench_jobs", "toolchain_missing", "default_simulator", "SIMULATORS",
-           "build_verilator"]
+           "build_verilator", "parse_results"]
 
 #: Verilog top-level name of the search core in the build caches.
 TOP_NAME = "searchcore"
@@ -38,9 +40,9 @@ SIM_ENV = "CHESSACCEL_RTL_SIM"
 _REPO = Path(__file__).resolve().parent.parent
 _HARNESS = Path(__file__).resolve().parent / "verilator" / "searchcore.cpp"
 VERILATOR_BUILD = Path(os.environ.get("CHESSACCEL_VERILATOR_BUILD", _REPO / "build" / "verilator"))
-_VERILATOR_FLAGS = ["-Wno-fatal", "-Wno-lint", "-Wno-style", "-O3", "--x-assign", "fast",
-                    "--x-initial", "fast", "--noassert"]
+_VERILATOR_FLAGS = VERILATOR_FLAGS
 _CXX_OPT = "-O1"
+_BUILDTOOLS = Path(__file__).resolve().parent / "buildtools.py"
 
 
 class RtlError(RuntimeError):
@@ -123,8 +125,10 @@ def _verilator_key():
     import amaranth
     digest = hashlib.sha256()
     version = subprocess.run(["verilator", "--version"], capture_output=True, text=True).stdout
-    digest.update(f"{amaranth.__version__}|{version}|{_VERILATOR_FLAGS}|{_CXX_OPT}|".encode())
+    digest.update(f"{amaranth.__version__}|{version}|{_VERILATOR_FLAGS}|{VERILATOR_MAKEFLAGS}|"
+                  f"{_CXX_OPT}|{NETLIST_SCRIPT}|".encode())
     digest.update(_HARNESS.read_bytes())
+    digest.update(_BUILDTOOLS.read_bytes())
     for path in _design_files():
         digest.update(str(path.relative_to(_REPO)).encode())
         digest.update(path.read_bytes())
@@ -160,15 +164,15 @@ def build_verilator(max_ply=MAX_PLY):
     with _locked(VERILATOR_BUILD / f".{folder.name}.lock"):
         if executable.exists():
             return executable
-        from amaranth.back import verilog
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=VERILATOR_BUILD))
-        (staging / f"{TOP_NAME}.v").write_text(
-            verilog.convert(_core(max_ply), name=TOP_NAME, emit_src=False))
+        (staging / f"{TOP_NAME}.v").write_text(verilator_netlist(_core(max_ply), TOP_NAME))
         bits = (f"-DJOB_BITS={SearchJob.as_shape().size} "
                 f"-DRESULT_BITS={SearchResult.as_shape().size}")
         command = ["verilator", "--cc", "--exe", "--build", *_VERILATOR_FLAGS,
                    "--top-module", TOP_NAME, "-o", TOP_NAME, "-j", "2",
                    "-CFLAGS", f"{_CXX_OPT} {bits}", f"{TOP_NAME}.v", str(_HARNESS)]
+        if VERILATOR_MAKEFLAGS:
+            command[3:3] = ["-MAKEFLAGS", " ".join(VERILATOR_MAKEFLAGS)]
         done = subprocess.run(command, cwd=staging, capture_output=True, text=True)
         (staging / "build.log").write_text(done.stdout + done.stderr)
         if done.returncode != 0:
@@ -187,15 +191,36 @@ def _run_verilator(jobs, max_ply=MAX_PLY):
     if done.returncode != 0:
         raise RtlError(f"the Verilator search core stopped ({done.returncode}): "
                        f"{done.stderr[-2000:]}")
+    return _raw_results(done.stdout, len(jobs))
+
+
+def _raw_results(stdout, expected):
+    """The harness's answer lines (sim/verilator/searchcore.cpp) as dicts."""
     raw = []
-    for line in done.stdout.splitlines():
+    for line in stdout.splitlines():
         result_hex, latency, _, *walk = line.split()
         raw.append({"result": int(result_hex, 16),
                     "abort_latency": None if int(latency) < 0 else int(latency),
                     "trace": [[int(a) for a in node.split(":")] for node in walk]})
-    if len(raw) != len(jobs):
-        raise RtlError(f"the Verilator search core answered {len(raw)} of {len(jobs)} jobs")
+    if len(raw) != expected:
+        raise RtlError(f"the Verilator search core answered {len(raw)} of {expected} jobs")
     return raw
+
+
+def _results(raw):
+    out = []
+    for record in raw:
+        r = SearchResult.from_bits(record["result"])
+        out.append(RtlResult(status=r.status, score=int(r.score), best_move=_move(
+            r.best_move.as_value().value), nodes=int(r.nodes), cycles=int(r.cycles),
+            trace=[(ply, _move(move)) for ply, move in record["trace"]],
+            abort_latency=record["abort_latency"]))
+    return out
+
+
+def parse_results(stdout, expected):
+    """``RtlResult`` per line of a job harness's output (the RTL or the gate-level build)."""
+    return _results(_raw_results(stdout, expected))
 
 
 def run_jobs(jobs, simulator=None, max_ply=MAX_PLY):
@@ -215,14 +240,7 @@ def run_jobs(jobs, simulator=None, max_ply=MAX_PLY):
                            for j in jobs]}
         raw = run_testbench(functools.partial(_core, max_ply=max_ply), TOP_NAME, TB_MODULE,
                             params)
-    out = []
-    for record in raw:
-        r = SearchResult.from_bits(record["result"])
-        out.append(RtlResult(status=r.status, score=int(r.score), best_move=_move(
-            r.best_move.as_value().value), nodes=int(r.nodes), cycles=int(r.cycles),
-            trace=[(ply, _move(move)) for ply, move in record["trace"]],
-            abort_latency=record["abort_latency"]))
-    return out
+    return _results(raw)
 
 
 def _done(result):

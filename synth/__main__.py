@@ -10,6 +10,7 @@ import sys
 from .flow import (DEFAULT_OUT, DEVICES, ROUTERS, SPEED_GRADES, SynthOptions, ToolchainMissing,
                    ToolFailed, summary_line, synthesise_block)
 from .registry import BLOCKS, GROUPS, BlockUnavailable, expand
+from .records import RECORDS, block_record_path, write_record
 from .report import combine, plot_luts, write_summary
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -55,6 +56,9 @@ def _parser():
                         help="also write one combined JSON of all blocks")
     parser.add_argument("--chart", metavar="FILE.png",
                         help="also draw a bar chart of LUT4 per block")
+    parser.add_argument("--records", nargs="?", const=str(RECORDS), metavar="DIR",
+                        help="also copy each record to DIR/blocks/BLOCK.json (default DIR: the "
+                             "committed synth/records, which the board flow reads)")
     parser.add_argument("--list", action="store_true", help="list the known blocks and exit")
     return parser
 
@@ -102,6 +106,8 @@ def main(argv=None):
         records.append(record)
         summaries.append(summary_line(record))
         print(summaries[-1], flush=True)
+        if args.records:
+            print(f"record: {write_record(record, block_record_path(name, args.records))}")
 
     if args.summary or args.chart:
         summary = combine(records, unavailable)

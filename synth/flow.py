@@ -26,6 +26,7 @@ from pathlib import Path
 from amaranth.back import rtlil
 
 from .harness import HarnessBaseline, ScanHarness, harness_cost, port_widths
+from .records import RECORD_VERSION
 from .registry import resolve
 
 __all__ = [
@@ -288,6 +289,8 @@ def synthesise_block(name, options=SynthOptions(), out_dir=DEFAULT_OUT, progress
     total = synthesise_component(block, out_dir / name, options, progress, label=name)
 
     record = {
+        "record_version": RECORD_VERSION,
+        "kind": "block",
         "block": name,
         "class": spec.qualname,
         "summary": spec.summary,

