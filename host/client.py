@@ -1,7 +1,9 @@
 """The board client: requests and replies of the link protocol over any Transport.
 
 Every request carries a fresh sequence number; the client waits ``timeout`` seconds for the reply
-with that number and otherwise sends the very same frame again, up to ``retries`` times. A
+with that number and otherwise sends the very same frame again, up to ``retries`` times, each
+silent wait twice as long as the one before (up to BACKOFF_LIMIT times ``timeout``), so a slow or
+congested link is not flooded with copies. A
 damaged reply (the decoder's FrameError) or an ERROR reply for a damaged request (BAD_CRC,
 TRUNCATED, BAD_LENGTH) is retried at once. This is safe because every request is idempotent on
 the board: JOB by job id (a retried JOB that already started answers ALREADY_KNOWN), RESULT,
@@ -37,6 +39,8 @@ SEQ_SPACE = 1 << 8
 #: the simulated one, in fractions of a second).
 DEFAULT_TIMEOUT = 1.0
 DEFAULT_RETRIES = 12
+#: A silent wait doubles after each one, up to this many times ``timeout``.
+BACKOFF_LIMIT = 8
 #: Polling of a running job: first wait, growth factor and longest wait, in seconds.
 POLL_FIRST, POLL_GROWTH, POLL_LONGEST = 0.0005, 1.5, 0.05
 
@@ -127,39 +131,48 @@ class BoardClient:
         seq = self._seq
         frame = encode_frame(seq, command, payload)
         last_trouble = "no reply"
+        wait = longest = self.timeout
         for attempt in range(self.retries + 1):
             if attempt:
                 self.retransmissions += 1
             # the decoder keeps a reply half received: it may be the slow answer to the same
             # request (same seq); a reply left broken fails its CRC and is retried
             self.transport.write(frame)
-            outcome = self._await_reply(seq, command)
-            if isinstance(outcome, str):
-                last_trouble = outcome
-                continue
-            return outcome
+            outcome = self._await_reply(seq, command, wait)
+            if not isinstance(outcome, str):
+                return outcome
+            last_trouble, longest = outcome, wait
+            if outcome.startswith("no reply"):
+                wait = min(2 * wait, BACKOFF_LIMIT * self.timeout)
         if not self._ever_answered:
             raise NoBoardError(f"no board answers on {self.transport.name} "
-                               f"({self.retries + 1} tries, {self.timeout} s each)")
+                               f"({self.retries + 1} tries, waits from {self.timeout} s "
+                               f"to {longest} s)")
         raise BoardError(f"{command.name} failed after {self.retries + 1} tries on "
                          f"{self.transport.name}: {last_trouble}")
 
-    def _await_reply(self, seq, command):
-        """The reply view, or a string saying why the request should be sent again."""
-        deadline = time.monotonic() + self.timeout
+    def _await_reply(self, seq, command, wait):
+        """The reply view, or a string saying why the request should be sent again.
+
+        Everything read in one go is looked at: a damaged frame beside the wanted reply does
+        not hide the reply."""
+        deadline = time.monotonic() + wait
         while (left := deadline - time.monotonic()) > 0:
+            trouble = None
             for item in self._decoder.feed(self.transport.read(left)):
-                if isinstance(item, FrameError):
-                    self._ever_answered = True
-                    return f"damaged reply ({item})"
                 self._ever_answered = True
+                if isinstance(item, FrameError):
+                    trouble = f"damaged reply ({item})"
+                    continue
                 if item.command == Command.ERROR.value:
                     if len(item.payload) != byte_size(ErrorReply):
-                        return "damaged ERROR reply"
+                        trouble = "damaged ERROR reply"
+                        continue
                     error = decode_payload(ErrorReply, item.payload)
                     code = _member(error, "code")
                     if code in LINK_ERRORS:
-                        return f"the board got a damaged request ({code.name})"
+                        trouble = f"the board got a damaged request ({code.name})"
+                        continue
                     if item.seq == seq:
                         name = code.name if isinstance(code, ErrorCode) else f"error code {code}"
                         raise BoardRefused(f"the board refused {command.name}: {name}", code)
@@ -168,9 +181,12 @@ class BoardClient:
                     continue     # a duplicate or late reply to an older request
                 layout = REPLY_LAYOUT[command]
                 if len(item.payload) != byte_size(layout):
-                    return f"{command.name} reply of {len(item.payload)} bytes"
+                    trouble = f"{command.name} reply of {len(item.payload)} bytes"
+                    continue
                 return decode_payload(layout, item.payload)
-        return f"no reply within {self.timeout} s"
+            if trouble is not None:
+                return trouble
+        return f"no reply within {wait} s"
 
     # --- the commands ---------------------------------------------------------------------
 

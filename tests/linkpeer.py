@@ -312,6 +312,10 @@ class ScriptedBoard:
             damaged = bytearray(answer)
             damaged[4 if payload else 2] ^= 0x10
             answer = bytes(damaged)
+        elif kind == "damaged_then_ok":
+            damaged = bytearray(answer)
+            damaged[-1] ^= 0x01
+            answer = bytes(damaged) + answer
         elif kind == "truncate":
             answer = answer[:len(answer) // 2]
         elif kind == "noise":

@@ -166,6 +166,22 @@ def test_a_damaged_exchange_is_retried_at_once(peer, connect, fault):
     assert [seq for seq, _, _, _ in peer.requests] == [peer.requests[0][0]] * 2
 
 
+def test_a_damaged_frame_read_with_the_reply_does_not_hide_it(peer, connect):
+    peer.script("damaged_then_ok")
+    client = connect(peer)
+    assert client.info().cores == 2
+    assert client.retransmissions == 0
+
+
+def test_silent_waits_double_so_a_slow_board_is_not_flooded(peer, connect):
+    """Replies take 0.35 s, the timeout is 0.1 s: copies go at 0 s, 0.1 s and 0.3 s (waits of
+    0.1, 0.2, 0.4 s) and the first copy's late reply is taken; fixed waits would send four."""
+    peer.script(("delay", 0.35), "lose", "lose", "lose")
+    client = connect(peer, timeout=0.1, retries=5)
+    assert client.info().cores == 2
+    assert client.retransmissions == 2 and len(peer.requests) == 3
+
+
 def test_a_reply_cut_short_is_recovered(peer, connect):
     peer.script("truncate")
     client = connect(peer, timeout=0.2, retries=4)
@@ -207,7 +223,8 @@ def test_nothing_answers(peer, connect):
     client = connect(peer, timeout=0.05, retries=2)
     with pytest.raises(NoBoardError) as error:
         client.info()
-    assert str(error.value) == f"no board answers on {peer.port} (3 tries, 0.05 s each)"
+    assert str(error.value) == (f"no board answers on {peer.port} "
+                                f"(3 tries, waits from 0.05 s to 0.2 s)")
     assert len(peer.requests) == 3 and len({seq for seq, _, _, _ in peer.requests}) == 1
 
 
@@ -219,7 +236,7 @@ def test_a_board_that_answered_and_falls_silent_is_a_board_error(peer, connect):
         client.status()
     assert not isinstance(error.value, NoBoardError)
     assert str(error.value) == (f"STATUS failed after 2 tries on {peer.port}: "
-                                f"no reply within 0.05 s")
+                                f"no reply within 0.1 s")
 
 
 def test_a_link_too_damaged_names_its_last_trouble(peer, connect):
