@@ -2,8 +2,8 @@
 
 Every request carries a fresh sequence number; the client waits ``timeout`` seconds for the reply
 with that number and otherwise sends the very same frame again, up to ``retries`` times, each
-silent wait twice as long as the one before (up to BACKOFF_LIMIT times ``timeout``), so a slow or
-congested link is not flooded with copies. A
+silent wait twice as long as the one before (up to BACKOFF_LIMIT times ``timeout``, once the board
+has answered at all), so a slow or congested link is not flooded with copies. A
 damaged reply (the decoder's FrameError) or an ERROR reply for a damaged request (BAD_CRC,
 TRUNCATED, BAD_LENGTH) is retried at once. This is safe because every request is idempotent on
 the board: JOB by job id (a retried JOB that already started answers ALREADY_KNOWN), RESULT,
@@ -39,8 +39,9 @@ SEQ_SPACE = 1 << 8
 #: the simulated one, in fractions of a second).
 DEFAULT_TIMEOUT = 1.0
 DEFAULT_RETRIES = 12
-#: A silent wait doubles after each one, up to this many times ``timeout``.
-BACKOFF_LIMIT = 8
+#: A silent wait doubles after each one, up to this many times ``timeout`` (only once the board
+#: has answered: an absent board is reported after ``retries + 1`` plain timeouts).
+BACKOFF_LIMIT = 4
 #: Polling of a running job: first wait, growth factor and longest wait, in seconds.
 POLL_FIRST, POLL_GROWTH, POLL_LONGEST = 0.0005, 1.5, 0.05
 
@@ -131,7 +132,7 @@ class BoardClient:
         seq = self._seq
         frame = encode_frame(seq, command, payload)
         last_trouble = "no reply"
-        wait = longest = self.timeout
+        wait = self.timeout
         for attempt in range(self.retries + 1):
             if attempt:
                 self.retransmissions += 1
@@ -141,13 +142,12 @@ class BoardClient:
             outcome = self._await_reply(seq, command, wait)
             if not isinstance(outcome, str):
                 return outcome
-            last_trouble, longest = outcome, wait
-            if outcome.startswith("no reply"):
+            last_trouble = outcome
+            if outcome.startswith("no reply") and self._ever_answered:
                 wait = min(2 * wait, BACKOFF_LIMIT * self.timeout)
         if not self._ever_answered:
             raise NoBoardError(f"no board answers on {self.transport.name} "
-                               f"({self.retries + 1} tries, waits from {self.timeout} s "
-                               f"to {longest} s)")
+                               f"({self.retries + 1} tries, {self.timeout} s each)")
         raise BoardError(f"{command.name} failed after {self.retries + 1} tries on "
                          f"{self.transport.name}: {last_trouble}")
 

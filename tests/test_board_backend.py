@@ -130,7 +130,7 @@ def test_a_board_without_cores_is_refused_and_closed():
 
 @pytest.mark.parametrize("answered,message", [
     (0, "no board answers on {port} (13 tries, 0.02 s each)"),
-    (1, "ABORT failed after 13 tries on {port}: no reply within 0.02 s"),
+    (1, "ABORT failed after 13 tries on {port}: no reply within 0.08 s"),
 ])
 def test_a_board_that_does_not_answer_is_a_backend_error(peer, answered, message):
     peer.script(*["ok"] * answered, *["lose"] * 13)
