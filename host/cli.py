@@ -6,6 +6,7 @@
     chessaccel bench  [--backend B] [--json] [--out FILE] [--plot FILE]
     chessaccel board-sim [--cores N] [--clocks-per-bit N]
     chessaccel board info --port PORT
+    chessaccel uci
 
 POSITION is a FEN or EPD line (one argument: quote it) or ``startpos``. Bad input of any kind
 (malformed FEN/EPD, a position the accelerator cannot hold, a depth or window out of range, an
@@ -95,6 +96,8 @@ def _parser():
     sp = sub.add_parser("board", help="talk to a board (real or simulated) over its serial port")
     board_sub = sp.add_subparsers(dest="board_command", required=True, parser_class=_Parser)
     add_board_info_arguments(board_sub.add_parser("info", help="print what the board reports"))
+    # The host engine and its tools (host/engine/): imported only when run.
+    sub.add_parser("uci", help="serve the UCI protocol on stdin/stdout (play from a GUI)")
     return p
 
 
@@ -232,6 +235,9 @@ def main(argv=None):
         if args.command == "board":
             from .boardcli import board_info_main
             return board_info_main(args)
+        if args.command == "uci":
+            from .engine.uci import main as uci_main
+            return uci_main()
         try:
             backend = get_backend(args.backend)
         except BackendError as e:

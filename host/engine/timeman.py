@@ -1,0 +1,79 @@
+"""How long to think: UCI ``go`` limits -> the search's soft and hard deadlines.
+
+Two deadlines (time.monotonic() seconds):
+
+- **soft**: no new iteration starts after it. An iteration costs several times the one before
+  it, so one begun late would be cut off by the hard deadline anyway and wasted.
+- **hard**: the search stops, mid-iteration and mid-job (jobs are cancelled, the search thread
+  never waits for an accelerator past it), and the best move so far is played.
+
+Under ``movetime`` both are the move time less the move overhead: the engine uses all of it, and
+the hard deadline is what keeps a slow backend (a simulated board answers in fractions of a
+second) from overrunning it. Under a clock the engine plans for ``movestogo`` moves (or
+``HORIZON`` when the game is sudden death) plus most of the increment, never more than a fixed
+share of what is left, and always keeps ``overhead`` (the UCI ``Move Overhead`` option: the
+time the GUI, the pipes and the host's own reaction cost between its clock and ours) in hand.
+"""
+
+from dataclasses import dataclass
+
+__all__ = ["GoLimits", "Budget", "plan", "HORIZON", "DEFAULT_OVERHEAD_MS"]
+
+#: Moves still to play assumed in sudden death.
+HORIZON = 30
+#: Milliseconds kept in hand for what happens outside the search (UCI ``Move Overhead``).
+DEFAULT_OVERHEAD_MS = 50
+#: The hard deadline may use this many times the planned time, when the clock allows it.
+HARD_FACTOR = 3.0
+#: ... and never more than this share of the time left (less the overhead).
+HARD_SHARE = 0.35
+#: Soft deadline, as a share of the planned time: past it, no new iteration begins.
+SOFT_SHARE = 0.6
+#: Least time given to a move, in seconds: enough for the first iteration to give a move.
+MIN_THINK = 0.005
+
+
+@dataclass
+class GoLimits:
+    """The time-related fields of a UCI ``go`` (milliseconds, None when absent)."""
+    wtime: int = None
+    btime: int = None
+    winc: int = None
+    binc: int = None
+    movestogo: int = None
+    movetime: int = None
+    infinite: bool = False
+
+
+@dataclass
+class Budget:
+    soft: float = None          # seconds from the start of the search
+    hard: float = None
+
+    def deadlines(self, start):
+        """(soft, hard) as time.monotonic() values for a search that began at ``start``."""
+        soft = start + self.soft if self.soft is not None else None
+        hard = start + self.hard if self.hard is not None else None
+        return soft, hard
+
+
+def plan(go, white_to_move, overhead_ms=DEFAULT_OVERHEAD_MS):
+    """The Budget for a ``go`` (no deadline at all when infinite or when no time is given)."""
+    overhead = overhead_ms / 1000
+    if go.infinite:
+        return Budget()
+    if go.movetime is not None:
+        think = max(go.movetime / 1000 - overhead, MIN_THINK)
+        return Budget(soft=think, hard=think)
+    left = go.wtime if white_to_move else go.btime
+    if left is None:
+        return Budget()
+    increment = (go.winc if white_to_move else go.binc) or 0
+    left, increment = left / 1000, increment / 1000
+    usable = max(left - overhead, 0.0)
+    moves = max(1, min(go.movestogo or HORIZON, HORIZON))
+    target = usable / moves + 0.75 * increment
+    hard = min(target * HARD_FACTOR, usable * HARD_SHARE if moves > 1 else usable * 0.9)
+    hard = max(min(hard, usable), MIN_THINK)
+    target = max(min(target, hard), MIN_THINK)
+    return Budget(soft=target * SOFT_SHARE, hard=hard)
