@@ -14,7 +14,8 @@ DEMO_FEN ?= r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4
 all: demo
 
 # System packages: Icarus Verilog (cocotb), Verilator + g++ (the compiled board simulation),
-# python3-venv (Debian's python needs it for `python3 -m venv`).
+# python3-venv (Debian's python needs it for `python3 -m venv`), stockfish (the engine tests'
+# and `chessaccel match`'s opponent; Debian puts it at /usr/games/stockfish).
 system-packages:
 	@missing=""; \
 	command -v iverilog >/dev/null || missing="$$missing iverilog"; \
@@ -22,6 +23,7 @@ system-packages:
 	command -v g++ >/dev/null || missing="$$missing g++"; \
 	command -v make >/dev/null || missing="$$missing make"; \
 	python3 -c "import ensurepip, venv" 2>/dev/null || missing="$$missing python3-venv"; \
+	[ -x /usr/games/stockfish ] || command -v stockfish >/dev/null || missing="$$missing stockfish"; \
 	if [ -n "$$missing" ]; then \
 	  echo "apt-get install:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \

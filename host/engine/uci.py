@@ -115,6 +115,7 @@ class UciEngine:
         self._quit = threading.Event()
         self._exited = threading.Event()
         self._search_thread = None
+        self._search_over = threading.Event()
 
     # --- output -------------------------------------------------------------------------------
 
@@ -194,12 +195,21 @@ class UciEngine:
         if self._search_thread is not None:
             self._search_thread.join()
             self._search_thread = None
+            self._search_over.set()
         if self.executor is not None:
             self.executor.close()
             self.executor = None
 
     def searching(self):
-        return self._search_thread is not None and self._search_thread.is_alive()
+        """True from ``go`` until the bestmove line has been written (not until the thread
+        ends: a GUI may send the next command the moment it reads bestmove)."""
+        if self._search_thread is None:
+            return False
+        if self._search_over.is_set():
+            self._search_thread.join()
+            self._search_thread = None
+            return False
+        return True
 
     # --- commands -----------------------------------------------------------------------------
 
@@ -237,7 +247,13 @@ class UciEngine:
         raise UciError("ponderhit: this engine does not ponder (no Ponder option)")
 
     def cmd_stop(self, args):
-        self._stop.set()    # already set by the reader; here for engines driven without it
+        """The reader set the stop flag the moment the line arrived; here, in order with the
+        other commands, wait for the bestmove, so that what follows a stop (a new position, a
+        go) never finds the old search still running."""
+        self._stop.set()
+        if self._search_thread is not None:
+            self._search_over.wait()
+            self.searching()
 
     def cmd_display(self, args):
         self.send(f"info string fen {self.board.fen()}")
@@ -414,6 +430,7 @@ class UciEngine:
             search.killers = self._killers
         self._killers = search.killers
         wait_for_stop = clock.infinite
+        self._search_over.clear()
         self._search_thread = threading.Thread(
             target=self._think, args=(search, board, limits, wait_for_stop),
             name="uci-search", daemon=True)
@@ -433,15 +450,17 @@ class UciEngine:
                 self._stop.wait()
             best = result.best_move
             if best is None:
-                self.send("bestmove (none)")
+                line = "bestmove (none)"
             elif result.ponder_move is not None:
-                self.send(f"bestmove {best.uci()} ponder {result.ponder_move.uci()}")
+                line = f"bestmove {best.uci()} ponder {result.ponder_move.uci()}"
             else:
-                self.send(f"bestmove {best.uci()}")
+                line = f"bestmove {best.uci()}"
         except Exception as error:      # the engine stays up: one line, and a legal move
             self.error(f"search failed: {type(error).__name__}: {error}")
-            moves = list(self.board.legal_moves)
-            self.send(f"bestmove {moves[0].uci() if moves else '(none)'}")
+            moves = list(board.legal_moves)
+            line = f"bestmove {moves[0].uci() if moves else '(none)'}"
+        self._search_over.set()
+        self.send(line)
 
     def _info(self, info):
         elapsed_ms = max(1, int(info.seconds * 1000))
