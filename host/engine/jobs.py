@@ -119,6 +119,11 @@ class Executor:
     name = "?"
     #: Jobs that run at once (None: a whole batch at once, as one backend call).
     slots = None
+    #: True when jobs submitted together really run side by side (several workers or cores, or
+    #: a batch backend whose batch is one parallel launch): the search then sends siblings out
+    #: speculatively and re-searches in batches. False for one accelerator, where that would
+    #: only add work.
+    parallel = False
 
     def __init__(self):
         self.stats = {"jobs": 0, "nodes": 0, "batches": 0, "cancelled_jobs": 0}
@@ -170,6 +175,7 @@ class PoolExecutor(Executor):
             raise ExecutorError(f"need at least one accelerator, got {workers}")
         self.name = spec
         self.slots = workers
+        self.parallel = workers > 1
         self._spec = spec
         self._lock = threading.Lock()
         self._pending = deque()             # (batch, index) not started
@@ -389,6 +395,7 @@ class LinkExecutor(Executor):
         self.client = backend.client
         self.name = backend.name
         self.slots = backend.info.cores
+        self.parallel = self.slots > 1
         self._lock = threading.Lock()
         self._pending = deque()
         self._running = {}          # job id -> (batch, index, core)
@@ -489,13 +496,18 @@ class LinkExecutor(Executor):
 # --- a whole batch per call: rtl, OpenCL and any backend that batches ------------------------
 
 class BatchExecutor(Executor):
-    """One ``backend.search_many(jobs)`` call per batch, from the executor's thread."""
+    """One ``backend.search_many(jobs)`` call per batch, from the executor's thread.
+
+    A backend whose batch runs in parallel (a GPU kernel launch) says so with a true
+    ``parallel_batches`` attribute; one that runs a batch's jobs one after another (the RTL
+    simulator) does not, and the search then gives it no speculative work."""
 
     def __init__(self, backend):
         super().__init__()
         self.backend = backend
         self.name = backend.name
         self.slots = None
+        self.parallel = bool(getattr(backend, "parallel_batches", False))
         self._queue = deque()
         self._cond = threading.Condition()
         self._closed = False

@@ -16,7 +16,10 @@ eldest set (a null window under PVS), to as many accelerators as the executor ha
 taken in move order as they arrive; a result that the narrower bound of a sibling processed
 earlier makes inconclusive is searched again; a cutoff cancels what is still running. Because
 the batch's window and the order of processing do not depend on timing, the result (score,
-best move, PV, the nodes of the jobs used) is the same for any number of accelerators.
+best move, PV, the nodes of the jobs used) is the same for any number of accelerators. At a
+null-window frontier parent (most of them under PVS) the eldest's result cannot narrow the
+window (it fails low or cuts off), so all children go out at once: the same jobs, the same
+results, and when the eldest cuts off, its brothers were speculation and are cancelled.
 
 **Exactness.** With the table, PVS, aspiration, killers and draws switched off
 (``SearchOptions.exact()``), a host search of depth D with frontier H returns the score and best
@@ -514,11 +517,12 @@ class HostSearch:
         child.make(to_model(move))
         return child
 
-    def _take(self, result, child_ply, job_depth):
-        """Account for a used job result; its host-frame score from the parent's view and the
-        PV tail it gives."""
-        self.accel_nodes += result["nodes"]
-        self.jobs += 1
+    def _take(self, result, child_ply, job_depth, count=True):
+        """Account for a used job result (unless counted already); its host-frame score from
+        the parent's view and the PV tail it gives."""
+        if count:
+            self.accel_nodes += result["nodes"]
+            self.jobs += 1
         pv = [from_model(m) for m in result["pv"]]
         reach = child_ply + max(job_depth, len(pv))
         if reach > self.seldepth:
@@ -541,6 +545,12 @@ class HostSearch:
         """A frontier parent: its children are jobs (young brothers wait, see the module)."""
         child_ply, job_depth = ply + 1, depth - 1
         opts = self.options
+        nothing = (-INF, None, [])
+        if opts.parallel and alpha + 1 >= beta and self.executor.parallel:
+            # a null-window node: the eldest's result cannot narrow the window (it fails low,
+            # or cuts off), so its brothers need not wait for it; if it cuts off, their jobs
+            # were speculation, cancelled
+            return self._brothers(ply, child_ply, job_depth, alpha, beta, moves, nothing)
         # the eldest brother alone
         first = moves[0]
         if self._child_is_draw(first):
@@ -548,41 +558,68 @@ class HostSearch:
             score, tail = 0, []
         else:
             score, tail = self._single(child_ply, job_depth, first, alpha, beta)
-        best, best_move, best_pv = score, first, [first] + tail
-        self._note_root(ply, score, first, best_pv)
+        eldest = (score, first, [first] + tail)
+        self._note_root(ply, score, first, eldest[2])
         if score > alpha:
             alpha = score
         if alpha >= beta or len(moves) == 1:
-            return best, best_move, best_pv
+            return eldest
         if not opts.parallel:
-            return self._frontier_in_turn(ply, child_ply, job_depth, alpha, beta, moves,
-                                          (best, best_move, best_pv))
-        # the young brothers, all at once, with the bound the eldest set
-        rest = moves[1:]
-        null = opts.pvs and alpha + 1 < beta
+            return self._frontier_in_turn(ply, child_ply, job_depth, alpha, beta, moves, eldest)
+        return self._brothers(ply, child_ply, job_depth, alpha, beta, moves[1:], eldest)
+
+    def _brothers(self, ply, child_ply, job_depth, alpha, beta, moves, best_so_far):
+        """``moves``' jobs in one batch with the window (alpha, beta) as it stands (a null
+        window at alpha under PVS), taken in move order as they finish.
+
+        Under PVS a null-window result between alpha and beta is only a lower bound. With one
+        accelerator such a move is searched again at once with alpha as it stands (PVS as
+        usual). With several, at the first such result the host waits for the whole batch and
+        searches every such move again in a second batch, with the window (alpha, beta) the
+        first batch had: nothing before them raised alpha (a null-window result either fails
+        low or cuts off), so these re-searches are exact, whatever an earlier one then does to
+        alpha. Either way the values, best move and PV are those of sequential PVS."""
+        best, best_move, best_pv = best_so_far
+        null = self.options.pvs and alpha + 1 < beta
         win_alpha, win_beta = alpha, (alpha + 1 if null else beta)
         job_alpha, job_beta = job_window(-win_beta, -win_alpha, child_ply)
         slots, jobs = [], []
-        for move in rest:
+        for move in moves:
             if self._child_is_draw(move):
                 slots.append(None)
             else:
                 slots.append(len(jobs))
                 jobs.append(Job(self._child_board(move), job_depth, job_alpha, job_beta))
         batch = self.executor.submit(jobs) if jobs else None
-        used = []
+        again = None        # the re-search batch: slot -> index in it
+        used, used_again = [], []
         try:
-            for move, slot in zip(rest, slots):
+            for position, (move, slot) in enumerate(zip(moves, slots)):
                 if slot is None:
                     self.host_nodes += 1
                     score, tail = 0, []
                 else:
                     result = self._await(batch, slot)
-                    used.append(result["nodes"])
-                    score, tail = self._take(result, child_ply, job_depth)
-                    if null and win_alpha < score < beta:
-                        # a lower bound from the null window: the exact value is needed
+                    score = -from_job(result["score"], child_ply)
+                    counted = again is not None     # _research counted the whole first batch
+                    if null and win_alpha < score < beta and not self.executor.parallel:
+                        # one accelerator: the usual PVS re-search, with alpha as it is now
+                        used.append(result["nodes"])
+                        self._take(result, child_ply, job_depth)
+                        result = None
                         score, tail = self._single(child_ply, job_depth, move, alpha, beta)
+                    elif null and win_alpha < score < beta:
+                        if again is None:
+                            again = self._research(batch, slots[position:], child_ply,
+                                                   job_depth, win_alpha, beta, used)
+                        result = self._await(again[0], again[1][slot])
+                        used_again.append(result["nodes"])
+                        counted = False
+                    elif again is None:
+                        used.append(result["nodes"])
+                    if result is not None:
+                        score, tail = self._take(result, child_ply, job_depth,
+                                                 count=not counted)
                 if score > best:
                     best, best_move, best_pv = score, move, [move] + tail
                     self._note_root(ply, score, move, best_pv)
@@ -591,10 +628,35 @@ class HostSearch:
                         if score >= beta:
                             break
         finally:
-            self.span += makespan(used, self.executor.slots)
-            if batch is not None and not batch.done():
-                batch.cancel()
+            slots = self.executor.slots if self.executor.parallel else 1
+            self.span += makespan(used, slots)
+            self.span += makespan(used_again, slots)
+            for pending in (batch, again[0] if again else None):
+                if pending is not None and not pending.done():
+                    pending.cancel()
         return best, best_move, best_pv
+
+    def _research(self, batch, slots, child_ply, job_depth, alpha, beta, used):
+        """Wait for the rest of ``batch``; search again, in one batch with the window
+        (alpha, beta), every move of ``slots`` whose null-window result was only a lower
+        bound. Returns (batch, {slot: index in it}). The first batch's results from here on
+        are all looked at: they are counted here, once."""
+        wanted = [slot for slot in slots if slot is not None]
+        for slot in wanted:
+            self._await(batch, slot)
+        job_alpha, job_beta = job_window(-beta, -alpha, child_ply)
+        jobs, index = [], {}
+        for slot in wanted:
+            result = batch.results[slot]
+            score = -from_job(result["score"], child_ply)
+            if alpha < score < beta:
+                index[slot] = len(jobs)
+                job = batch.jobs[slot]
+                jobs.append(Job(job.board, job_depth, job_alpha, job_beta))
+            self.accel_nodes += result["nodes"]
+            self.jobs += 1
+            used.append(result["nodes"])
+        return self.executor.submit(jobs), index
 
     def _frontier_in_turn(self, ply, child_ply, job_depth, alpha, beta, moves, eldest):
         """The siblings one job at a time, each with the window the ones before it left: the

@@ -24,11 +24,11 @@ HORIZON = 30
 #: Milliseconds kept in hand for what happens outside the search (UCI ``Move Overhead``).
 DEFAULT_OVERHEAD_MS = 50
 #: The hard deadline may use this many times the planned time, when the clock allows it.
-HARD_FACTOR = 3.0
+HARD_FACTOR = 2.5
 #: ... and never more than this share of the time left (less the overhead).
-HARD_SHARE = 0.35
+HARD_SHARE = 0.1
 #: Soft deadline, as a share of the planned time: past it, no new iteration begins.
-SOFT_SHARE = 0.6
+SOFT_SHARE = 0.5
 #: Least time given to a move, in seconds: enough for the first iteration to give a move.
 MIN_THINK = 0.005
 
