@@ -7,6 +7,8 @@
     chessaccel board-sim [--cores N] [--clocks-per-bit N]
     chessaccel board info --port PORT
     chessaccel uci
+    chessaccel epd FILE --nodes N | --movetime MS | --depth D [--backend B] [--accelerators N]
+    chessaccel match --opponent CMD [--opponent-option N=V] --games N --tc BASE+INC [--backend B]
 
 POSITION is a FEN or EPD line (one argument: quote it) or ``startpos``. Bad input of any kind
 (malformed FEN/EPD, a position the accelerator cannot hold, a depth or window out of range, an
@@ -98,6 +100,11 @@ def _parser():
     add_board_info_arguments(board_sub.add_parser("info", help="print what the board reports"))
     # The host engine and its tools (host/engine/): imported only when run.
     sub.add_parser("uci", help="serve the UCI protocol on stdin/stdout (play from a GUI)")
+    from .engine.epd import add_arguments as add_epd_arguments
+    add_epd_arguments(sub.add_parser("epd", help="run an EPD test suite (bm, am, dm) with the engine"),
+                      _depth)
+    from .engine.match import add_arguments as add_match_arguments
+    add_match_arguments(sub.add_parser("match", help="play a UCI engine: PGN, score and Elo"))
     return p
 
 
@@ -238,6 +245,18 @@ def main(argv=None):
         if args.command == "uci":
             from .engine.uci import main as uci_main
             return uci_main()
+        if args.command == "epd":
+            from .engine.epd import EpdError, run as run_epd
+            try:
+                return run_epd(args)
+            except EpdError as e:
+                raise UsageError(str(e)) from None
+        if args.command == "match":
+            from .engine.match import MatchError, run as run_match
+            try:
+                return run_match(args)
+            except MatchError as e:
+                raise UsageError(str(e)) from None
         try:
             backend = get_backend(args.backend)
         except BackendError as e:
