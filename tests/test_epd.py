@@ -53,7 +53,7 @@ def test_suite_is_scored_by_bm_am_and_dm(suite, tmp_path, capsys):
     assert by_id["scholar"]["mate"] == 1 and by_id["mated"]["mate"] == -1
     assert by_id["WAC.004"]["expected"] == {"bm": ["Qxh7+"]}
     assert by_id["CCR13"]["expected"] == {"am": ["Nxe4"]}   # SAN as python-chess writes it
-    assert by_id["line10"]["expected"] == {"dm": 0} and by_id["line9"]["mate"] is None
+    assert by_id["line10"]["expected"] == {"dm": 0} and by_id["line10"]["mate"] is None
     assert all(r["depth"] == 3 and r["nodes"] == r["host_nodes"] + r["accelerator_nodes"]
                for r in summary["positions"])
     assert json.loads(out.read_text()) == summary
