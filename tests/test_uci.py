@@ -156,6 +156,7 @@ BAD_LINES = [
     "position startpos moves e2e4 e2e4",
     "position startpos moves zz",
     "position somewhere",
+    "position moves e2e4",
     "setoption Hash 16",
     "setoption name Nope value 1",
     "setoption name Hash value 0",

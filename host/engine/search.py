@@ -283,9 +283,13 @@ class HostSearch:
             delta = None
             alpha, beta = -INF, INF
         self._root_best = None
+        whole = self._root_as_one_job(depth)
         while True:
             self._root_alpha = alpha
-            score, pv = self._node(0, depth, alpha, beta)
+            if whole:
+                score, pv = self._root_job(depth, alpha, beta)
+            else:
+                score, pv = self._node(0, depth, alpha, beta)
             if delta is not None and score <= alpha and alpha > -INF:
                 bound = "upper"
             elif delta is not None and score >= beta and beta < INF:
@@ -301,6 +305,40 @@ class HostSearch:
                 alpha = max(score - delta, -INF)
             else:
                 beta = min(score + delta, INF)
+
+    def _root_as_one_job(self, depth):
+        """Whether this iteration is one job for the whole tree: when it is no deeper than
+        HardwarePlies, there is one accelerator (splitting the root would only add jobs), and
+        no root move needs the host (a draw by repetition or the fifty-move rule, which the
+        accelerator cannot see; a searchmoves restriction)."""
+        if depth > self.options.hardware_plies or self.executor.parallel:
+            return False
+        if self._limits.root_moves:
+            return False
+        return not any(self._child_is_draw(m) for m in ordered_moves(self.cb))
+
+    def _root_job(self, depth, alpha, beta):
+        """The iteration as one job rooted at the root (ply 0: scores need no shift)."""
+        a, b = job_window(alpha, beta, 0)
+        batch = self.executor.submit([Job(self.board.copy(), depth, a, b)])
+        try:
+            result = self._await(batch, 0)
+        finally:
+            if batch.results[0] is None:
+                batch.cancel()
+        self.span += result["nodes"]
+        self.accel_nodes += result["nodes"]
+        self.jobs += 1
+        pv = [from_model(m) for m in result["pv"]]
+        self.seldepth = max(self.seldepth, depth, len(pv))
+        score = result["score"]
+        if pv and score > alpha:
+            self._root_best = (score, pv[0], pv)
+        if self.tt is not None and self.options.tt:
+            bound = Bound.LOWER if score >= beta else Bound.UPPER if score <= alpha else Bound.EXACT
+            self.tt.store(self.keys[-1], depth, bound, score,
+                          pv[0] if pv and bound != Bound.UPPER else None)
+        return score, pv
 
     def _info(self, depth, score, bound, pv):
         return IterationInfo(

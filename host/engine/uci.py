@@ -148,6 +148,9 @@ class UciEngine:
                     self.handle(line)
                 except UciError as error:
                     self.error(str(error))
+                except Exception as error:  # a bug must not take the engine down mid-game
+                    self.error(f"internal error on {line[:40]!r}: {type(error).__name__}: "
+                               f"{str(error)[:120]}")
                 if self._quit.is_set():
                     break
         finally:
@@ -342,6 +345,8 @@ class UciEngine:
             spec, moves = args[:at], args[at + 1:]
         else:
             spec, moves = args, []
+        if not spec:
+            raise UciError("position needs 'startpos' or 'fen <FEN>' before 'moves'")
         if spec[0] == "startpos" and len(spec) == 1:
             board = chess.Board()
         elif spec[0] == "fen" and len(spec) > 1:
