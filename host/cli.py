@@ -4,6 +4,8 @@
     chessaccel perft  POSITION --depth N [--divide] [--backend B] [--json]
     chessaccel search POSITION [--depth N] [--alpha A] [--beta B] [--backend B] [--json]
     chessaccel bench  [--backend B] [--json] [--out FILE] [--plot FILE]
+                      [--host [--host-backends B1,B2] [--host-depth D] [--hardware-plies H]
+                       [--accelerators N]] [--dispatch [--dispatch-depth D]]
     chessaccel board-sim [--cores N] [--clocks-per-bit N]
     chessaccel board info --port PORT
     chessaccel uci
@@ -91,6 +93,19 @@ def _parser():
     common(sp, position=False)
     sp.add_argument("--out", help="JSON file to write (default out/bench-BACKEND.json)")
     sp.add_argument("--plot", help="PNG to draw (default: beside the JSON)")
+    # host searches (host/engine/hostbench.py) and the dispatch rate (host/engine/dispatch.py)
+    sp.add_argument("--host", action="store_true",
+                    help="search the bench set with the host engine on each --host-backends")
+    sp.add_argument("--host-backends", help="comma-separated backends (default: --backend)")
+    sp.add_argument("--host-depth", type=int, default=4, help="host search depth (default 4)")
+    sp.add_argument("--hardware-plies", type=_depth, default=2,
+                    help="plies per leaf job for --host and --dispatch (default 2)")
+    sp.add_argument("--accelerators", type=int, default=1,
+                    help="model workers / simulated board cores for --host (default 1)")
+    sp.add_argument("--dispatch", action="store_true",
+                    help="measure leaf jobs per second with an instant backend")
+    sp.add_argument("--dispatch-depth", type=int, default=5,
+                    help="host search depth for --dispatch (default 5)")
     # The board commands come from host/boardcli.py; importing it is cheap (no simulator starts).
     from .boardcli import add_board_info_arguments, add_board_sim_arguments
     sp = sub.add_parser("board-sim", help="serve the simulated board (Verilator) on a pseudo-terminal")
@@ -168,6 +183,19 @@ def cmd_search(args, backend):
 
 
 def cmd_bench(args, backend):
+    if args.host:
+        from .engine.hostbench import run as run_host_bench
+        if not 1 <= args.host_depth <= 64:
+            raise UsageError(f"host depth {args.host_depth} out of range 1..64")
+        if args.accelerators < 1:
+            raise UsageError(f"accelerators must be at least 1, got {args.accelerators}")
+        backend.close()
+        return run_host_bench(args, BENCH, lambda obj, lines: _emit(args, obj, lines))
+    if args.dispatch:
+        from .engine.dispatch import run as run_dispatch
+        if not 1 <= args.dispatch_depth <= 64:
+            raise UsageError(f"dispatch depth {args.dispatch_depth} out of range 1..64")
+        return run_dispatch(args)
     jobs = [(_board(job.fen), job.depth, -INF, INF) for job in BENCH]
     progress = sys.stderr if not args.json else None
     t0 = time.perf_counter()
@@ -262,9 +290,11 @@ def main(argv=None):
         except BackendError as e:
             raise UsageError(str(e)) from None
         try:
-            COMMANDS[args.command](args, backend)
+            status = COMMANDS[args.command](args, backend)
         finally:
             backend.close()
+        if status:
+            return status
     except (UsageError, PositionError) as e:
         print(f"chessaccel: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -4,6 +4,7 @@ GUIs and match runners do), and line by line where timing or bad input matters.
 Every test runs the real engine process on the model backend (worker processes included).
 """
 
+import os
 import random
 import re
 import signal
@@ -286,8 +287,8 @@ def test_a_worker_that_dies_mid_search_is_an_error_line_and_play_goes_on():
         [worker] = e.children()
         e.send(f"position fen {ITALIAN}")
         e.send("go infinite")
-        e.read_until(lambda l: l.startswith("info depth 2"))
-        import os
+        e.read_until(lambda l: l.startswith("info depth 3"))
+        time.sleep(0.3)     # well inside depth 4's jobs (seconds on the model)
         os.kill(worker, signal.SIGKILL)
         lines, _ = e.read_until(lambda l: l.startswith("info string error"))
         assert "backend failed" in lines[-1] and "died" in lines[-1]

@@ -124,6 +124,11 @@ class Executor:
     #: speculatively and re-searches in batches. False for one accelerator, where that would
     #: only add work.
     parallel = False
+    #: True when idle accelerators are what limits the search, so that sending the brothers of
+    #: a null-window node's eldest out with it (work thrown away if the eldest cuts off) costs
+    #: nothing that would otherwise be used: several model workers or board cores. False for
+    #: batch backends, where the host's own work per job is what limits.
+    speculate = False
 
     def __init__(self):
         self.stats = {"jobs": 0, "nodes": 0, "batches": 0, "cancelled_jobs": 0}
@@ -175,7 +180,7 @@ class PoolExecutor(Executor):
             raise ExecutorError(f"need at least one accelerator, got {workers}")
         self.name = spec
         self.slots = workers
-        self.parallel = workers > 1
+        self.parallel = self.speculate = workers > 1
         self._spec = spec
         self._lock = threading.Lock()
         self._pending = deque()             # (batch, index) not started
@@ -395,7 +400,7 @@ class LinkExecutor(Executor):
         self.client = backend.client
         self.name = backend.name
         self.slots = backend.info.cores
-        self.parallel = self.slots > 1
+        self.parallel = self.speculate = self.slots > 1
         self._lock = threading.Lock()
         self._pending = deque()
         self._running = {}          # job id -> (batch, index, core)
@@ -500,7 +505,10 @@ class BatchExecutor(Executor):
 
     A backend whose batch runs in parallel (a GPU kernel launch) says so with a true
     ``parallel_batches`` attribute; one that runs a batch's jobs one after another (the RTL
-    simulator) does not, and the search then gives it no speculative work."""
+    simulator) does not, and the search then gives it no speculative work. A backend whose
+    batches take well under a millisecond may set ``inline_batches``: its batches then run in
+    the submitting thread, saving the hand-off between threads (a stop or a deadline then
+    waits for the batch in progress)."""
 
     def __init__(self, backend):
         super().__init__()
@@ -508,20 +516,26 @@ class BatchExecutor(Executor):
         self.name = backend.name
         self.slots = None
         self.parallel = bool(getattr(backend, "parallel_batches", False))
+        self.inline = bool(getattr(backend, "inline_batches", False))
         self._queue = deque()
         self._cond = threading.Condition()
         self._closed = False
-        self._thread = threading.Thread(target=self._dispatch, name=f"batch-{self.name}",
-                                        daemon=True)
-        self._thread.start()
+        self._thread = None
+        if not self.inline:
+            self._thread = threading.Thread(target=self._dispatch, name=f"batch-{self.name}",
+                                            daemon=True)
+            self._thread.start()
 
     def submit(self, jobs):
         if self.broken is not None:
             raise self.broken
         batch = Batch(self, jobs)
+        self.stats["batches"] += 1
+        if self.inline:
+            self._run(batch)
+            return batch
         with self._cond:
             self._queue.append(batch)
-            self.stats["batches"] += 1
             self._cond.notify()
         return batch
 
@@ -539,27 +553,31 @@ class BatchExecutor(Executor):
             if batch.cancelled:
                 self.stats["cancelled_jobs"] += len(batch.jobs)
                 continue
-            batch.started = len(batch.jobs)
-            try:
-                results = self.backend.search_many(batch.jobs)
-            except Exception as error:  # any backend failure ends this batch with one line
-                batch._fail(ExecutorError(f"{self.name} backend failed: {_first_line(error)}"))
-                continue
-            if len(results) != len(batch.jobs):
-                batch._fail(ExecutorError(f"{self.name} answered {len(results)} results for "
-                                          f"{len(batch.jobs)} jobs"))
-                continue
-            stats = self.stats
-            stats["jobs"] += len(results)
-            stats["nodes"] += sum(r["nodes"] for r in results)
-            if not batch.cancelled:
-                batch._deliver_all(results)
+            self._run(batch)
+
+    def _run(self, batch):
+        batch.started = len(batch.jobs)
+        try:
+            results = self.backend.search_many(batch.jobs)
+        except Exception as error:  # any backend failure ends this batch with one line
+            batch._fail(ExecutorError(f"{self.name} backend failed: {_first_line(error)}"))
+            return
+        if len(results) != len(batch.jobs):
+            batch._fail(ExecutorError(f"{self.name} answered {len(results)} results for "
+                                      f"{len(batch.jobs)} jobs"))
+            return
+        stats = self.stats
+        stats["jobs"] += len(results)
+        stats["nodes"] += sum(r["nodes"] for r in results)
+        if not batch.cancelled:
+            batch._deliver_all(results)
 
     def close(self):
         with self._cond:
             self._closed = True
             self._cond.notify()
-        self._thread.join(30)
+        if self._thread is not None:
+            self._thread.join(30)
         self.backend.close()
 
 

@@ -59,11 +59,42 @@ def _en_passant_is_hot(cb):
 
 
 def ordered_moves(cb):
-    """The legal moves of ``cb`` (python-chess board) in the accelerator's generation order."""
-    ep_hot = _en_passant_is_hot(cb)
-    moves = list(cb.generate_legal_moves())
-    moves.sort(key=lambda m: order_key(cb, m, ep_hot))
-    return moves
+    """The legal moves of ``cb`` (python-chess board) in the accelerator's generation order.
+
+    ``order_key`` inlined over the board's bitboards: this runs at every host node and is most
+    of the host's own work per job (docs/engine.md, dispatch rate)."""
+    us = cb.turn
+    flip = 0 if us == chess.WHITE else _MIRROR
+    theirs = cb.occupied_co[not us]
+    pawns, knights, bishops, rooks, queens = cb.pawns, cb.knights, cb.bishops, cb.rooks, cb.queens
+    ep = cb.ep_square if _en_passant_is_hot(cb) else None
+    keyed = []
+    for move in cb.generate_legal_moves():
+        f, t = move.from_square, move.to_square
+        bit = 1 << f
+        aggressor = (1 if pawns & bit else 2 if knights & bit else 3 if bishops & bit else
+                     4 if rooks & bit else 5 if queens & bit else 6)
+        if aggressor == 6 and (t - f == 2 or f - t == 2):
+            keyed.append((_CASTLING_STAGE + (0 if t > f else 1), move))
+            continue
+        bit = 1 << t
+        if theirs & bit:
+            victim = (1 if pawns & bit else 2 if knights & bit else 3 if bishops & bit else
+                      4 if rooks & bit else 5 if queens & bit else 6)
+            cls = victim + 1            # _CAPTURE_CLASS: PieceType + 1
+        elif t == ep:
+            cls = _EP_CLASS
+        else:
+            cls = _QUIET
+        promo = _PROMO_RANK[move.promotion] if move.promotion else 0
+        keyed.append((((7 - cls) << 20) | ((t ^ flip) << 14) | (aggressor << 10)
+                      | ((f ^ flip) << 4) | promo, move))
+    keyed.sort(key=_first)      # keys are unique: (to, from, promotion) names the move
+    return [move for _, move in keyed]
+
+
+def _first(pair):
+    return pair[0]
 
 
 def is_quiet(cb, move):

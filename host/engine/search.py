@@ -433,10 +433,8 @@ class HostSearch:
         pawn move resets both; only those can leave dead material, which jobs score well
         enough). Pushes only when a draw is possible."""
         cb = self.cb
-        if not self.options.draws or cb.is_zeroing(move):
-            return False
         halfmoves = cb.halfmove_clock + 1
-        if halfmoves < 4:
+        if halfmoves < 4 or not self.options.draws or cb.is_zeroing(move):
             return False
         cb.push(move)
         try:
@@ -498,11 +496,14 @@ class HostSearch:
                             or (entry.bound == Bound.LOWER and score >= beta)
                             or (entry.bound == Bound.UPPER and score <= alpha)):
                         return score, ([tt_move] if tt_move else [])
-        moves = self._ordered(ply, tt_move)
-        if ply == 0:
-            moves = self._root_filter(moves)
-        if not moves:
-            return (-(MATE - ply) if self.cb.is_check() else 0), []
+        if ply > 0 and tt_move is not None and tt is not None and self.cb.is_legal(tt_move):
+            moves = _HashMoveFirst(tt_move, lambda: self._ordered(ply, tt_move))
+        else:
+            moves = self._ordered(ply, tt_move)
+            if ply == 0:
+                moves = self._root_filter(moves)
+            if not moves:
+                return (-(MATE - ply) if self.cb.is_check() else 0), []
         alpha0 = alpha
         if depth - 1 <= opts.hardware_plies:
             best, best_move, pv = self._frontier(ply, depth, alpha, beta, moves)
@@ -584,7 +585,7 @@ class HostSearch:
         child_ply, job_depth = ply + 1, depth - 1
         opts = self.options
         nothing = (-INF, None, [])
-        if opts.parallel and alpha + 1 >= beta and self.executor.parallel:
+        if opts.parallel and alpha + 1 >= beta and self.executor.speculate:
             # a null-window node: the eldest's result cannot narrow the window (it fails low,
             # or cuts off), so its brothers need not wait for it; if it cuts off, their jobs
             # were speculation, cancelled
@@ -714,6 +715,34 @@ class HostSearch:
                     if score >= beta:
                         break
         return best, best_move, best_pv
+
+
+class _HashMoveFirst:
+    """A node's moves when the table gives a legal move: that move at once, the others
+    generated and ordered only when they are needed. A hash move that cuts off (most of them)
+    saves the host the generation and ordering, its main cost per node."""
+
+    __slots__ = ("_first", "_make", "_all")
+
+    def __init__(self, first, make):
+        self._first, self._make, self._all = first, make, None
+
+    def _moves(self):
+        if self._all is None:
+            self._all = self._make()
+        return self._all
+
+    def __getitem__(self, index):
+        if index == 0 and self._all is None:
+            return self._first
+        return self._moves()[index]
+
+    def __len__(self):
+        return len(self._moves())
+
+    def __iter__(self):
+        yield self._first
+        yield from self._moves()[1:]
 
 
 def first_legal(cb):
