@@ -301,3 +301,19 @@ def test_a_worker_that_dies_mid_search_is_an_error_line_and_play_goes_on():
         assert len(e.children()) == 1 and e.children() != [worker]
     finally:
         e.close()
+
+
+def test_the_readmes_python_example_runs():
+    """The README's python-chess example, as written (docs examples are executed)."""
+    import pathlib
+    import subprocess
+    root = pathlib.Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text()
+    section = readme.split("## Play the engine", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    assert "popen_uci" in code
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-500:]
+    move = chess.Move.from_uci(done.stdout.strip())
+    assert move in chess.Board().legal_moves
