@@ -9,7 +9,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 JOBS ?= 2
 DEMO_FEN ?= r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4
 
-.PHONY: all setup system-packages demo test test-long bench bench-rtl synth-movegen synth board-speed clean
+.PHONY: all setup system-packages demo test test-long bench bench-rtl synth-movegen synth board-speed engine-figures clean
 
 all: demo
 
@@ -62,6 +62,18 @@ synth: setup
 
 board-speed: setup
 	$(PY) -m chessaccel.sim.boardspeed
+
+# The host engine's figures (docs/engine.md): hours on the model; each step writes under out/
+# as it goes and resumes where an interrupted run stopped.
+ENGINE_OPPONENT ?= /usr/games/stockfish
+engine-figures: setup
+	$(VENV)/bin/chessaccel bench --dispatch
+	$(VENV)/bin/chessaccel epd tests/data/wac.epd --nodes 10000 --resume
+	$(VENV)/bin/chessaccel epd tests/data/wac.epd --movetime 1000 --resume
+	for elo in 1350 1600; do \
+	  $(VENV)/bin/chessaccel match --opponent $(ENGINE_OPPONENT) --opponent-option UCI_LimitStrength=true \
+	    --opponent-option UCI_Elo=$$elo --games 100 --tc 10+0.1 --name sf-elo$$elo --resume || exit 1; \
+	done
 
 clean:
 	rm -rf build sim_build out .pytest_cache .hypothesis

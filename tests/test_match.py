@@ -50,7 +50,6 @@ def test_a_two_game_match_writes_pgn_json_and_elo(tmp_path, capsys):
     assert [g.headers["White"] for g in games] == ["chessaccel", "Stockfish 15.1"]
     assert all(g.headers["TimeControl"] == "2+0.05" for g in games)
     for game, record in zip(games, records):
-        board = game.board()
         moves = list(game.mainline_moves())
         assert [m.uci() for m in moves[:6]] == OPENINGS[0][1].split()
         assert game.headers["Result"] == record["result"]

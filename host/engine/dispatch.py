@@ -193,7 +193,7 @@ def _plot(obj, path):
         for size, rate in rates.items():
             labels.append(f"{mode}\nbatch {size}")
             values.append(rate)
-    labels += [f"search\nhanded out", f"search\nused"]
+    labels += ["search\nhanded out", "search\nused"]
     values += [obj["search"]["handed_out_per_second"], obj["search"]["jobs_per_second"]]
     fig, ax = plt.subplots(figsize=(9, 4))
     ax.bar(labels, values, color=["tab:blue"] * (len(values) - 2) + ["tab:orange"] * 2)

@@ -59,8 +59,7 @@ class ExecutorError(BackendError):
 class Batch:
     """Jobs submitted together. ``results[i]`` is None until job ``i`` has finished."""
 
-    __slots__ = ("jobs", "results", "cancelled", "error", "_finished", "_cond", "_executor",
-                 "started")
+    __slots__ = ("jobs", "results", "cancelled", "error", "_finished", "_cond", "_executor")
 
     def __init__(self, executor, jobs):
         self._executor = executor
@@ -68,7 +67,6 @@ class Batch:
         self.results = [None] * len(jobs)
         self.cancelled = False
         self.error = None
-        self.started = 0            # jobs handed to an accelerator so far
         self._finished = []         # indices finished and not yet returned by wait()
         self._cond = threading.Condition(threading.Lock())
 
@@ -288,7 +286,6 @@ class PoolExecutor(Executor):
                     self._pending.appendleft((batch, index))
                     return
                 worker.busy = (batch, index, job_id)
-                batch.started += 1
                 break
 
     def _dispatch(self):
@@ -451,7 +448,6 @@ class LinkExecutor(Executor):
                         break
                     with self._lock:
                         self._pending.popleft()
-                    batch.started += 1
                     self._running[job_id] = (batch, index, core)
                     progressed = True
                 # collect finished jobs
@@ -556,7 +552,6 @@ class BatchExecutor(Executor):
             self._run(batch)
 
     def _run(self, batch):
-        batch.started = len(batch.jobs)
         try:
             results = self.backend.search_many(batch.jobs)
         except Exception as error:  # any backend failure ends this batch with one line

@@ -32,8 +32,6 @@ import heapq
 import time
 from dataclasses import dataclass, field
 
-import chess
-
 from chessaccel.defs import INF, MATE, MAX_DEPTH
 from chessaccel.host.position import board_from_chess
 from .jobs import Job
@@ -743,17 +741,3 @@ class _HashMoveFirst:
     def __iter__(self):
         yield self._first
         yield from self._moves()[1:]
-
-
-def first_legal(cb):
-    """The move played when nothing else is known: the first in generation order."""
-    moves = ordered_moves(cb)
-    return moves[0] if moves else None
-
-
-def is_legal_uci(cb, text):
-    try:
-        move = chess.Move.from_uci(text)
-    except ValueError:
-        return None
-    return move if cb.is_legal(move) else None
