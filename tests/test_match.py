@@ -37,7 +37,8 @@ def test_a_two_game_match_writes_pgn_json_and_elo(tmp_path, capsys):
     assert [r["opening"] for r in records] == [OPENINGS[0][0]] * 2
     assert summary["wins"] + summary["draws"] + summary["losses"] == 2
     assert summary["score"] == sum(r["points"] for r in records) / 2
-    assert summary["our_time_losses"] == 0
+    forfeits = sum(r["termination"] == "time forfeit" for r in records)
+    assert summary["our_time_losses"] + summary["their_time_losses"] == forfeits
     assert all(r["plies"] <= 30 for r in records)
     ours = [m for r in records for m in r["our_moves"]]
     assert len(ours) >= 10 and sum(m["depth"] is not None and m["depth"] >= 1 for m in ours) \
