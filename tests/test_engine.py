@@ -16,7 +16,7 @@ from chessaccel.host.engine.jobs import (BatchExecutor, ExecutorError, Job, Pool
                                          make_executor)
 from chessaccel.host.engine.order import ordered_moves
 from chessaccel.host.engine.search import (HostSearch, Limits, SearchOptions, makespan)
-from chessaccel.host.engine.timeman import GoLimits, plan
+from chessaccel.host.engine.timeman import GoLimits, LagMeter, plan
 from chessaccel.host.engine.tt import ENTRY_BYTES, Bound, TranspositionTable
 from chessaccel.host.position import parse_position
 from chessaccel.sim.model import search as model
@@ -131,17 +131,49 @@ def test_time_plans():
     budget = plan(GoLimits(movetime=1000), True, overhead_ms=50)
     assert (budget.soft, budget.hard) == (0.95, 0.95)
     budget = plan(GoLimits(wtime=10000, btime=10000, winc=100, binc=100), True, overhead_ms=50)
-    assert budget.hard == pytest.approx(0.995) and budget.soft == pytest.approx(0.61 / 3)
+    assert budget.hard == pytest.approx(0.8916667) and budget.soft == pytest.approx(0.1783333)
     budget = plan(GoLimits(wtime=500, btime=9000, winc=100, binc=100), True, overhead_ms=50)
-    assert budget.hard == pytest.approx(0.045) and budget.soft == pytest.approx(0.0225)
+    assert budget.hard == pytest.approx(0.045) and budget.soft == pytest.approx(0.02)
     budget = plan(GoLimits(wtime=500, btime=9000, winc=100, binc=100), False, overhead_ms=100)
-    assert budget.hard == pytest.approx(0.89) and budget.soft == pytest.approx(0.18583333)
+    assert budget.hard == pytest.approx(0.6791667) and budget.soft == pytest.approx(0.1358333)
     budget = plan(GoLimits(wtime=60000, btime=3000, movestogo=1), False, overhead_ms=100)
-    assert budget.hard == pytest.approx(2.61) and budget.soft == pytest.approx(1.305)
+    assert budget.hard == pytest.approx(2.52) and budget.soft == pytest.approx(1.26)
+    budget = plan(GoLimits(wtime=10000, btime=10000, winc=100, binc=100), True, overhead_ms=150)
+    assert budget.hard == pytest.approx(0.5083333) and budget.soft == pytest.approx(0.1016667)
     assert plan(GoLimits(wtime=1, btime=1), True, overhead_ms=50).hard == 0.005
     assert plan(GoLimits(infinite=True, wtime=5000), True).hard is None
     assert plan(GoLimits(), True).hard is None
     assert plan(GoLimits(btime=5000), True).hard is None     # white's clock not given
+
+
+def test_a_lagging_machine_is_planned_for():
+    """When a move costs 150 ms more than the increment brings back, the plan keeps 60 moves'
+    worth in hand: even using every hard limit the clock lasts 98 moves."""
+    left, moves = 10.0, 0
+    while left > 0 and moves < 300:
+        budget = plan(GoLimits(wtime=int(left * 1000), btime=10000, winc=100, binc=100), True,
+                      overhead_ms=150)
+        left += 0.1 - budget.hard - 0.15
+        moves += 1
+    assert moves == 99
+
+
+def test_the_lag_meter_learns_what_the_gui_charges():
+    meter = LagMeter()
+    meter.before_go(10, 9000)                   # nothing to compare with yet
+    assert meter.lag_ms == 0 and meter.expected_ms(50) == 50
+    meter.after_move(10, 9000, 100, 300)        # thought 300 ms
+    meter.before_go(12, 8600)                   # charged 9000 - 8600 + 100 = 500 ms
+    assert meter.lag_ms == 200 and meter.expected_ms(50) == 250
+    meter.after_move(12, 8600, 100, 100)
+    meter.before_go(14, 8550)                   # lag 50: the old 200 decays to 150
+    assert meter.lag_ms == 150
+    meter.after_move(14, 8550, 100, 100)
+    meter.before_go(18, 1000)                   # not the next move of the same game
+    assert meter.lag_ms == 150
+    meter.after_move(18, 1000, 0, 500)
+    meter.before_go(20, 900)                    # less than it thought: no lag to learn
+    assert meter.lag_ms == 150 and meter.expected_ms(400) == 400
 
 
 def test_sudden_death_at_ten_seconds_never_plans_past_the_clock():

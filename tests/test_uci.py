@@ -317,3 +317,19 @@ def test_the_readmes_python_example_runs():
     assert done.returncode == 0, done.stderr[-500:]
     move = chess.Move.from_uci(done.stdout.strip())
     assert move in chess.Board().legal_moves
+
+
+def test_the_engine_learns_the_lag_a_gui_charges(raw):
+    """The GUI takes 1,000 ms off the clock where the engine thought far less: the engine
+    learns the difference and plans with it."""
+    raw.send("ucinewgame")
+    raw.send("position startpos")
+    raw.send("go wtime 2000 btime 10000 winc 100 binc 100")     # at most 0.2 s of thought
+    lines, _ = raw.read_until(lambda l: l.startswith("bestmove"))
+    ours = lines[-1].split()[1]
+    raw.send(f"position startpos moves {ours} e7e5")
+    raw.send("go wtime 1100 btime 10000 winc 100 binc 100")     # 1,000 ms charged
+    raw.read_until(lambda l: l.startswith("bestmove"))
+    raw.send("d")
+    lag = int(next(l for l in raw.sync() if l.startswith("info string lag")).split()[3])
+    assert 700 <= lag <= 1000   # what was charged, less what the first move took

@@ -27,7 +27,7 @@ from chessaccel.host.position import PositionError, parse_position
 from .jobs import make_executor
 from .scores import uci_score
 from .search import HostSearch, Limits, SearchOptions
-from .timeman import DEFAULT_OVERHEAD_MS, GoLimits, plan
+from .timeman import DEFAULT_OVERHEAD_MS, GoLimits, LagMeter, plan
 from .tt import MAX_HASH_MB, TranspositionTable
 
 __all__ = ["UciEngine", "main", "ENGINE_NAME"]
@@ -116,6 +116,7 @@ class UciEngine:
         self._exited = threading.Event()
         self._search_thread = None
         self._search_over = threading.Event()
+        self.lag = LagMeter()
 
     # --- output -------------------------------------------------------------------------------
 
@@ -260,6 +261,7 @@ class UciEngine:
 
     def cmd_display(self, args):
         self.send(f"info string fen {self.board.fen()}")
+        self.send(f"info string lag {int(self.lag.lag_ms)} ms")
 
     def cmd_ucinewgame(self, args):
         self._refuse_while_searching("ucinewgame")
@@ -305,6 +307,11 @@ class UciEngine:
         try:
             executor = make_executor(spec, accelerators, log=self._log_backend)
         except BackendError as error:
+            raise UciError(f"backend {spec!r}: {error}") from None
+        try:
+            _warm_up(executor)
+        except BackendError as error:
+            executor.close()
             raise UciError(f"backend {spec!r}: {error}") from None
         if self.executor is not None:
             self.executor.close()
@@ -423,8 +430,12 @@ class UciEngine:
                          winc=fields.get("winc"), binc=fields.get("binc"),
                          movestogo=fields.get("movestogo"), movetime=fields.get("movetime"),
                          infinite=fields.get("infinite", False) or fields.get("ponder", False))
-        budget = plan(clock, board.turn == chess.WHITE, self.values["Move Overhead"])
         start = time.monotonic()
+        white = board.turn == chess.WHITE
+        our_clock = clock.wtime if white else clock.btime
+        our_increment = clock.winc if white else clock.binc
+        self.lag.before_go(board.ply(), our_clock)
+        budget = plan(clock, white, self.lag.expected_ms(self.values["Move Overhead"]))
         soft, hard = budget.deadlines(start)
         limits = Limits(depth=fields.get("depth"), nodes=fields.get("nodes"), deadline=hard,
                         soft_deadline=soft, mate=fields.get("mate"),
@@ -437,7 +448,8 @@ class UciEngine:
         wait_for_stop = clock.infinite
         self._search_over.clear()
         self._search_thread = threading.Thread(
-            target=self._think, args=(search, board, limits, wait_for_stop),
+            target=self._think,
+            args=(search, board, limits, wait_for_stop, (start, our_clock, our_increment)),
             name="uci-search", daemon=True)
         self._search_thread.start()
 
@@ -446,7 +458,7 @@ class UciEngine:
         self.error("no backend can search: playing the first legal move")
         self.send(f"bestmove {moves[0].uci() if moves else '(none)'}")
 
-    def _think(self, search, board, limits, wait_for_stop):
+    def _think(self, search, board, limits, wait_for_stop, clock=(None, None, None)):
         try:
             result = search.search(board, limits)
             if result.error:
@@ -464,6 +476,10 @@ class UciEngine:
             self.error(f"search failed: {type(error).__name__}: {error}")
             moves = list(board.legal_moves)
             line = f"bestmove {moves[0].uci() if moves else '(none)'}"
+        started, our_clock, our_increment = clock
+        if started is not None:
+            self.lag.after_move(board.ply(), our_clock, our_increment,
+                                (time.monotonic() - started) * 1000)
         self._search_over.set()
         self.send(line)
 
@@ -480,6 +496,26 @@ class UciEngine:
             self.send(f"info string host nodes {info.host_nodes} accelerator nodes "
                       f"{info.accelerator_nodes} speculative nodes {info.speculative_nodes} "
                       f"jobs {info.jobs} span nodes {info.span_nodes}")
+
+
+#: Seconds a new backend has to answer its first job.
+WARM_UP_SECONDS = 300
+
+
+def _warm_up(executor):
+    """One tiny job (the start position, depth 0: one node) on a new executor, before any game:
+    the backend's first-job costs (imports, tables, a simulator's start) are paid here, and a
+    backend that cannot answer is found out at setoption time, not in the middle of a game."""
+    from chessaccel.defs import INF
+    from chessaccel.host.position import board_from_chess
+    from .jobs import Job
+    batch = executor.submit([Job(board_from_chess(chess.Board()), 0, -INF, INF)])
+    deadline = time.monotonic() + WARM_UP_SECONDS
+    while batch.results[0] is None:
+        if time.monotonic() > deadline:
+            batch.cancel()
+            raise BackendError(f"no answer to a one-node job in {WARM_UP_SECONDS} s")
+        batch.wait(1.0)
 
 
 def _clock(ms):
