@@ -248,8 +248,9 @@ def run(args):
         "resumed": len([p for p in positions if p.line in done]),
         "positions": records,
     }
-    with open(out, "w") as f:
+    with open(out + ".tmp", "w") as f:
         json.dump(summary, f, indent=1)
+    os.replace(out + ".tmp", out)
     plot = os.path.splitext(out)[0] + ".png"
     _plot(summary, plot)
     if args.json:

@@ -208,6 +208,13 @@ def play_game(ours, theirs, start_board, our_colour, base, inc, max_plies, game_
     return game, record
 
 
+def _write_json(path, obj):
+    """Replace ``path`` at once: an interruption never leaves half a record to resume from."""
+    with open(path + ".tmp", "w") as f:
+        json.dump(obj, f, indent=1)
+    os.replace(path + ".tmp", path)
+
+
 def _score_text(score, mover):
     if score is None:
         return None
@@ -309,8 +316,7 @@ def run(args):
             with open(pgn_path, "a") as f:
                 print(game, file=f, end="\n\n")
             summary = _summary(args, games, names)
-            with open(out, "w") as f:
-                json.dump(summary, f, indent=1)
+            _write_json(out, summary)
             colour = record["our_colour"]
             print(f"game {game_id + 1}/{args.games}: {ours.name} ({colour}) {record['result']} "
                   f"[{record['termination']}, {record['plies']} plies]  "
