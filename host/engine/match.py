@@ -359,8 +359,9 @@ def _plot(summary, path):
     top.plot(games, running)
     top.axhline(0.5, color="grey", linestyle=":")
     top.set_ylabel("score per game")
-    top.set_title(f"{summary['engine']} vs {summary['opponent']} "
-                  f"({' '.join(summary['opponent_options'])}) at {summary['tc']}")
+    top.set_title(f"{summary['engine']} vs {summary['opponent']} at {summary['tc']}: "
+                  f"{summary['wins']}-{summary['draws']}-{summary['losses']}\n"
+                  f"({' '.join(summary['opponent_options'])})", fontsize=10)
     bottom.plot(games, elos, label="Elo")
     bottom.fill_between(games, lows, highs, alpha=0.3, label="95 %")
     bottom.set_ylabel("Elo difference")
