@@ -128,7 +128,9 @@ class Side:
             if unknown:
                 raise MatchError(f"{self.label} has no option {unknown[0]!r}")
             probe.configure(options)
-        except (MatchError, chess.engine.EngineError) as error:
+            probe.ping()    # isready: options that start something (a backend) finish first,
+            #                 before any clock runs
+        except (MatchError, chess.engine.EngineError, TimeoutError) as error:
             probe.quit()
             raise MatchError(str(error)) from None
         self.engine = probe
