@@ -4,9 +4,14 @@
     chessaccel perft  POSITION --depth N [--divide] [--backend B] [--json]
     chessaccel search POSITION [--depth N] [--alpha A] [--beta B] [--backend B] [--json]
     chessaccel bench  [--backend B] [--json] [--out FILE] [--plot FILE]
+                      [--host [--host-backends B1,B2] [--host-depth D] [--hardware-plies H]
+                       [--accelerators N]] [--dispatch [--dispatch-depth D]]
     chessaccel board-sim [--cores N] [--clocks-per-bit N]
     chessaccel board info --port PORT
     chessaccel synth --board NAME [--cores N] [--clock MHZ]
+    chessaccel uci
+    chessaccel epd FILE --nodes N | --movetime MS | --depth D [--backend B] [--accelerators N]
+    chessaccel match --opponent CMD [--opponent-option N=V] --games N --tc BASE+INC [--backend B]
 
 POSITION is a FEN or EPD line (one argument: quote it) or ``startpos``. Bad input of any kind
 (malformed FEN/EPD, a position the accelerator cannot hold, a depth or window out of range, an
@@ -89,6 +94,19 @@ def _parser():
     common(sp, position=False)
     sp.add_argument("--out", help="JSON file to write (default out/bench-BACKEND.json)")
     sp.add_argument("--plot", help="PNG to draw (default: beside the JSON)")
+    # host searches (host/engine/hostbench.py) and the dispatch rate (host/engine/dispatch.py)
+    sp.add_argument("--host", action="store_true",
+                    help="search the bench set with the host engine on each --host-backends")
+    sp.add_argument("--host-backends", help="comma-separated backends (default: --backend)")
+    sp.add_argument("--host-depth", type=int, default=4, help="host search depth (default 4)")
+    sp.add_argument("--hardware-plies", type=_depth, default=2,
+                    help="plies per leaf job for --host and --dispatch (default 2)")
+    sp.add_argument("--accelerators", type=int, default=1,
+                    help="model workers / simulated board cores for --host (default 1)")
+    sp.add_argument("--dispatch", action="store_true",
+                    help="measure leaf jobs per second with an instant backend")
+    sp.add_argument("--dispatch-depth", type=int, default=5,
+                    help="host search depth for --dispatch (default 5)")
     # The board commands come from host/boardcli.py; importing it is cheap (no simulator starts).
     from .boardcli import add_board_info_arguments, add_board_sim_arguments
     sp = sub.add_parser("board-sim", help="serve the simulated board (Verilator) on a pseudo-terminal")
@@ -101,6 +119,13 @@ def _parser():
     add_board_arguments(sub.add_parser("synth", help="build a bitstream for a real board "
                                                      "(never programmed; see docs/synthesis.md)"),
                         board_positional=False)
+    # The host engine and its tools (host/engine/): imported only when run.
+    sub.add_parser("uci", help="serve the UCI protocol on stdin/stdout (play from a GUI)")
+    from .engine.epd import add_arguments as add_epd_arguments
+    add_epd_arguments(sub.add_parser("epd", help="run an EPD test suite (bm, am, dm) with the engine"),
+                      _depth)
+    from .engine.match import add_arguments as add_match_arguments
+    add_match_arguments(sub.add_parser("match", help="play a UCI engine: PGN, score and Elo"))
     return p
 
 
@@ -164,6 +189,19 @@ def cmd_search(args, backend):
 
 
 def cmd_bench(args, backend):
+    if args.host:
+        from .engine.hostbench import run as run_host_bench
+        if not 1 <= args.host_depth <= 64:
+            raise UsageError(f"host depth {args.host_depth} out of range 1..64")
+        if args.accelerators < 1:
+            raise UsageError(f"accelerators must be at least 1, got {args.accelerators}")
+        backend.close()
+        return run_host_bench(args, BENCH, lambda obj, lines: _emit(args, obj, lines))
+    if args.dispatch:
+        from .engine.dispatch import run as run_dispatch
+        if not 1 <= args.dispatch_depth <= 64:
+            raise UsageError(f"dispatch depth {args.dispatch_depth} out of range 1..64")
+        return run_dispatch(args)
     jobs = [(_board(job.fen), job.depth, -INF, INF) for job in BENCH]
     progress = sys.stderr if not args.json else None
     t0 = time.perf_counter()
@@ -241,14 +279,31 @@ def main(argv=None):
         if args.command == "synth":
             from chessaccel.synth.board import run_board_command
             return run_board_command(args)
+        if args.command == "uci":
+            from .engine.uci import main as uci_main
+            return uci_main()
+        if args.command == "epd":
+            from .engine.epd import EpdError, run as run_epd
+            try:
+                return run_epd(args)
+            except EpdError as e:
+                raise UsageError(str(e)) from None
+        if args.command == "match":
+            from .engine.match import MatchError, run as run_match
+            try:
+                return run_match(args)
+            except MatchError as e:
+                raise UsageError(str(e)) from None
         try:
             backend = get_backend(args.backend)
         except BackendError as e:
             raise UsageError(str(e)) from None
         try:
-            COMMANDS[args.command](args, backend)
+            status = COMMANDS[args.command](args, backend)
         finally:
             backend.close()
+        if status:
+            return status
     except (UsageError, PositionError) as e:
         print(f"chessaccel: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -89,6 +89,14 @@ def parse_position(text):
     if len(rest) >= 2 and rest[0].isdigit() and rest[1].isdigit():
         head += rest[:2]
         rest = rest[2:]
+    elif len(rest) == 1 and rest[0].isdigit():
+        head += rest        # a halfmove clock without the move number
+        rest = []
+    if rest and ";" not in rest:
+        # EPD operations end with ';' (free text may follow one): words with none are junk,
+        # not an operation (``... w KQkq - 0 1 garbage``)
+        raise PositionError(f"malformed FEN/EPD: trailing text {' '.join(rest)!r} "
+                            "(EPD operations end with ';')")
     ops = {}
     if rest and rest != [";"]:
         text_ops = " ".join(rest).replace(" ; ", "; ").replace(" ;", ";")

@@ -1,0 +1,412 @@
+"""The host engine's parts: scores across the frontier, the table, time planning, move order
+with hash move and killers, draws, limits, and the executors (process pool, batch), with the
+exact values each must give."""
+
+import threading
+import time
+
+import chess
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from chessaccel.defs import INF, MATE, MAX_PLY
+from chessaccel.host.backends import BackendError, ModelBackend, RtlBackend
+from chessaccel.host.engine import scores
+from chessaccel.host.engine.jobs import (BatchExecutor, ExecutorError, Job, PoolExecutor,
+                                         make_executor)
+from chessaccel.host.engine.order import ordered_moves
+from chessaccel.host.engine.search import (HostSearch, Limits, SearchOptions, makespan)
+from chessaccel.host.engine.timeman import GoLimits, LagMeter, plan
+from chessaccel.host.engine.tt import ENTRY_BYTES, Bound, TranspositionTable
+from chessaccel.host.position import parse_position
+from chessaccel.sim.model import search as model
+
+ITALIAN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+CPW3 = "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"
+SCHOLAR = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"
+
+
+def board(fen):
+    return parse_position(fen)[0]
+
+
+@pytest.fixture(scope="module")
+def inline():
+    executor = BatchExecutor(ModelBackend())
+    yield executor
+    executor.close()
+
+
+# --- scores across the frontier ---------------------------------------------------------------
+
+def test_job_scores_shift_by_the_job_roots_ply():
+    assert scores.from_job(MATE - 3, 2) == MATE - 5
+    assert scores.from_job(-(MATE - 2), 4) == -(MATE - 6)
+    assert scores.from_job(MATE - MAX_PLY, 1) == MATE - MAX_PLY - 1
+    assert scores.from_job(MATE - MAX_PLY - 1, 5) == MATE - MAX_PLY - 1   # not a mate score
+    assert scores.from_job(150, 7) == 150 and scores.from_job(-20000, 3) == -20000
+
+
+def test_job_windows_shift_the_other_way_and_clamp():
+    assert scores.job_window(-INF, INF, 5) == (-INF, INF)
+    assert scores.job_window(-30, 40, 9) == (-30, 40)
+    assert scores.job_window(MATE - 40, MATE - 10, 5) == (MATE - 40, MATE - 5)
+    assert scores.job_window(-(MATE - 10), -(MATE - 40), 5) == (-(MATE - 5), -(MATE - 40))
+    assert scores.job_window(INF - 2, INF, 5) == (INF - 1, INF)      # wholly above every score
+    assert scores.job_window(-INF, -INF + 1, 5) == (-INF, -INF + 1)
+
+
+_job_scores = st.one_of(st.integers(-20000, 20000), st.integers(1, MAX_PLY).map(lambda q: MATE - q),
+                        st.integers(0, MAX_PLY).map(lambda q: -(MATE - q)))
+_host_bounds = st.one_of(st.integers(-INF, INF), st.integers(0, 200).map(lambda d: MATE - d),
+                         st.integers(0, 200).map(lambda d: -(MATE - d)))
+
+
+@settings(max_examples=400, deadline=None)
+@given(score=_job_scores, bound=_host_bounds, ply=st.integers(0, 40))
+def test_comparisons_agree_on_both_sides_of_the_frontier(score, bound, ply):
+    """score > bound in the host's frame exactly when it is in the job's frame."""
+    low, high = scores.job_window(bound, min(bound + 1, INF) if bound < INF else INF, ply)
+    if bound < INF:
+        assert (scores.from_job(score, ply) > bound) == (score > low)
+
+
+def test_mate_distances_and_uci_text():
+    assert scores.mate_moves(MATE - 1) == 1 and scores.mate_moves(MATE - 4) == 2
+    assert scores.mate_moves(-(MATE - 2)) == -1 and scores.mate_moves(-MATE) == 0
+    assert scores.mate_moves(MATE - 101) == 51 and scores.mate_moves(19999) is None
+    assert scores.uci_score(MATE - 3) == "mate 2" and scores.uci_score(-(MATE - 4)) == "mate -2"
+    assert scores.uci_score(-35) == "cp -35"
+
+
+def test_table_scores_are_stored_from_the_node():
+    assert scores.to_tt(MATE - 7, 4) == MATE - 3 and scores.from_tt(MATE - 3, 4) == MATE - 7
+    assert scores.to_tt(-(MATE - 7), 4) == -(MATE - 3)
+    assert scores.from_tt(-(MATE - 3), 6) == -(MATE - 9)
+    assert scores.to_tt(321, 9) == 321 == scores.from_tt(321, 9)
+
+
+# --- the transposition table --------------------------------------------------------------------
+
+def test_table_size_follows_the_hash_option():
+    table = TranspositionTable(2)
+    assert table.slots == 2 * (1 << 20) // ENTRY_BYTES
+    table.resize(1)
+    assert table.slots == (1 << 20) // ENTRY_BYTES and table.hashfull() == 0
+    for megabytes in (0, 5000):
+        with pytest.raises(ValueError, match="out of range"):
+            table.resize(megabytes)
+
+
+def test_table_store_probe_and_replacement():
+    table = TranspositionTable(1)
+    e4, d4 = chess.Move.from_uci("e2e4"), chess.Move.from_uci("d2d4")
+    key, rival = 12345, 12345 + table.slots         # the same slot
+    table.store(key, 5, Bound.EXACT, 40, e4)
+    entry = table.probe(key)
+    assert (entry.depth, entry.bound, entry.score, entry.move) == (5, Bound.EXACT, 40, e4)
+    assert table.probe(rival) is None
+    table.store(rival, 3, Bound.LOWER, 10, d4)      # shallower, same search: the deeper stays
+    assert table.probe(key).depth == 5 and table.probe(rival) is None
+    table.store(key, 2, Bound.UPPER, -5, None)      # same position: replaced, its move kept
+    assert (table.probe(key).depth, table.probe(key).move) == (2, e4)
+    table.new_search()
+    table.store(rival, 1, Bound.LOWER, 10, d4)      # an older search's entry gives way
+    assert table.probe(rival).move == d4 and table.probe(key) is None
+    assert table.used == 1 and table.hashfull() == 1000 // table.slots
+    table.clear()
+    assert table.probe(rival) is None and table.used == 0
+
+
+def test_hashfull_counts_permille_of_slots():
+    table = TranspositionTable(1)
+    for key in range(table.slots // 4):
+        table.store(key, 1, Bound.EXACT, 0, None)
+    assert table.hashfull() == 249
+
+
+# --- time -------------------------------------------------------------------------------------
+
+def test_time_plans():
+    budget = plan(GoLimits(movetime=1000), True, overhead_ms=50)
+    assert (budget.soft, budget.hard) == (0.95, 0.95)
+    budget = plan(GoLimits(wtime=10000, btime=10000, winc=100, binc=100), True, overhead_ms=50)
+    assert budget.hard == pytest.approx(0.8916667) and budget.soft == pytest.approx(0.1783333)
+    budget = plan(GoLimits(wtime=500, btime=9000, winc=100, binc=100), True, overhead_ms=50)
+    assert budget.hard == pytest.approx(0.045) and budget.soft == pytest.approx(0.02)
+    budget = plan(GoLimits(wtime=500, btime=9000, winc=100, binc=100), False, overhead_ms=100)
+    assert budget.hard == pytest.approx(0.6791667) and budget.soft == pytest.approx(0.1358333)
+    budget = plan(GoLimits(wtime=60000, btime=3000, movestogo=1), False, overhead_ms=100)
+    assert budget.hard == pytest.approx(2.52) and budget.soft == pytest.approx(1.26)
+    budget = plan(GoLimits(wtime=10000, btime=10000, winc=100, binc=100), True, overhead_ms=150)
+    assert budget.hard == pytest.approx(0.5083333) and budget.soft == pytest.approx(0.1016667)
+    assert plan(GoLimits(wtime=1, btime=1), True, overhead_ms=50).hard == 0.005
+    assert plan(GoLimits(infinite=True, wtime=5000), True).hard is None
+    assert plan(GoLimits(), True).hard is None
+    assert plan(GoLimits(btime=5000), True).hard is None     # white's clock not given
+
+
+def test_a_lagging_machine_is_planned_for():
+    """When a move costs 150 ms more than the increment brings back, the plan keeps 60 moves'
+    worth in hand: even using every hard limit the clock lasts 98 moves."""
+    left, moves = 10.0, 0
+    while left > 0 and moves < 300:
+        budget = plan(GoLimits(wtime=int(left * 1000), btime=10000, winc=100, binc=100), True,
+                      overhead_ms=150)
+        left += 0.1 - budget.hard - 0.15
+        moves += 1
+    assert moves == 99
+
+
+def test_the_lag_meter_learns_what_the_gui_charges():
+    meter = LagMeter()
+    meter.before_go(10, 9000)                   # nothing to compare with yet
+    assert meter.lag_ms == 0 and meter.expected_ms(50) == 50
+    meter.after_move(10, 9000, 100, 300)        # thought 300 ms
+    meter.before_go(12, 8600)                   # charged 9000 - 8600 + 100 = 500 ms
+    assert meter.lag_ms == 200 and meter.expected_ms(50) == 250
+    meter.after_move(12, 8600, 100, 100)
+    meter.before_go(14, 8550)                   # lag 50: the old 200 decays to 150
+    assert meter.lag_ms == 150
+    meter.after_move(14, 8550, 100, 100)
+    meter.before_go(18, 1000)                   # not the next move of the same game
+    assert meter.lag_ms == 150
+    meter.after_move(18, 1000, 0, 500)
+    meter.before_go(20, 900)                    # less than it thought: no lag to learn
+    assert meter.lag_ms == 150 and meter.expected_ms(400) == 400
+
+
+def test_sudden_death_at_ten_seconds_never_plans_past_the_clock():
+    """Play 150 moves on a 10 s + 0.1 s clock, each move using its whole hard limit plus the
+    overhead (the worst case): the clock never runs out, and settles at 0.45 s in hand."""
+    left, inc, overhead = 10.0, 0.1, 0.05
+    for _ in range(150):
+        budget = plan(GoLimits(wtime=int(left * 1000), btime=10000, winc=100, binc=100), True,
+                      overhead_ms=int(overhead * 1000))
+        left -= budget.hard + overhead
+        assert left > 0
+        left += inc
+    assert left == pytest.approx(0.551, abs=0.002)
+
+
+# --- move order and draws at the top ---------------------------------------------------------
+
+def test_hash_move_first_then_captures_killers_then_quiet(inline):
+    cb = chess.Board(ITALIAN)
+    search = HostSearch(inline, TranspositionTable(1), SearchOptions())
+    search._limits = Limits()
+    search._setup(cb)
+    plain = ordered_moves(cb)
+    killer, hashed = chess.Move.from_uci("d2d3"), chess.Move.from_uci("b1c3")
+    search.killers[2] = [killer]
+    got = search._ordered(2, hashed)
+    captures = [m for m in plain if cb.is_capture(m)]
+    quiet = [m for m in plain if not cb.is_capture(m) and m not in (killer, hashed)]
+    assert got == [hashed] + captures + [killer] + quiet
+    assert search._ordered(1, None) == plain
+
+
+def test_killers_keep_the_two_latest_quiet_cutoff_moves(inline):
+    search = HostSearch(inline, None, SearchOptions())
+    search._limits = Limits()
+    search._setup(chess.Board(ITALIAN))
+    for uci in ("d2d3", "b1c3", "d2d3", "e1g1", "f3e5"):    # f3e5 takes: never a killer
+        search._remember_killer(3, chess.Move.from_uci(uci))
+    assert [m.uci() for m in search.killers[3]] == ["e1g1", "d2d3"]
+
+
+def test_repetition_looks_back_an_even_number_of_plies_within_the_clock(inline):
+    search = HostSearch(inline, None, SearchOptions())
+    keys = [1, 2, 3, 4, 5, 6]
+    assert search._repeats(3, 10, keys)            # 4 plies back
+    assert not search._repeats(4, 10, keys)        # 3 plies back: the other side to move
+    assert search._repeats(1, 10, keys) and not search._repeats(1, 5, keys)
+    assert not search._repeats(6, 10, keys)        # 1 ply back
+    assert not search._repeats(5, 10, keys)        # 2 plies back: not a repetition yet
+
+
+def test_no_legal_move_at_the_root(inline):
+    mated = HostSearch(inline).search(chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"),
+                                      Limits(depth=3))
+    assert (mated.best_move, mated.score, mated.depth) == (None, 0, 0)   # stalemate
+    mated = HostSearch(inline).search(chess.Board("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1"),
+                                      Limits(depth=3))
+    assert (mated.best_move, mated.score) == (None, -MATE)
+
+
+# --- the search's refinements keep the value --------------------------------------------------
+
+@pytest.mark.parametrize("fen", [ITALIAN, CPW3, SCHOLAR,
+                                 "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"])
+def test_pvs_aspiration_and_killers_find_the_plain_alpha_beta_value(inline, fen):
+    """Without the table (whose deeper entries may legitimately improve a value) the refined
+    search must find exactly the value of plain alpha-beta at every depth."""
+    refined = HostSearch(inline, None, SearchOptions(hardware_plies=1, tt=False, draws=False))
+    result = refined.search(chess.Board(fen), Limits(depth=3))
+    plain = [HostSearch(inline, None, SearchOptions.exact(1)).search_depth(chess.Board(fen), d)
+             for d in (1, 2, 3)]
+    assert [i.score for i in result.iterations] == [p.score for p in plain]
+
+
+def test_iterations_are_reported_in_order_with_growing_counts(inline):
+    seen = []
+    result = HostSearch(inline, TranspositionTable(1), SearchOptions(hardware_plies=1),
+                        on_info=seen.append).search(chess.Board(ITALIAN), Limits(depth=3))
+    exact = [i for i in seen if i.bound == "exact"]
+    assert [i.depth for i in exact] == [1, 2, 3] == [i.depth for i in result.iterations]
+    assert all(a.nodes < b.nodes for a, b in zip(exact, exact[1:]))
+    assert result.nodes == exact[-1].nodes and result.depth == 3
+    assert result.pv[0] == result.best_move and result.ponder_move == result.pv[1]
+
+
+def test_the_table_remembers_the_root(inline):
+    table = TranspositionTable(1)
+    search = HostSearch(inline, table, SearchOptions(hardware_plies=1))
+    first = search.search(chess.Board(ITALIAN), Limits(depth=3))
+    entry = table.probe(hash(chess.Board(ITALIAN)._transposition_key()))
+    assert (entry.depth, entry.bound, entry.score, entry.move) == \
+        (3, Bound.EXACT, first.score, first.best_move)
+    again = HostSearch(inline, table, SearchOptions(hardware_plies=1)).search(
+        chess.Board(ITALIAN), Limits(depth=3))
+    assert again.best_move == first.best_move and again.nodes < first.nodes
+
+
+def test_node_limit_stops_deterministically(inline):
+    runs = [HostSearch(inline, TranspositionTable(1), SearchOptions(hardware_plies=1)).search(
+        chess.Board(ITALIAN), Limits(nodes=3000)) for _ in range(2)]
+    assert runs[0].aborted and 3000 <= runs[0].nodes < 3000 + 400
+    assert (runs[0].best_move, runs[0].nodes, runs[0].depth) == \
+        (runs[1].best_move, runs[1].nodes, runs[1].depth)
+
+
+def test_searchmoves_restricts_the_root(inline):
+    only = [chess.Move.from_uci("a2a3"), chess.Move.from_uci("h2h3")]
+    result = HostSearch(inline).search(chess.Board(SCHOLAR), Limits(depth=2, root_moves=only))
+    assert result.best_move in only
+
+
+def test_a_mate_ends_a_timed_search_early(inline):
+    start = time.monotonic()
+    result = HostSearch(inline).search(chess.Board(SCHOLAR),
+                                       Limits(deadline=start + 60, soft_deadline=start + 60))
+    assert result.best_move == chess.Move.from_uci("h5f7") and result.mate == 1
+    assert result.depth == 3 and not result.aborted
+
+
+def test_stop_from_another_thread_keeps_the_last_best_move(inline):
+    stop = threading.Event()
+    search = HostSearch(inline, TranspositionTable(1), SearchOptions(hardware_plies=1),
+                        stop=stop, on_info=lambda i: i.depth >= 2 and stop.set())
+    result = search.search(chess.Board(ITALIAN))
+    assert result.aborted and result.depth == 2
+    assert result.best_move == result.iterations[-1].pv[0]
+
+
+def test_makespan_spreads_jobs_over_slots():
+    assert makespan([5, 3, 3, 1], 1) == 12
+    assert makespan([5, 3, 3, 1], 2) == 6
+    assert makespan([5, 3, 3, 1], None) == 5 == makespan([5, 3, 3, 1], 8)
+    assert makespan([], 3) == 0
+
+
+# --- executors ----------------------------------------------------------------------------------
+
+def test_pool_results_are_the_models_own():
+    jobs = [Job(board(fen), depth, -INF, INF) for fen, depth in
+            ((ITALIAN, 2), (CPW3, 3), (SCHOLAR, 1), (ITALIAN, 1))]
+    executor = PoolExecutor("model", 2)
+    try:
+        batch = executor.submit(jobs)
+        seen = set()
+        while len(seen) < len(jobs):
+            seen.update(batch.wait(5))
+        for job, got in zip(jobs, batch.results):
+            expected = model.search(job.board, job.depth)
+            assert (got["score"], got["best_move"], got["pv"], got["nodes"]) == \
+                (expected.score, expected.best_move, expected.pv, expected.nodes)
+        assert executor.stats["jobs"] == 4 and executor.stats["batches"] == 1
+        assert executor.stats["nodes"] == sum(r["nodes"] for r in batch.results)
+    finally:
+        executor.close()
+
+
+def test_a_cancelled_job_frees_its_worker_at_once():
+    executor = PoolExecutor("model", 1)
+    try:
+        slow = executor.submit([Job(board(ITALIAN), 6, -INF, INF)])    # minutes on the model
+        time.sleep(0.3)
+        slow.cancel()
+        start = time.monotonic()
+        quick = executor.submit([Job(board(SCHOLAR), 1, -INF, INF)])
+        while quick.results[0] is None:    # the slow job alone would take minutes
+            quick.wait(5)
+            assert time.monotonic() - start < 30
+        assert quick.results[0]["score"] == MATE - 1 and slow.results[0] is None
+    finally:
+        executor.close()
+
+
+def test_executor_start_up_errors_are_one_line():
+    with pytest.raises(ExecutorError, match="unknown backend 'quantum'"):
+        PoolExecutor("quantum", 1)
+    with pytest.raises(ExecutorError, match="positive integer"):
+        make_executor("model", 0)
+    with pytest.raises(BackendError, match="unknown backend"):
+        make_executor("quantum", 1)
+
+
+def test_a_failing_batch_backend_fails_the_batch(monkeypatch):
+    monkeypatch.setenv("CHESSACCEL_RTL_SIM", "abacus")
+    executor = BatchExecutor(RtlBackend())
+    try:
+        batch = executor.submit([Job(board(SCHOLAR), 1, -INF, INF)])
+        with pytest.raises(ExecutorError, match="rtl backend failed: .*abacus"):
+            for _ in range(100):
+                batch.wait(0.1)
+        assert executor.parallel is False and executor.slots is None
+    finally:
+        executor.close()
+
+
+# --- several accelerators ------------------------------------------------------------------------
+
+def _fixed(executor, fen, depth, plies, tt):
+    table = TranspositionTable(4) if tt else None
+    return HostSearch(executor, table, SearchOptions(hardware_plies=plies, tt=tt)).search(
+        chess.Board(fen), Limits(depth=depth))
+
+
+@pytest.mark.parametrize("tt", [False, True], ids=["tt-off", "tt-on"])
+def test_more_accelerators_same_result_shorter_critical_path(tt):
+    """Score, best move and PV do not depend on the number of accelerators; with two or more
+    the jobs of the search's critical path hold fewer nodes (the speed-up when accelerators
+    set the pace). Two and three accelerators do exactly the same work."""
+    results = {}
+    for count in (1, 2, 3):
+        executor = make_executor("model", count)
+        try:
+            results[count] = _fixed(executor, CPW3, 5, 2, tt)
+        finally:
+            executor.close()
+    one, two, three = results[1], results[2], results[3]
+    for other in (two, three):
+        assert (other.score, other.best_move, other.pv) == (one.score, one.best_move, one.pv)
+    assert (two.nodes, two.jobs, two.span_nodes > three.span_nodes) == \
+        (three.nodes, three.jobs, True)
+    assert one.span_nodes == one.accelerator_nodes
+    assert two.span_nodes < 0.85 * one.span_nodes
+
+
+@pytest.mark.long
+def test_two_model_accelerators_finish_faster_on_the_clock():
+    """Wall clock, on a machine with two free cores: two worker processes beat one."""
+    times = {}
+    for count in (1, 2, 1, 2):
+        executor = make_executor("model", count)
+        try:
+            start = time.monotonic()
+            _fixed(executor, ITALIAN, 5, 2, True)
+            times.setdefault(count, []).append(time.monotonic() - start)
+        finally:
+            executor.close()
+    assert min(times[2]) < 0.9 * min(times[1]), times

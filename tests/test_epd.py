@@ -1,0 +1,133 @@
+"""``chessaccel epd``: scoring by bm / am / dm, the files it writes, resuming, bad suites; and
+position text with trailing junk (host/position.py)."""
+
+import json
+
+import pytest
+
+from chessaccel.host.cli import main
+from chessaccel.host.position import PositionError, parse_position
+
+#: WAC and CCR positions with their published operations, a mate in one, a mated side and a
+#: tablebase draw: small trees, so depth 3 costs a second or two on the model.
+SUITE = """\
+r1bq2rk/pp3pbp/2p1p1pQ/7P/3P4/2PB1N2/PP3PPR/2KR4 w - - bm Qxh7+; id "WAC.004";
+7k/p7/1R5K/6r1/6p1/6P1/8/8 w - - bm Rb7; id "WAC.006";
+R7/P4k2/8/8/8/8/r7/6K1 w - - bm Rh8; id "WAC.018";
+3R1rk1/8/5Qpp/2p5/2P1p1q1/P3P3/1P2PK2/8 b - - bm Qh4+; id "WAC.025";
+rnbq1b1r/ppp2kpp/3p1n2/8/3PP3/8/PPP2PPP/RNBQKB1R b KQ d3 1 5 id "CCR13"; am Ne4;
+
+# comments and blank lines are skipped
+r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - dm 1; id "scholar";
+k7/8/1K6/8/8/8/8/7R b - - dm -1; id "mated";
+1k1K4/8/8/pP6/8/8/8/8 w - a6 dm 0;
+"""
+#: What the engine (model, HardwarePlies 2, depth 3) plays and whether that solves the line.
+EXPECTED = [("WAC.004", "Qxh7+", True), ("WAC.006", "Rb7", True), ("WAC.018", "Kh1", False),
+            ("WAC.025", "Qh4+", True), ("CCR13", "Nxe4", False), ("scholar", "Qxf7#", True),
+            ("mated", "Kb8", True), ("line10", "Kd7", True)]
+
+
+@pytest.fixture
+def suite(tmp_path):
+    path = tmp_path / "small.epd"
+    path.write_text(SUITE)
+    return path
+
+
+def run_epd(capsys, *argv):
+    status = main(["epd", *map(str, argv)])
+    return status, capsys.readouterr()
+
+
+def test_suite_is_scored_by_bm_am_and_dm(suite, tmp_path, capsys):
+    out = tmp_path / "run.json"
+    status, captured = run_epd(capsys, suite, "--depth", 3, "--hardware-plies", 2, "--out", out,
+                               "--json")
+    assert status == 0
+    summary = json.loads(captured.out)
+    got = [(r["id"], r["san"], r["solved"]) for r in summary["positions"]]
+    assert got == EXPECTED
+    assert (summary["solved"], summary["total"], summary["limit"]) == (6, 8, "depth3")
+    by_id = {r["id"]: r for r in summary["positions"]}
+    assert by_id["scholar"]["mate"] == 1 and by_id["mated"]["mate"] == -1
+    assert by_id["WAC.004"]["expected"] == {"bm": ["Qxh7+"]}
+    assert by_id["CCR13"]["expected"] == {"am": ["Nxe4"]}   # SAN as python-chess writes it
+    assert by_id["line10"]["expected"] == {"dm": 0} and by_id["line10"]["mate"] is None
+    assert all(r["depth"] == 3 and r["nodes"] == r["host_nodes"] + r["accelerator_nodes"]
+               for r in summary["positions"])
+    assert json.loads(out.read_text()) == summary
+    progress = [json.loads(l) for l in (tmp_path / "run.jsonl").read_text().splitlines()]
+    assert progress == summary["positions"]
+    assert (tmp_path / "run.png").stat().st_size > 1000
+    assert "8/8 solved 6" in captured.err          # the progress bar's last state
+
+
+def test_an_interrupted_run_resumes_where_it_stopped(suite, tmp_path, capsys):
+    out = tmp_path / "run.json"
+    status, _ = run_epd(capsys, suite, "--depth", 2, "--first", 3, "--out", out)
+    assert status == 0
+    first = (tmp_path / "run.jsonl").read_text().splitlines()
+    assert len(first) == 3
+    status, captured = run_epd(capsys, suite, "--depth", 2, "--out", out, "--resume", "--json")
+    summary = json.loads(captured.out)
+    assert status == 0 and summary["resumed"] == 3 and summary["total"] == 8
+    assert (tmp_path / "run.jsonl").read_text().splitlines()[:3] == first
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("7k/p7/1R5K/6r1/6p1/6P1/8/8 w - - id \"x\";\n", "2: no bm, am or dm"),
+    ("7k/p7/1R5K/6r1/6p1/6P1/8/8 w - - bm Qh8;\n", "1: "),
+    ("7k/p7/1R5K/6r1/6p1/6P1/8/8 w - - bm Rb7 id x\n", "trailing text"),
+    ("7k/p7/1R5K/6r1/6p1/6P1/8/8 x - - bm Rb7;\n", "1: malformed"),
+    ("# nothing but a comment\n", "no positions"),
+])
+def test_bad_suites_are_one_line_naming_the_place(tmp_path, capsys, text, problem):
+    path = tmp_path / "bad.epd"
+    path.write_text("# a suite\n" + text if "no bm" in problem else text)
+    status, captured = run_epd(capsys, path, "--depth", 1)
+    lines = captured.err.strip().splitlines()
+    assert status == 2 and len(lines) == 1 and problem in lines[0], lines
+    assert str(path) in lines[0] and captured.out == ""
+
+
+@pytest.mark.parametrize("argv, problem", [
+    (["epd", "/nonexistent/suite.epd", "--depth", "1"], "No such file"),
+    (["epd", "x.epd"], "one of the arguments --nodes --movetime --depth is required"),
+    (["epd", "x.epd", "--depth", "1", "--nodes", "5"], "not allowed with"),
+    (["epd", "x.epd", "--nodes", "0"], "at least 1"),
+    (["epd", "x.epd", "--depth", "1", "--hardware-plies", "9"], "out of range"),
+])
+def test_bad_arguments(capsys, argv, problem):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and problem in err[0]
+
+
+# --- position text: operations end with ';' ------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 garbage",
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - garbage",
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 bm e4",
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 2 3",
+])
+def test_trailing_junk_is_rejected(text):
+    with pytest.raises(PositionError, match=r"trailing text .* \(EPD operations end with ';'\)"):
+        parse_position(text)
+
+
+def test_operations_and_free_text_after_one_are_accepted():
+    board, ops = parse_position("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm e4;")
+    assert [m.uci() for m in ops["bm"]] == ["e2e4"]
+    _, ops = parse_position("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1; startpos")
+    assert "startpos" in ops
+    board, ops = parse_position("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 5")
+    assert ops == {} and board.side == 0
+
+
+def test_the_cli_rejects_trailing_junk_with_one_line(capsys):
+    assert main(["moves", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 garbage"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["chessaccel: error: malformed FEN/EPD: trailing text 'garbage' "
+                   "(EPD operations end with ';')"]

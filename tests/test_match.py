@@ -1,0 +1,122 @@
+"""``chessaccel match``: a short real match against Debian's stockfish (clocks, colours,
+openings, PGN, JSON record, Elo), the Elo arithmetic, and bad settings."""
+
+import json
+import math
+import shutil
+
+import chess.pgn
+import pytest
+
+from chessaccel.host.cli import main
+from chessaccel.host.engine.elo import estimate, elo_of_score
+from chessaccel.host.engine.match import MatchError, parse_option, parse_tc
+from chessaccel.host.engine.openings import OPENINGS, opening_board
+
+STOCKFISH = shutil.which("stockfish") or (
+    "/usr/games/stockfish" if shutil.which("/usr/games/stockfish") else None)
+needs_stockfish = pytest.mark.skipif(STOCKFISH is None,
+                                     reason="stockfish is not installed (apt-get install stockfish)")
+
+
+@needs_stockfish
+def test_a_two_game_match_writes_pgn_json_and_elo(tmp_path, capsys):
+    out = tmp_path / "m.json"
+    status = main(["match", "--opponent", STOCKFISH, "--opponent-option", "UCI_LimitStrength=true",
+                   "--opponent-option", "UCI_Elo=1350", "--games", "2", "--tc", "2+0.05",
+                   "--hardware-plies", "1", "--max-plies", "30", "--out", str(out)])
+    captured = capsys.readouterr()
+    assert status == 0
+    summary = json.loads(out.read_text())
+    assert (summary["games"], summary["engine"], summary["opponent"]) == \
+        (2, "chessaccel", "Stockfish 15.1")
+    assert summary["opponent_options"] == ["UCI_LimitStrength=true", "UCI_Elo=1350"]
+    assert "HardwarePlies=1" in summary["engine_options"]
+    records = summary["records"]
+    assert [r["our_colour"] for r in records] == ["white", "black"]
+    assert [r["opening"] for r in records] == [OPENINGS[0][0]] * 2
+    assert summary["wins"] + summary["draws"] + summary["losses"] == 2
+    assert summary["score"] == sum(r["points"] for r in records) / 2
+    forfeits = sum(r["termination"] == "time forfeit" for r in records)
+    assert summary["our_time_losses"] + summary["their_time_losses"] == forfeits
+    assert all(r["plies"] <= 30 for r in records)
+    ours = [m for r in records for m in r["our_moves"]]
+    assert len(ours) >= 10 and sum(m["depth"] is not None and m["depth"] >= 1 for m in ours) \
+        >= len(ours) // 2     # at 2 s + 0.05 s a move may come before depth 1 is done
+    games = []
+    with open(tmp_path / "m.pgn") as f:
+        while (game := chess.pgn.read_game(f)) is not None:
+            games.append(game)
+    assert len(games) == 2
+    assert [g.headers["White"] for g in games] == ["chessaccel", "Stockfish 15.1"]
+    assert all(g.headers["TimeControl"] == "2+0.05" for g in games)
+    for game, record in zip(games, records):
+        moves = list(game.mainline_moves())
+        assert [m.uci() for m in moves[:6]] == OPENINGS[0][1].split()
+        assert game.headers["Result"] == record["result"]
+    assert [l.split(":")[0] for l in captured.err.splitlines()] == ["game 1/2", "game 2/2"]
+    assert "Elo" in captured.out
+    assert (tmp_path / "m.png").stat().st_size > 1000
+
+
+@pytest.mark.parametrize("argv, problem", [
+    (["--tc", "ten"], "time control 'ten'"),
+    (["--tc", "0+1"], "base must be positive"),
+    (["--games", "0"], "at least 1"),
+    (["--opponent-option", "UCI_Elo"], "expected Name=Value"),
+    (["--opponent", "/nonexistent/engine"], "does not start as a UCI engine"),
+])
+def test_bad_settings_are_one_line(capsys, tmp_path, argv, problem):
+    base = {"--opponent": STOCKFISH or "/usr/games/stockfish", "--games": "1", "--tc": "1+0"}
+    args = ["match", "--out", str(tmp_path / "x.json")]
+    for key, value in base.items():
+        if key not in argv:
+            args += [key, value]
+    assert main(args + argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and problem in err[0], err
+
+
+@needs_stockfish
+def test_an_unknown_opponent_option_is_one_line(capsys, tmp_path):
+    assert main(["match", "--opponent", STOCKFISH, "--opponent-option", "Strength=9000",
+                 "--games", "1", "--tc", "1+0", "--out", str(tmp_path / "x.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["chessaccel: error: opponent has no option 'Strength'"]
+
+
+def test_time_controls_and_options_parse():
+    assert parse_tc("10+0.1") == (10.0, 0.1) and parse_tc("60") == (60.0, 0.0)
+    assert parse_option("UCI_Elo=1350") == ("UCI_Elo", "1350")
+    assert parse_option("Backend=serial:/dev/ttyUSB0") == ("Backend", "serial:/dev/ttyUSB0")
+    with pytest.raises(MatchError):
+        parse_tc("10+-1")
+
+
+def test_openings_are_legal_and_distinct():
+    boards = [opening_board(moves) for _, moves in OPENINGS]
+    assert len({b.fen() for b in boards}) == len(OPENINGS) >= 20
+    assert all(b.ply() <= 8 and not b.is_game_over() for b in boards)
+
+
+def test_elo_from_scores():
+    assert elo_of_score(0.5) == 0
+    assert elo_of_score(0.75) == pytest.approx(190.85, abs=0.01)
+    e = estimate(10, 5, 5)
+    assert (e.games, e.score) == (20, 0.625)
+    assert e.elo == pytest.approx(88.74, abs=0.01)
+    spread = 1.959964 * math.sqrt((10 * 0.375 ** 2 + 5 * 0.125 ** 2 + 5 * 0.625 ** 2) / 20 / 20)
+    assert e.low == pytest.approx(elo_of_score(0.625 - spread))
+    assert e.high == pytest.approx(elo_of_score(0.625 + spread))
+    assert e.text() == "+10 =5 -5, score 0.625, Elo +89 +- 144 (95 % interval [-40, +248])"
+
+
+def test_elo_at_the_edges():
+    lost = estimate(0, 0, 30)
+    assert lost.bound == "<" and lost.elo == pytest.approx(elo_of_score(1 / 60))
+    assert lost.error is None and "every game lost" in lost.text()
+    won = estimate(4, 0, 0)
+    assert won.bound == ">" and won.elo == pytest.approx(elo_of_score(1 - 1 / 8))
+    nearly = estimate(0, 1, 29)
+    assert nearly.low is None and nearly.high is not None and "[-inf," in nearly.text()
+    assert estimate(0, 0, 0).text() == "no games"
