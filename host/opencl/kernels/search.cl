@@ -1,0 +1,210 @@
+// Leaf search jobs (docs/semantics.md section 5): fail-soft negamax alpha-beta with quiescence,
+// one job per work-item, an explicit stack of per-ply frames (the SearchStack), and the loop of
+// steps the accelerator's FSM runs: ENTER a node, pick the NEXT move, make and TEST it, RETURN a
+// value to the parent. Work-items take jobs from a shared counter until none is left, so a lane
+// whose job ends early starts another instead of idling beside a long one.
+
+typedef struct {
+    Gen g;          // generation state (what the hardware keeps in its disable mask)
+    Move m;         // the move being searched below this node
+    Undo u;         // its undo record
+    int depth, alpha, beta, best;
+    uint best_move;
+    int legal;
+    bool in_check;
+} Frame;
+
+#define PV_STRIDE (MAX_PLY + 1)
+
+// ENTER: count the node, stand pat or prepare generation. True when the node's value is known
+// at once (the stack is full, or a stand-pat cutoff).
+inline bool enter_node(Frame *f, Board *b, int ply, int *value) {
+    f->best_move = 0;
+    f->legal = 0;
+    if (ply == MAX_PLY) {
+        *value = evaluate(b);
+        return true;
+    }
+    f->in_check = attacked(b, own_king(b));
+    bool quiescence = f->depth == 0 && !f->in_check;
+    if (quiescence) {
+        f->best = evaluate(b);
+        if (f->best >= f->beta) {
+            *value = f->best;
+            return true;
+        }
+        if (f->best > f->alpha)
+            f->alpha = f->best;
+    } else {
+        f->best = -INF;
+    }
+    gen_init(&f->g, b, quiescence);
+    return false;
+}
+
+__kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS per job
+                          __global const int4 *params,       // (depth, alpha, beta, -) per job
+                          const uint n_jobs,
+                          __global volatile uint *job_counter,
+                          __global int *scores,
+                          __global uint *best_moves,
+                          __global ulong *node_counts,
+                          const uint want_pv,
+                          __global ushort *pv_moves,         // PV_STRIDE^2 per job when wanted
+                          __global uchar *pv_lengths)        // PV_STRIDE per job when wanted
+{
+    Frame stack[MAX_PLY];
+    for (;;) {
+        uint job = atomic_inc(job_counter);
+        if (job >= n_jobs)
+            return;
+        Board b;
+        load_position(&b, positions + (size_t)job * POSITION_WORDS);
+        init_eval(&b);
+        int4 p = params[job];
+        __global ushort *pv = pv_moves + (size_t)job * PV_STRIDE * PV_STRIDE;
+        __global uchar *pv_len = pv_lengths + (size_t)job * PV_STRIDE;
+
+        Frame cur;
+        cur.depth = p.x; cur.alpha = p.y; cur.beta = p.z;
+        int ply = 0, value = 0;
+        ulong nodes = 1;
+        if (want_pv) pv_len[0] = 0;
+        bool have_value = enter_node(&cur, &b, 0, &value);
+        for (;;) {
+            if (!have_value) {
+                // NEXT + TEST: the next pseudo-legal move; a legal one is entered at once
+                if (!next_move(&cur.g, &b, &cur.m)) {
+                    if (cur.legal == 0 && !cur.g.captures_only)
+                        value = cur.in_check ? -(MATE - ply) : 0;   // mate / stalemate
+                    else
+                        value = cur.best;
+                    have_value = true;
+                } else if (make_legal(&b, &cur.u, cur.m.from, cur.m.to, cur.m.promo,
+                                      cur.m.mover, cur.m.victim, true)) {
+                    cur.legal++;
+                    stack[ply] = cur;
+                    int alpha = cur.alpha;
+                    cur.depth = max(cur.depth - 1, 0);
+                    cur.alpha = -cur.beta;
+                    cur.beta = -alpha;
+                    ply++;
+                    nodes++;
+                    if (want_pv) pv_len[ply] = 0;
+                    have_value = enter_node(&cur, &b, ply, &value);
+                }
+                continue;
+            }
+            // RETURN: the value goes to the parent, which may cut off in turn
+            if (ply == 0)
+                break;
+            ply--;
+            cur = stack[ply];
+            unmake(&b, &cur.u, cur.m.from, cur.m.to, cur.m.promo, cur.m.mover, cur.m.victim);
+            int score = -value;
+            have_value = false;
+            if (score > cur.best) {
+                cur.best = score;
+                cur.best_move = pack_move(cur.m.from, cur.m.to, cur.m.promo);
+                if (want_pv) {
+                    __global ushort *row = pv + ply * PV_STRIDE;
+                    __global const ushort *child = row + PV_STRIDE;
+                    int n = pv_len[ply + 1];
+                    row[0] = (ushort)cur.best_move;
+                    for (int k = 0; k < n; k++)
+                        row[k + 1] = child[k];
+                    pv_len[ply] = (uchar)(n + 1);
+                }
+                if (score > cur.alpha) {
+                    cur.alpha = score;
+                    if (score >= cur.beta) {
+                        value = cur.best;      // cutoff: return at once
+                        have_value = true;
+                    }
+                }
+            }
+        }
+        scores[job] = value;
+        best_moves[job] = cur.best_move;
+        node_counts[job] = nodes;
+    }
+}
+
+// The legal moves of each position in generation order (make, TestCheck, unmake).
+__kernel void list_moves(__global const ulong *positions, const uint n_jobs,
+                         __global ushort *moves,      // MAX_MOVES per job
+                         __global uint *counts)
+{
+    uint job = get_global_id(0);
+    if (job >= n_jobs)
+        return;
+    Board b;
+    load_position(&b, positions + (size_t)job * POSITION_WORDS);
+    init_eval(&b);
+    Gen g;
+    gen_init(&g, &b, false);
+    Move m;
+    Undo u;
+    uint n = 0;
+    while (next_move(&g, &b, &m)) {
+        if (make_legal(&b, &u, m.from, m.to, m.promo, m.mover, m.victim, false)) {
+            if (n < MAX_MOVES)
+                moves[(size_t)job * MAX_MOVES + n] = (ushort)pack_move(m.from, m.to, m.promo);
+            n++;
+            unmake(&b, &u, m.from, m.to, m.promo, m.mover, m.victim);
+        }
+    }
+    counts[job] = n;
+}
+
+// Perft as the hardware runs it: the contract's generator, make and TestCheck at every node,
+// every leaf made. One job (position, depth) per work-item, jobs from a shared counter.
+typedef struct {
+    Gen g;
+    Move m;
+    Undo u;
+} WalkFrame;
+
+__kernel void perft_walk(__global const ulong *positions, __global const int *depths,
+                         const uint n_jobs, __global volatile uint *job_counter,
+                         __global ulong *leaf_counts)
+{
+    WalkFrame stack[MAX_DEPTH];
+    for (;;) {
+        uint job = atomic_inc(job_counter);
+        if (job >= n_jobs)
+            return;
+        Board b;
+        load_position(&b, positions + (size_t)job * POSITION_WORDS);
+        int depth = depths[job];
+        ulong leaves = 0;
+        if (depth == 0) {
+            leaves = 1;
+        } else {
+            WalkFrame cur;
+            gen_init(&cur.g, &b, false);
+            int ply = 0;
+            for (;;) {
+                if (next_move(&cur.g, &b, &cur.m)) {
+                    if (!make_legal(&b, &cur.u, cur.m.from, cur.m.to, cur.m.promo, cur.m.mover,
+                                    cur.m.victim, false))
+                        continue;
+                    if (ply + 1 == depth) {
+                        leaves++;
+                        unmake(&b, &cur.u, cur.m.from, cur.m.to, cur.m.promo, cur.m.mover,
+                               cur.m.victim);
+                        continue;
+                    }
+                    stack[ply++] = cur;
+                    gen_init(&cur.g, &b, false);
+                    continue;
+                }
+                if (ply == 0)
+                    break;
+                cur = stack[--ply];
+                unmake(&b, &cur.u, cur.m.from, cur.m.to, cur.m.promo, cur.m.mover, cur.m.victim);
+            }
+        }
+        leaf_counts[job] = leaves;
+    }
+}
