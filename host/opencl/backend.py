@@ -49,6 +49,8 @@ class OpenCLBackend(Backend):
     (frontier size per compute unit at which breadth-first expansion stops).
     """
 
+    count_modes = COUNT_MODES
+
     def __init__(self, platform=None, *, local_size=None, threads_per_unit=None,
                  bulk_leaf_depth=2, make_leaf_depth=3, frontier_target=None,
                  memory_fraction=0.25):

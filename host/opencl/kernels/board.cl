@@ -260,13 +260,26 @@ inline void flip(Board *b) {
     b->eg = -b->eg;
 }
 
-// make: move the pieces, then TestCheck on the mover's king. A legal move leaves the board in
-// the child's frame and returns true; an illegal one is unmade and returns false.
+// Whether TestCheck can be skipped: with the king not in check, a move other than the king's
+// and other than en passant leaves the king attacked only by opening a line through its
+// from-square, so only a from-square on one of the king's lines needs the test. The result is
+// the contract's (make + TestCheck) either way; only the work differs.
+inline bool needs_test(const Board *b, bool in_check, int from, int to, int mover) {
+    if (in_check || mover == KING || (mover == PAWN && to == b->ep))
+        return true;
+    int k = own_king(b);
+    int rf = from >> 3, ff = from & 7, rk = k >> 3, fk = k & 7;
+    return rf == rk || ff == fk || rf - ff == rk - fk || rf + ff == rk + fk;
+}
+
+// make: move the pieces, then TestCheck on the mover's king (when needs_test says it can fail).
+// A legal move leaves the board in the child's frame and returns true; an illegal one is
+// unmade and returns false.
 inline bool make_legal(Board *b, Undo *u, int from, int to, int promo, int mover, int victim,
-                       bool with_eval) {
+                       bool with_eval, bool test) {
     u->castle = b->castle; u->ep = b->ep; u->mg = b->mg; u->eg = b->eg; u->phase = b->phase;
     move_pieces(b, from, to, promo, mover, victim, with_eval);
-    if (attacked(b, own_king(b))) {
+    if (test && attacked(b, own_king(b))) {
         unmove_pieces(b, from, to, promo, mover, victim);
         b->mg = u->mg; b->eg = u->eg; b->phase = u->phase;
         return false;

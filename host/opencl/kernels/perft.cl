@@ -14,16 +14,16 @@
 inline bool is_legal(Board *b, int from, int to, int promo) {
     Undo u;
     int mover = type_at(b, from), victim = type_at(b, to);
-    if (!make_legal(b, &u, from, to, promo, mover, victim, false))
+    if (!make_legal(b, &u, from, to, promo, mover, victim, false, true))
         return false;
     unmake(b, &u, from, to, promo, mover, victim);
     return true;
 }
 
-// Record a legal move (all four promotions for a pawn reaching the last rank) in `list` when
-// it is given; the number of moves recorded.
-inline int emit(ushort *list, int n, int from, int to, bool promotes) {
-    if (!promotes) {
+// Record a pawn move (all four promotions when it reaches the last rank) in `list` when it
+// is given; the number of moves recorded.
+inline int emit_pawn(ushort *list, int n, int from, int to) {
+    if (to < 56) {
         if (list) list[n] = (ushort)pack_move(from, to, 0);
         return 1;
     }
@@ -33,8 +33,8 @@ inline int emit(ushort *list, int n, int from, int to, bool promotes) {
     return PROMOTIONS;
 }
 
-// The legal moves of the pieces on `from_mask` (and castling when asked), each made and tested.
-inline int try_moves(Board *b, ulong from_mask, bool castling, ushort *list) {
+// The legal moves of the pieces on `from_mask`, each made and tested (in check, pinned pieces).
+inline int try_moves(Board *b, ulong from_mask, ushort *list) {
     ulong occ = occupied(b), own = b->own, enemy = occ & ~own, empty = ~occ;
     int n = 0;
     ulong pieces = from_mask & own & ~type_set(b, PAWN);
@@ -54,8 +54,10 @@ inline int try_moves(Board *b, ulong from_mask, bool castling, ushort *list) {
         while (att) {
             int to = lowest(att);
             att &= att - 1;
-            if (is_legal(b, from, to, 0))
-                n += emit(list, n, from, to, false);
+            if (is_legal(b, from, to, 0)) {
+                if (list) list[n] = (ushort)pack_move(from, to, 0);
+                n++;
+            }
         }
     }
     ulong pawns = from_mask & own & type_set(b, PAWN);
@@ -70,107 +72,184 @@ inline int try_moves(Board *b, ulong from_mask, bool castling, ushort *list) {
         while (to_set) {
             int to = lowest(to_set);
             to_set &= to_set - 1;
-            bool promotes = to >= 56;
-            if (is_legal(b, from, to, promotes ? QUEEN : 0))
-                n += emit(list, n, from, to, promotes);
-        }
-    }
-    if (castling) {
-        for (int side = 0; side < 2; side++) {
-            if (castle_allowed(b, side == 0)) {
-                int to = side == 0 ? 6 : 2;
-                if (is_legal(b, 4, to, 0))
-                    n += emit(list, n, 4, to, false);
-            }
+            if (is_legal(b, from, to, to >= 56 ? QUEEN : 0))
+                n += emit_pawn(list, n, from, to);
         }
     }
     return n;
 }
 
-inline int legal_moves(Board *b, ushort *list) { return try_moves(b, ~0UL, true, list); }
+// What every legal move needs to know: the squares the enemy attacks, whether the king is in
+// check, and the own pieces pinned to it.
+typedef struct {
+    ulong occ, own, enemy, empty, danger, pinned;
+    int king;
+    bool in_check;
+} Legality;
 
 // One direction of the pin scan: `blocker` is the own piece the king's ray meets first; if the
 // ray continued past it meets an enemy slider of the direction's kind, the piece is pinned and
-// may move only along that ray (r2: the squares up to and including the pinner).
-#define PIN_SCAN(FILL, SLIDERS, MOVERS)                                             \
+// may move only along the ray (r2: the squares up to and including the pinner). With COUNT,
+// a pinned slider of the direction's kind adds its moves along the ray to `count`.
+#define PIN_SCAN(FILL, SLIDERS, COUNT)                                              \
     {                                                                               \
-        ulong blocker = FILL(kb, empty) & own;                                      \
+        ulong blocker = FILL(kb, L->empty) & L->own;                                \
         if (blocker) {                                                              \
-            ulong r2 = FILL(kb, empty | blocker);                                   \
-            if (r2 & enemy & (SLIDERS)) {                                           \
-                pinned |= blocker;                                                  \
-                if (blocker & (MOVERS))                                             \
-                    count += popcount(r2) - 1;                                      \
+            ulong r2 = FILL(kb, L->empty | blocker);                                \
+            if (r2 & L->enemy & (SLIDERS)) {                                        \
+                L->pinned |= blocker;                                               \
+                if ((COUNT) && (blocker & (SLIDERS)))                               \
+                    *count += popcount(r2) - 1;                                     \
             }                                                                       \
         }                                                                           \
     }
 
-// The number of legal moves (perft 1) without making them, where that is exact.
-inline ulong count_legal(Board *b) {
-    ulong occ = occupied(b), own = b->own, enemy = occ & ~own, empty = ~occ;
-    int k = own_king(b);
-    ulong kb = BIT(k);
-    if (attackers(b, k))
-        return (ulong)legal_moves(b, 0);   // in check: every move made and tested
+inline void legality(const Board *b, Legality *L, bool count_pinned_sliders, ulong *count) {
+    L->occ = occupied(b);
+    L->own = b->own;
+    L->enemy = L->occ & ~L->own;
+    L->empty = ~L->occ;
+    L->king = own_king(b);
+    ulong kb = BIT(L->king);
+    ulong enemy = L->enemy;
+    L->danger = pawn_attacks_down(enemy & type_set(b, PAWN))
+              | knight_attacks(enemy & type_set(b, KNIGHT))
+              | king_attacks(enemy & type_set(b, KING))
+              | straight_attacks(enemy & straight_set(b), L->empty)
+              | diagonal_attacks(enemy & diagonal_set(b), L->empty);
+    L->in_check = (L->danger & kb) != 0;
+    L->pinned = 0;
+    if (L->in_check)
+        return;
     ulong straight = straight_set(b), diagonal = diagonal_set(b);
-    ulong pawns = type_set(b, PAWN), knights = type_set(b, KNIGHT);
-    ulong danger = pawn_attacks_down(enemy & pawns) | knight_attacks(enemy & knights)
-                 | king_attacks(enemy & type_set(b, KING))
-                 | straight_attacks(enemy & straight, empty)
-                 | diagonal_attacks(enemy & diagonal, empty);
-    ulong count = 0, pinned = 0;
-    PIN_SCAN(fill_north, straight, straight)
-    PIN_SCAN(fill_south, straight, straight)
-    PIN_SCAN(fill_east, straight, straight)
-    PIN_SCAN(fill_west, straight, straight)
-    PIN_SCAN(fill_north_east, diagonal, diagonal)
-    PIN_SCAN(fill_north_west, diagonal, diagonal)
-    PIN_SCAN(fill_south_east, diagonal, diagonal)
-    PIN_SCAN(fill_south_west, diagonal, diagonal)
+    PIN_SCAN(fill_north, straight, count_pinned_sliders)
+    PIN_SCAN(fill_south, straight, count_pinned_sliders)
+    PIN_SCAN(fill_east, straight, count_pinned_sliders)
+    PIN_SCAN(fill_west, straight, count_pinned_sliders)
+    PIN_SCAN(fill_north_east, diagonal, count_pinned_sliders)
+    PIN_SCAN(fill_north_west, diagonal, count_pinned_sliders)
+    PIN_SCAN(fill_south_east, diagonal, count_pinned_sliders)
+    PIN_SCAN(fill_south_west, diagonal, count_pinned_sliders)
+}
 
-    count += popcount(king_attacks(kb) & ~own & ~danger);
-    if ((b->castle & OWN_K) && !(occ & (BIT(5) | BIT(6))) && !(danger & (BIT(5) | BIT(6))))
-        count++;
-    if ((b->castle & OWN_Q) && !(occ & (BIT(1) | BIT(2) | BIT(3))) && !(danger & (BIT(2) | BIT(3))))
-        count++;
+// Castling when not in check: the right, the empty squares, no attacked square on the king's way.
+inline int castlings(const Board *b, const Legality *L, ushort *list, int n) {
+    int found = 0;
+    if ((b->castle & OWN_K) && !(L->occ & (BIT(5) | BIT(6))) && !(L->danger & (BIT(5) | BIT(6)))) {
+        if (list) list[n] = (ushort)pack_move(4, 6, 0);
+        found++;
+    }
+    if ((b->castle & OWN_Q) && !(L->occ & (BIT(1) | BIT(2) | BIT(3)))
+            && !(L->danger & (BIT(2) | BIT(3)))) {
+        if (list) list[n + found] = (ushort)pack_move(4, 2, 0);
+        found++;
+    }
+    return found;
+}
 
-    ulong free_pieces = own & ~pinned;
+// Every legal move, in no particular order, without making the ones that need no test.
+inline int legal_moves(Board *b, ushort *list) {
+    Legality L;
+    legality(b, &L, false, 0);
+    if (L.in_check)
+        return try_moves(b, ~0UL, list);
+    int n = 0;
+    ulong att = king_attacks(BIT(L.king)) & ~L.own & ~L.danger;
+    while (att) {
+        int to = lowest(att);
+        att &= att - 1;
+        list[n++] = (ushort)pack_move(L.king, to, 0);
+    }
+    n += castlings(b, &L, list, n);
+    ulong free_pieces = L.own & ~L.pinned;
+    ulong knights = type_set(b, KNIGHT), straight = straight_set(b), diagonal = diagonal_set(b);
+    ulong pieces = free_pieces & (knights | straight | diagonal);
+    while (pieces) {
+        int from = lowest(pieces);
+        ulong one = pieces & (0UL - pieces);
+        pieces ^= one;
+        ulong targets = 0;
+        if (one & knights) targets = knight_attacks(one);
+        if (one & diagonal) targets |= diagonal_attacks(one, L.empty);
+        if (one & straight) targets |= straight_attacks(one, L.empty);
+        targets &= ~L.own;
+        while (targets) {
+            int to = lowest(targets);
+            targets &= targets - 1;
+            list[n++] = (ushort)pack_move(from, to, 0);
+        }
+    }
+    ulong pawns = free_pieces & type_set(b, PAWN);
+    ulong push = (pawns << 8) & L.empty;
+    ulong double_push = ((push & RANK_3) << 8) & L.empty;
+    ulong left = ((pawns << 7) & NOT_H) & L.enemy;
+    ulong right = ((pawns << 9) & NOT_A) & L.enemy;
+    while (push) { int to = lowest(push); push &= push - 1; n += emit_pawn(list, n, to - 8, to); }
+    while (double_push) { int to = lowest(double_push); double_push &= double_push - 1;
+                          list[n++] = (ushort)pack_move(to - 16, to, 0); }
+    while (left) { int to = lowest(left); left &= left - 1; n += emit_pawn(list, n, to - 7, to); }
+    while (right) { int to = lowest(right); right &= right - 1; n += emit_pawn(list, n, to - 9, to); }
+    if (b->ep != NO_SQ) {
+        // en passant can uncover the king along the rank: make and test it
+        ulong takers = pawns & pawn_attacks_down(BIT(b->ep));
+        while (takers) {
+            int from = lowest(takers);
+            takers &= takers - 1;
+            if (is_legal(b, from, b->ep, 0))
+                list[n++] = (ushort)pack_move(from, b->ep, 0);
+        }
+    }
+    if (L.pinned)
+        n += try_moves(b, L.pinned, list + n);
+    return n;
+}
+
+// The number of legal moves (perft 1): pieces that need no test are counted by popcount.
+inline ulong count_legal(Board *b) {
+    Legality L;
+    ulong count = 0;
+    legality(b, &L, true, &count);
+    if (L.in_check)
+        return (ulong)try_moves(b, ~0UL, 0);
+    count += popcount(king_attacks(BIT(L.king)) & ~L.own & ~L.danger);
+    count += castlings(b, &L, 0, 0);
+    ulong free_pieces = L.own & ~L.pinned;
+    ulong knights = type_set(b, KNIGHT), straight = straight_set(b), diagonal = diagonal_set(b);
     ulong s = free_pieces & knights;
     while (s) {
         ulong one = s & (0UL - s);
         s ^= one;
-        count += popcount(knight_attacks(one) & ~own);
+        count += popcount(knight_attacks(one) & ~L.own);
     }
     s = free_pieces & (straight | diagonal);
     while (s) {
         ulong one = s & (0UL - s);
         s ^= one;
         ulong att = 0;
-        if (one & diagonal) att |= diagonal_attacks(one, empty);
-        if (one & straight) att |= straight_attacks(one, empty);
-        count += popcount(att & ~own);
+        if (one & diagonal) att |= diagonal_attacks(one, L.empty);
+        if (one & straight) att |= straight_attacks(one, L.empty);
+        count += popcount(att & ~L.own);
     }
-    ulong free_pawns = free_pieces & pawns;
-    ulong push = (free_pawns << 8) & empty;
-    ulong double_push = ((push & RANK_3) << 8) & empty;
-    ulong left = ((free_pawns << 7) & NOT_H) & enemy;
-    ulong right = ((free_pawns << 9) & NOT_A) & enemy;
+    ulong pawns = free_pieces & type_set(b, PAWN);
+    ulong push = (pawns << 8) & L.empty;
+    ulong double_push = ((push & RANK_3) << 8) & L.empty;
+    ulong left = ((pawns << 7) & NOT_H) & L.enemy;
+    ulong right = ((pawns << 9) & NOT_A) & L.enemy;
     count += popcount(push & ~RANK_8) + PROMOTIONS * popcount(push & RANK_8)
            + popcount(double_push)
            + popcount(left & ~RANK_8) + PROMOTIONS * popcount(left & RANK_8)
            + popcount(right & ~RANK_8) + PROMOTIONS * popcount(right & RANK_8);
     if (b->ep != NO_SQ) {
-        // en passant can uncover the king along the rank: make and test it
-        ulong takers = free_pawns & pawn_attacks_down(BIT(b->ep));
+        ulong takers = pawns & pawn_attacks_down(BIT(b->ep));
         while (takers) {
             int from = lowest(takers);
             takers &= takers - 1;
             count += is_legal(b, from, b->ep, 0);
         }
     }
-    ulong pinned_pawns = pinned & pawns;
+    ulong pinned_pawns = L.pinned & type_set(b, PAWN);
     if (pinned_pawns)
-        count += try_moves(b, pinned_pawns, false, 0);
+        count += try_moves(b, pinned_pawns, 0);
     return count;
 }
 
@@ -186,7 +265,7 @@ inline ulong perft_below(Board *b, int depth) {
         int from = MOVE_FROM(m), to = MOVE_TO(m), promo = MOVE_PROMO(m);
         int mover = type_at(b, from), victim = type_at(b, to);
         Undo u;
-        make_legal(b, &u, from, to, promo, mover, victim, false);
+        make_legal(b, &u, from, to, promo, mover, victim, false, false);
         if (depth == 2) {
             total += count_legal(b);
         } else {
@@ -197,7 +276,7 @@ inline ulong perft_below(Board *b, int depth) {
                 int from2 = MOVE_FROM(m2), to2 = MOVE_TO(m2), promo2 = MOVE_PROMO(m2);
                 int mover2 = type_at(b, from2), victim2 = type_at(b, to2);
                 Undo u2;
-                make_legal(b, &u2, from2, to2, promo2, mover2, victim2, false);
+                make_legal(b, &u2, from2, to2, promo2, mover2, victim2, false, false);
                 total += count_legal(b);
                 unmake(b, &u2, from2, to2, promo2, mover2, victim2);
             }
@@ -263,7 +342,7 @@ __kernel void expand(__global const ulong *positions, const uint n,
         int from = MOVE_FROM(m), to = MOVE_TO(m), promo = MOVE_PROMO(m);
         int mover = type_at(&b, from), victim = type_at(&b, to);
         Undo u;
-        make_legal(&b, &u, from, to, promo, mover, victim, false);
+        make_legal(&b, &u, from, to, promo, mover, victim, false, false);
         store_position(&b, children + (first + k) * POSITION_WORDS);
         unmake(&b, &u, from, to, promo, mover, victim);
     }

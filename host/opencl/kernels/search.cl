@@ -81,7 +81,9 @@ __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS p
                         value = cur.best;
                     have_value = true;
                 } else if (make_legal(&b, &cur.u, cur.m.from, cur.m.to, cur.m.promo,
-                                      cur.m.mover, cur.m.victim, true)) {
+                                      cur.m.mover, cur.m.victim, true,
+                                      needs_test(&b, cur.in_check, cur.m.from, cur.m.to,
+                                                 cur.m.mover))) {
                     cur.legal++;
                     stack[ply] = cur;
                     int alpha = cur.alpha;
@@ -147,7 +149,7 @@ __kernel void list_moves(__global const ulong *positions, const uint n_jobs,
     Undo u;
     uint n = 0;
     while (next_move(&g, &b, &m)) {
-        if (make_legal(&b, &u, m.from, m.to, m.promo, m.mover, m.victim, false)) {
+        if (make_legal(&b, &u, m.from, m.to, m.promo, m.mover, m.victim, false, true)) {
             if (n < MAX_MOVES)
                 moves[(size_t)job * MAX_MOVES + n] = (ushort)pack_move(m.from, m.to, m.promo);
             n++;
@@ -163,6 +165,7 @@ typedef struct {
     Gen g;
     Move m;
     Undo u;
+    bool in_check;
 } WalkFrame;
 
 __kernel void perft_walk(__global const ulong *positions, __global const int *depths,
@@ -183,11 +186,13 @@ __kernel void perft_walk(__global const ulong *positions, __global const int *de
         } else {
             WalkFrame cur;
             gen_init(&cur.g, &b, false);
+            cur.in_check = attacked(&b, own_king(&b));
             int ply = 0;
             for (;;) {
                 if (next_move(&cur.g, &b, &cur.m)) {
                     if (!make_legal(&b, &cur.u, cur.m.from, cur.m.to, cur.m.promo, cur.m.mover,
-                                    cur.m.victim, false))
+                                    cur.m.victim, false,
+                                    needs_test(&b, cur.in_check, cur.m.from, cur.m.to, cur.m.mover)))
                         continue;
                     if (ply + 1 == depth) {
                         leaves++;
@@ -197,6 +202,7 @@ __kernel void perft_walk(__global const ulong *positions, __global const int *de
                     }
                     stack[ply++] = cur;
                     gen_init(&cur.g, &b, false);
+                    cur.in_check = attacked(&b, own_king(&b));
                     continue;
                 }
                 if (ply == 0)
