@@ -16,7 +16,8 @@ import time
 
 import numpy as np
 
-from chessaccel.defs import INF, MAX_DEPTH, MAX_PLY
+from chessaccel.defs import INF, MAX_DEPTH, MAX_PLY, PieceType
+from chessaccel.geometry import COLOR_OF, TYPE_OF
 from chessaccel.host.backends import Backend
 from chessaccel.sim.model.search import SearchError
 from .device import OpenCLError, open_device
@@ -26,16 +27,25 @@ __all__ = ["OpenCLBackend", "COUNT_MODES"]
 
 #: Perft counting modes: bulk-count the last ply, or make every leaf (the hardware's way).
 COUNT_MODES = ("bulk", "make")
-_PV_STRIDE = MAX_PLY + 1
+_KING = PieceType.KING.value
 #: Deepest remainder the bulk leaf kernel finishes per work-item (perft_below).
 _BULK_LEAF_MAX = 3
 
 
-def _check_job(depth, alpha, beta):
+def _check_kings(board):
+    # the kernels find each side's king in its bit-plane: a job needs exactly one of each
+    for color, name in ((0, "white"), (1, "black")):
+        kings = sum(1 for code in board.sq if code and TYPE_OF[code] == _KING and COLOR_OF[code] == color)
+        if kings != 1:
+            raise SearchError(f"the position has {kings} {name} kings (a job needs exactly one)")
+
+
+def _check_job(board, depth, alpha, beta):
     if not isinstance(depth, (int, np.integer)) or not 0 <= depth <= MAX_DEPTH:
         raise SearchError(f"depth {depth} out of range 0..{MAX_DEPTH}")
     if not -INF <= alpha < beta <= INF:
         raise SearchError(f"window ({alpha}, {beta}) must satisfy {-INF} <= alpha < beta <= {INF}")
+    _check_kings(board)
 
 
 class OpenCLBackend(Backend):
@@ -52,9 +62,10 @@ class OpenCLBackend(Backend):
     count_modes = COUNT_MODES
 
     def __init__(self, platform=None, *, local_size=None, threads_per_unit=None,
-                 bulk_leaf_depth=2, make_leaf_depth=3, frontier_target=None,
-                 memory_fraction=0.25):
+                 bulk_leaf_depth=3, make_leaf_depth=3, frontier_target=None,
+                 memory_fraction=0.25, overrides=None):
         self.platform = platform
+        self.overrides = overrides
         self.name = "opencl" + (f":{platform}" if platform else "")
         self._device = None
         self.local_size = local_size
@@ -71,7 +82,7 @@ class OpenCLBackend(Backend):
     @property
     def device(self):
         if self._device is None:
-            self._device = open_device(self.platform)
+            self._device = open_device(self.platform, self.overrides)
         return self._device
 
     def describe(self):
@@ -87,11 +98,11 @@ class OpenCLBackend(Backend):
         target = self.frontier_target or (8192 if d.is_gpu else 64)
         return local, per_unit, target
 
-    def _guard(self, what, call, *args):
+    def _guard(self, what, call, *args, **kwargs):
         """Run a device call; OpenCL failures become one-line OpenCLErrors."""
         cl = self._cl()
         try:
-            return call(*args)
+            return call(*args, **kwargs)
         except cl.MemoryError as e:
             raise OpenCLError(f"{self.describe()} ran out of memory during {what} "
                               f"({str(e).strip().splitlines()[0]})") from None
@@ -132,14 +143,23 @@ class OpenCLBackend(Backend):
     # --- moves ---------------------------------------------------------------------------------
 
     def moves(self, board):
-        positions = pack_positions([board])
-        buf = self._buffer(positions)
-        out = self._buffer(nbytes=MAX_MOVES * 2)
-        counts = self._buffer(nbytes=4)
-        self._run("move listing", self.kernel("list_moves"), 1, None, buf, np.uint32(1), out, counts)
-        n = int(self._read(counts, np.uint32, 1)[0])
-        packed = self._read(out, np.uint16, MAX_MOVES)[:n]
-        return decode_moves(packed, board.side == 1)
+        return self.moves_many([board])[0]
+
+    def moves_many(self, boards):
+        """The legal moves of each board in generation order, all in one launch."""
+        boards = list(boards)
+        for board in boards:
+            _check_kings(board)
+        n = len(boards)
+        if not n:
+            return []
+        buf = self._buffer(pack_positions(boards))
+        out = self._buffer(nbytes=MAX_MOVES * 2 * n)
+        counts = self._buffer(nbytes=4 * n)
+        self._launch_1d("move listing", "list_moves", n, buf, np.uint32(n), out, counts)
+        counts = self._read(counts, np.uint32, n)
+        packed = self._read(out, np.uint16, MAX_MOVES * n).reshape(n, MAX_MOVES)
+        return [decode_moves(packed[i, :counts[i]], boards[i].side == 1) for i in range(n)]
 
     # --- search --------------------------------------------------------------------------------
 
@@ -153,8 +173,8 @@ class OpenCLBackend(Backend):
         jobs = list(jobs)
         if not jobs:
             return []
-        for _, depth, alpha, beta in jobs:
-            _check_job(depth, alpha, beta)
+        for board, depth, alpha, beta in jobs:
+            _check_job(board, depth, alpha, beta)
         n = len(jobs)
         boards = [job[0] for job in jobs]
         positions = pack_positions(boards)
@@ -191,8 +211,9 @@ class OpenCLBackend(Backend):
         scores = self._buffer(nbytes=4 * n)
         moves = self._buffer(nbytes=4 * n)
         nodes = self._buffer(nbytes=8 * n)
-        pv_moves = self._buffer(nbytes=2 * _PV_STRIDE * _PV_STRIDE * n if pv else 8)
-        pv_lengths = self._buffer(nbytes=_PV_STRIDE * n if pv else 8)
+        stride = (self.overrides or {}).get("MAX_PLY", MAX_PLY) + 1   # the kernel's PV_STRIDE
+        pv_moves = self._buffer(nbytes=2 * stride * stride * n if pv else 8)
+        pv_lengths = self._buffer(nbytes=stride * n if pv else 8)
         t0 = time.perf_counter()
         self._run("search", self.kernel("search_jobs"), global_size, local, pos_buf, par_buf,
                   np.uint32(n), counter, scores, moves, nodes, np.uint32(1 if pv else 0),
@@ -201,10 +222,10 @@ class OpenCLBackend(Backend):
         out = {"scores": self._read(scores, np.int32, n), "best_moves": self._read(moves, np.uint32, n),
                "nodes": self._read(nodes, np.uint64, n)}
         if pv:
-            out["pv_moves"] = self._read(pv_moves, np.uint16, n * _PV_STRIDE * _PV_STRIDE
-                                         ).reshape(n, _PV_STRIDE, _PV_STRIDE)[:, 0, :]
-            out["pv_lengths"] = self._read(pv_lengths, np.uint8, n * _PV_STRIDE
-                                           ).reshape(n, _PV_STRIDE)[:, 0]
+            out["pv_moves"] = self._read(pv_moves, np.uint16, n * stride * stride
+                                         ).reshape(n, stride, stride)[:, 0, :]
+            out["pv_lengths"] = self._read(pv_lengths, np.uint8, n * stride
+                                           ).reshape(n, stride)[:, 0]
         self.last_run = {"kernel": "search_jobs", "jobs": n, "work_items": global_size,
                          "local_size": local, "seconds": seconds,
                          "nodes": int(out["nodes"].sum())}
@@ -217,6 +238,7 @@ class OpenCLBackend(Backend):
             raise SearchError(f"unknown counting mode {count_mode!r} (choose from: {', '.join(COUNT_MODES)})")
         if not isinstance(depth, (int, np.integer)) or not 0 <= depth <= MAX_DEPTH:
             raise SearchError(f"depth {depth} out of range 0..{MAX_DEPTH}")
+        _check_kings(board)
         if divide and depth >= 1:
             parts = {}
             for move in self.moves(board):

@@ -45,9 +45,9 @@ def cache_dir():
     return Path(root)
 
 
-def kernel_source():
+def kernel_source(overrides=None):
     """The whole program: the generated prelude, then the .cl files."""
-    parts = [kernel_prelude()]
+    parts = [kernel_prelude(overrides)]
     folder = resources.files(__package__).joinpath("kernels")
     for name in KERNEL_FILES:
         parts.append(f"// ---- {name} ----\n" + folder.joinpath(name).read_text())
@@ -128,9 +128,10 @@ def _choose(cl, platform_substring):
 class Device:
     """One OpenCL device with its context, queue and the built program."""
 
-    def __init__(self, cl, device):
+    def __init__(self, cl, device, overrides=None):
         self.cl = cl
         self.device = device
+        self.overrides = dict(overrides or {})
         self.platform_name = device.platform.name.strip()
         self.name = device.name.strip()
         self.is_gpu = bool(device.type & cl.device_type.GPU)
@@ -161,7 +162,7 @@ class Device:
     def _build(self):
         import time
         cl = self.cl
-        source = kernel_source()
+        source = kernel_source(self.overrides)
         options = list(_BUILD_OPTIONS)
         if "nvidia" in self.platform_name.lower():
             options.append("-cl-nv-verbose")   # ptxas reports registers and spills in the log
@@ -232,7 +233,7 @@ class Device:
         return info
 
 
-def open_device(platform_substring=None):
+def open_device(platform_substring=None, overrides=None):
     """The Device for ``opencl`` (None) or ``opencl:SUBSTRING``; raises OpenCLError."""
     cl = _import_pyopencl()
-    return Device(cl, _choose(cl, platform_substring))
+    return Device(cl, _choose(cl, platform_substring), overrides)

@@ -10,9 +10,60 @@ typedef struct {
     Undo u;         // its undo record
     int depth, alpha, beta, best;
     uint best_move;
-    int legal;
+    bool legal;     // a legal move has been searched
     bool in_check;
 } Frame;
+
+// The stack keeps the frames of the current node's ancestors packed in FRAME_WORDS ulongs
+// (48 bytes): the three generation bitboards, the window with the best score and move, the
+// evaluation sums, and one word of small fields. Only the current frame lives unpacked.
+#define FRAME_WORDS 6
+
+// Small fields shared by the search and perft frames (bits 0..42 of the last word).
+inline ulong pack_common(const Gen *g, const Move *m, const Undo *u) {
+    return (ulong)g->victim | ((ulong)g->promo << 6) | ((ulong)g->stage << 8)
+         | ((ulong)g->captures_only << 10)
+         | ((ulong)m->from << 11) | ((ulong)m->to << 17) | ((ulong)m->promo << 23)
+         | ((ulong)m->mover << 26) | ((ulong)m->victim << 29)
+         | ((ulong)u->castle << 32) | ((ulong)u->ep << 36);
+}
+inline void unpack_common(ulong w, Gen *g, Move *m, Undo *u) {
+    g->victim = (int)(w & 63); g->promo = (int)((w >> 6) & 3); g->stage = (int)((w >> 8) & 3);
+    g->captures_only = (w >> 10) & 1;
+    m->from = (int)((w >> 11) & 63); m->to = (int)((w >> 17) & 63); m->promo = (int)((w >> 23) & 7);
+    m->mover = (int)((w >> 26) & 7); m->victim = (int)((w >> 29) & 7);
+    u->castle = (uint)((w >> 32) & 15); u->ep = (int)((w >> 36) & 127);
+}
+
+inline void push_frame(ulong *w, const Frame *f) {
+    w[0] = f->g.captures;
+    w[1] = f->g.quiets;
+    w[2] = f->g.aggressors;
+    w[3] = (ulong)(ushort)f->alpha | ((ulong)(ushort)f->beta << 16)
+         | ((ulong)(ushort)f->best << 32) | ((ulong)f->best_move << 48);
+    w[4] = (ulong)(uint)f->u.mg | ((ulong)(uint)f->u.eg << 32);
+    w[5] = pack_common(&f->g, &f->m, &f->u) | ((ulong)f->u.phase << 43) | ((ulong)f->depth << 50)
+         | ((ulong)f->legal << 54) | ((ulong)f->in_check << 55);
+}
+inline void pop_frame(const ulong *w, Frame *f) {
+    f->g.captures = w[0];
+    f->g.quiets = w[1];
+    f->g.aggressors = w[2];
+    ulong window = w[3];
+    f->alpha = (short)(window & 0xFFFF);
+    f->beta = (short)((window >> 16) & 0xFFFF);
+    f->best = (short)((window >> 32) & 0xFFFF);
+    f->best_move = (uint)(window >> 48);
+    ulong sums = w[4];
+    f->u.mg = (int)(uint)(sums & 0xFFFFFFFFUL);
+    f->u.eg = (int)(uint)(sums >> 32);
+    ulong small = w[5];
+    unpack_common(small, &f->g, &f->m, &f->u);
+    f->u.phase = (int)((small >> 43) & 127);
+    f->depth = (int)((small >> 50) & 15);
+    f->legal = (small >> 54) & 1;
+    f->in_check = (small >> 55) & 1;
+}
 
 #define PV_STRIDE (MAX_PLY + 1)
 
@@ -20,7 +71,7 @@ typedef struct {
 // at once (the stack is full, or a stand-pat cutoff).
 inline bool enter_node(Frame *f, Board *b, int ply, int *value) {
     f->best_move = 0;
-    f->legal = 0;
+    f->legal = false;
     if (ply == MAX_PLY) {
         *value = evaluate(b);
         return true;
@@ -53,7 +104,7 @@ __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS p
                           __global ushort *pv_moves,         // PV_STRIDE^2 per job when wanted
                           __global uchar *pv_lengths)        // PV_STRIDE per job when wanted
 {
-    Frame stack[MAX_PLY];
+    ulong stack[MAX_PLY * FRAME_WORDS];
     for (;;) {
         uint job = atomic_inc(job_counter);
         if (job >= n_jobs)
@@ -75,7 +126,7 @@ __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS p
             if (!have_value) {
                 // NEXT + TEST: the next pseudo-legal move; a legal one is entered at once
                 if (!next_move(&cur.g, &b, &cur.m)) {
-                    if (cur.legal == 0 && !cur.g.captures_only)
+                    if (!cur.legal && !cur.g.captures_only)
                         value = cur.in_check ? -(MATE - ply) : 0;   // mate / stalemate
                     else
                         value = cur.best;
@@ -84,8 +135,8 @@ __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS p
                                       cur.m.mover, cur.m.victim, true,
                                       needs_test(&b, cur.in_check, cur.m.from, cur.m.to,
                                                  cur.m.mover))) {
-                    cur.legal++;
-                    stack[ply] = cur;
+                    cur.legal = true;
+                    push_frame(stack + ply * FRAME_WORDS, &cur);
                     int alpha = cur.alpha;
                     cur.depth = max(cur.depth - 1, 0);
                     cur.alpha = -cur.beta;
@@ -101,7 +152,7 @@ __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS p
             if (ply == 0)
                 break;
             ply--;
-            cur = stack[ply];
+            pop_frame(stack + ply * FRAME_WORDS, &cur);
             unmake(&b, &cur.u, cur.m.from, cur.m.to, cur.m.promo, cur.m.mover, cur.m.victim);
             int score = -value;
             have_value = false;
@@ -168,11 +219,27 @@ typedef struct {
     bool in_check;
 } WalkFrame;
 
+#define WALK_WORDS 4
+
+inline void push_walk(ulong *w, const WalkFrame *f) {
+    w[0] = f->g.captures;
+    w[1] = f->g.quiets;
+    w[2] = f->g.aggressors;
+    w[3] = pack_common(&f->g, &f->m, &f->u) | ((ulong)f->in_check << 43);
+}
+inline void pop_walk(const ulong *w, WalkFrame *f) {
+    f->g.captures = w[0];
+    f->g.quiets = w[1];
+    f->g.aggressors = w[2];
+    unpack_common(w[3], &f->g, &f->m, &f->u);
+    f->in_check = (w[3] >> 43) & 1;
+}
+
 __kernel void perft_walk(__global const ulong *positions, __global const int *depths,
                          const uint n_jobs, __global volatile uint *job_counter,
                          __global ulong *leaf_counts)
 {
-    WalkFrame stack[MAX_DEPTH];
+    ulong stack[MAX_DEPTH * WALK_WORDS];
     for (;;) {
         uint job = atomic_inc(job_counter);
         if (job >= n_jobs)
@@ -200,14 +267,14 @@ __kernel void perft_walk(__global const ulong *positions, __global const int *de
                                cur.m.victim);
                         continue;
                     }
-                    stack[ply++] = cur;
+                    push_walk(stack + (ply++) * WALK_WORDS, &cur);
                     gen_init(&cur.g, &b, false);
                     cur.in_check = attacked(&b, own_king(&b));
                     continue;
                 }
                 if (ply == 0)
                     break;
-                cur = stack[--ply];
+                pop_walk(stack + (--ply) * WALK_WORDS, &cur);
                 unmake(&b, &cur.u, cur.m.from, cur.m.to, cur.m.promo, cur.m.mover, cur.m.victim);
             }
         }
