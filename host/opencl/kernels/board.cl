@@ -45,81 +45,81 @@ typedef struct {
     int ep, mg, eg, phase;
 } Undo;
 
-inline ulong occupied(const Board *b) { return b->q0 | b->q1 | b->q2; }
+static inline ulong occupied(const Board *b) { return b->q0 | b->q1 | b->q2; }
 
 // Squares holding type t (a compile-time constant after inlining), both colours.
-inline ulong type_set(const Board *b, int t) {
+static inline ulong type_set(const Board *b, int t) {
     return ((t & 1) ? b->q0 : ~b->q0) & ((t & 2) ? b->q1 : ~b->q1) & ((t & 4) ? b->q2 : ~b->q2);
 }
 // Bishops and queens / rooks and queens (the diagonal and straight sliders).
-inline ulong diagonal_set(const Board *b) { return type_set(b, BISHOP) | type_set(b, QUEEN); }
-inline ulong straight_set(const Board *b) { return type_set(b, ROOK) | type_set(b, QUEEN); }
+static inline ulong diagonal_set(const Board *b) { return type_set(b, BISHOP) | type_set(b, QUEEN); }
+static inline ulong straight_set(const Board *b) { return type_set(b, ROOK) | type_set(b, QUEEN); }
 
-inline int type_at(const Board *b, int s) {
+static inline int type_at(const Board *b, int s) {
     return (int)(((b->q0 >> s) & 1) | (((b->q1 >> s) & 1) << 1) | (((b->q2 >> s) & 1) << 2));
 }
 
 // Add or remove (xor) a piece of type t on the squares of `mask`.
-inline void toggle(Board *b, int t, ulong mask) {
+static inline void toggle(Board *b, int t, ulong mask) {
     b->q0 ^= mask & (0UL - (ulong)(t & 1));
     b->q1 ^= mask & (0UL - (ulong)((t >> 1) & 1));
     b->q2 ^= mask & (0UL - (ulong)((t >> 2) & 1));
 }
 
-inline ulong byte_swap(ulong x) { return as_ulong(as_uchar8(x).s76543210); }
+static inline ulong byte_swap(ulong x) { return as_ulong(as_uchar8(x).s76543210); }
 
-inline int lowest(ulong x) { return (int)(63 - clz(x & (0UL - x))); }
+static inline int lowest(ulong x) { return (int)(63 - clz(x & (0UL - x))); }
 
 // --- attack sets: Kogge-Stone occluded fills (no tables: nothing to fetch from memory) -------
 
-inline ulong fill_north(ulong g, ulong e) {
+static inline ulong fill_north(ulong g, ulong e) {
     g |= e & (g << 8);  e &= e << 8;
     g |= e & (g << 16); e &= e << 16;
     g |= e & (g << 32);
     return g << 8;
 }
-inline ulong fill_south(ulong g, ulong e) {
+static inline ulong fill_south(ulong g, ulong e) {
     g |= e & (g >> 8);  e &= e >> 8;
     g |= e & (g >> 16); e &= e >> 16;
     g |= e & (g >> 32);
     return g >> 8;
 }
-inline ulong fill_east(ulong g, ulong e) {
+static inline ulong fill_east(ulong g, ulong e) {
     e &= NOT_A;
     g |= e & (g << 1); e &= e << 1;
     g |= e & (g << 2); e &= e << 2;
     g |= e & (g << 4);
     return (g << 1) & NOT_A;
 }
-inline ulong fill_west(ulong g, ulong e) {
+static inline ulong fill_west(ulong g, ulong e) {
     e &= NOT_H;
     g |= e & (g >> 1); e &= e >> 1;
     g |= e & (g >> 2); e &= e >> 2;
     g |= e & (g >> 4);
     return (g >> 1) & NOT_H;
 }
-inline ulong fill_north_east(ulong g, ulong e) {
+static inline ulong fill_north_east(ulong g, ulong e) {
     e &= NOT_A;
     g |= e & (g << 9);  e &= e << 9;
     g |= e & (g << 18); e &= e << 18;
     g |= e & (g << 36);
     return (g << 9) & NOT_A;
 }
-inline ulong fill_north_west(ulong g, ulong e) {
+static inline ulong fill_north_west(ulong g, ulong e) {
     e &= NOT_H;
     g |= e & (g << 7);  e &= e << 7;
     g |= e & (g << 14); e &= e << 14;
     g |= e & (g << 28);
     return (g << 7) & NOT_H;
 }
-inline ulong fill_south_east(ulong g, ulong e) {
+static inline ulong fill_south_east(ulong g, ulong e) {
     e &= NOT_A;
     g |= e & (g >> 7);  e &= e >> 7;
     g |= e & (g >> 14); e &= e >> 14;
     g |= e & (g >> 28);
     return (g >> 7) & NOT_A;
 }
-inline ulong fill_south_west(ulong g, ulong e) {
+static inline ulong fill_south_west(ulong g, ulong e) {
     e &= NOT_H;
     g |= e & (g >> 9);  e &= e >> 9;
     g |= e & (g >> 18); e &= e >> 18;
@@ -129,30 +129,30 @@ inline ulong fill_south_west(ulong g, ulong e) {
 
 // Squares the pieces of `g` reach along rook / bishop lines; a ray stops at the first occupied
 // square, which it reaches (`e` = empty squares).
-inline ulong straight_attacks(ulong g, ulong e) {
+static inline ulong straight_attacks(ulong g, ulong e) {
     return fill_north(g, e) | fill_south(g, e) | fill_east(g, e) | fill_west(g, e);
 }
-inline ulong diagonal_attacks(ulong g, ulong e) {
+static inline ulong diagonal_attacks(ulong g, ulong e) {
     return fill_north_east(g, e) | fill_north_west(g, e)
          | fill_south_east(g, e) | fill_south_west(g, e);
 }
-inline ulong knight_attacks(ulong g) {
+static inline ulong knight_attacks(ulong g) {
     ulong l1 = (g >> 1) & NOT_H, l2 = (g >> 2) & NOT_GH;
     ulong r1 = (g << 1) & NOT_A, r2 = (g << 2) & NOT_AB;
     ulong h1 = l1 | r1, h2 = l2 | r2;
     return (h1 << 16) | (h1 >> 16) | (h2 << 8) | (h2 >> 8);
 }
-inline ulong king_attacks(ulong g) {
+static inline ulong king_attacks(ulong g) {
     ulong a = ((g << 1) & NOT_A) | ((g >> 1) & NOT_H);
     g |= a;
     return a | (g << 8) | (g >> 8);
 }
 // Capture targets of the side to move's pawns (they move north) / of the enemy's (south).
-inline ulong pawn_attacks_up(ulong p) { return ((p << 9) & NOT_A) | ((p << 7) & NOT_H); }
-inline ulong pawn_attacks_down(ulong p) { return ((p >> 7) & NOT_A) | ((p >> 9) & NOT_H); }
+static inline ulong pawn_attacks_up(ulong p) { return ((p << 9) & NOT_A) | ((p << 7) & NOT_H); }
+static inline ulong pawn_attacks_down(ulong p) { return ((p >> 7) & NOT_A) | ((p >> 9) & NOT_H); }
 
 // Enemy pieces attacking square s: the square radiates the super piece (TestCheck).
-inline ulong attackers(const Board *b, int s) {
+static inline ulong attackers(const Board *b, int s) {
     ulong sb = BIT(s), occ = occupied(b), enemy = occ & ~b->own, empty = ~occ;
     return enemy & ((knight_attacks(sb) & type_set(b, KNIGHT))
                   | (king_attacks(sb) & type_set(b, KING))
@@ -160,9 +160,9 @@ inline ulong attackers(const Board *b, int s) {
                   | (straight_attacks(sb, empty) & straight_set(b))
                   | (diagonal_attacks(sb, empty) & diagonal_set(b)));
 }
-inline bool attacked(const Board *b, int s) { return attackers(b, s) != 0; }
+static inline bool attacked(const Board *b, int s) { return attackers(b, s) != 0; }
 
-inline int own_king(const Board *b) { return lowest(type_set(b, KING) & b->own); }
+static inline int own_king(const Board *b) { return lowest(type_set(b, KING) & b->own); }
 
 // --- evaluation (section 6): incremental sums, tapered on demand ---------------------------
 
@@ -173,7 +173,7 @@ inline int own_king(const Board *b) { return lowest(type_set(b, KING) & b->own);
 #define ENEMY_MG(t, s) ((int)SQUARE_MG[(t) * 64 + ((s) ^ 56)])
 #define ENEMY_EG(t, s) ((int)SQUARE_EG[(t) * 64 + ((s) ^ 56)])
 
-inline void init_eval(Board *b) {
+static inline void init_eval(Board *b) {
     int mg = 0, eg = 0, phase = 0;
     ulong occ = occupied(b);
     while (occ) {
@@ -188,11 +188,11 @@ inline void init_eval(Board *b) {
 }
 
 // floor(x / 2^TAPER_SHIFT), whatever the compiler does with a signed right shift
-inline int floor_shift(int x) {
+static inline int floor_shift(int x) {
     return x >= 0 ? (x >> TAPER_SHIFT) : -((-x + (1 << TAPER_SHIFT) - 1) >> TAPER_SHIFT);
 }
 
-inline int evaluate(const Board *b) {
+static inline int evaluate(const Board *b) {
     int w = PHASE_WEIGHT[min(b->phase, PHASE_MAX)];
     int score = floor_shift(b->mg * w + b->eg * ((1 << TAPER_SHIFT) - w));
     return clamp(score, -EVAL_MAX, EVAL_MAX);
@@ -200,7 +200,7 @@ inline int evaluate(const Board *b) {
 
 // --- make / unmake (section 3) ---------------------------------------------------------------
 
-inline uint castle_clear(int s) {
+static inline uint castle_clear(int s) {
     return s == 4 ? (OWN_K | OWN_Q) : s == 7 ? OWN_K : s == 0 ? OWN_Q
          : s == 60 ? (ENEMY_K | ENEMY_Q) : s == 63 ? ENEMY_K : s == 56 ? ENEMY_Q : 0u;
 }
@@ -208,7 +208,7 @@ inline uint castle_clear(int s) {
 // The move's pieces change places, in the mover's frame. Applied twice it restores the pieces
 // (every change is an xor), which is how unmake undoes it. `mover` is the moving PieceType,
 // `victim` the type on the to-square (0 if empty).
-inline void move_pieces(Board *b, int from, int to, int promo, int mover, int victim, bool with_eval) {
+static inline void move_pieces(Board *b, int from, int to, int promo, int mover, int victim, bool with_eval) {
     ulong fb = BIT(from), tb = BIT(to);
     if (victim) {
         toggle(b, victim, tb);
@@ -244,12 +244,12 @@ inline void move_pieces(Board *b, int from, int to, int promo, int mover, int vi
 }
 
 // Undo the piece changes of move_pieces (the en-passant square must be the parent's again).
-inline void unmove_pieces(Board *b, int from, int to, int promo, int mover, int victim) {
+static inline void unmove_pieces(Board *b, int from, int to, int promo, int mover, int victim) {
     move_pieces(b, from, to, promo, mover, victim, false);
 }
 
 // Turn the board to the other side's frame.
-inline void flip(Board *b) {
+static inline void flip(Board *b) {
     ulong enemy = (b->q0 | b->q1 | b->q2) & ~b->own;
     b->q0 = byte_swap(b->q0);
     b->q1 = byte_swap(b->q1);
@@ -264,7 +264,7 @@ inline void flip(Board *b) {
 // and other than en passant leaves the king attacked only by opening a line through its
 // from-square, so only a from-square on one of the king's lines needs the test. The result is
 // the contract's (make + TestCheck) either way; only the work differs.
-inline bool needs_test(const Board *b, bool in_check, int from, int to, int mover) {
+static inline bool needs_test(const Board *b, bool in_check, int from, int to, int mover) {
     if (in_check || mover == KING || (mover == PAWN && to == b->ep))
         return true;
     int k = own_king(b);
@@ -275,7 +275,7 @@ inline bool needs_test(const Board *b, bool in_check, int from, int to, int move
 // make: move the pieces, then TestCheck on the mover's king (when needs_test says it can fail).
 // A legal move leaves the board in the child's frame and returns true; an illegal one is
 // unmade and returns false.
-inline bool make_legal(Board *b, Undo *u, int from, int to, int promo, int mover, int victim,
+static inline bool make_legal(Board *b, Undo *u, int from, int to, int promo, int mover, int victim,
                        bool with_eval, bool test) {
     u->castle = b->castle; u->ep = b->ep; u->mg = b->mg; u->eg = b->eg; u->phase = b->phase;
     move_pieces(b, from, to, promo, mover, victim, with_eval);
@@ -290,7 +290,7 @@ inline bool make_legal(Board *b, Undo *u, int from, int to, int promo, int mover
     return true;
 }
 
-inline void unmake(Board *b, const Undo *u, int from, int to, int promo, int mover, int victim) {
+static inline void unmake(Board *b, const Undo *u, int from, int to, int promo, int mover, int victim) {
     flip(b);
     b->ep = u->ep;
     unmove_pieces(b, from, to, promo, mover, victim);
@@ -302,20 +302,20 @@ inline void unmake(Board *b, const Undo *u, int from, int to, int promo, int mov
 // castle (bits 0-3, OWN_K..ENEMY_Q) | ep (bits 4-10, NO_SQ = none).
 #define POSITION_WORDS 5
 
-inline void load_position(Board *b, __global const ulong *p) {
+static inline void load_position(Board *b, __global const ulong *p) {
     b->q0 = p[0]; b->q1 = p[1]; b->q2 = p[2]; b->own = p[3];
     b->castle = (uint)(p[4] & 15u);
     b->ep = (int)((p[4] >> 4) & 127u);
 }
 
-inline void store_position(const Board *b, __global ulong *p) {
+static inline void store_position(const Board *b, __global ulong *p) {
     p[0] = b->q0; p[1] = b->q1; p[2] = b->q2; p[3] = b->own;
     p[4] = (ulong)b->castle | ((ulong)b->ep << 4);
 }
 
 // Moves travel as the contract's packed Move (MOVE_*_SHIFT from chessaccel.defs.Move), in the
 // frame of the side that plays them.
-inline uint pack_move(int from, int to, int promo) {
+static inline uint pack_move(int from, int to, int promo) {
     return ((uint)from << MOVE_FROM_SHIFT) | ((uint)to << MOVE_TO_SHIFT)
          | ((uint)promo << MOVE_PROMO_SHIFT);
 }

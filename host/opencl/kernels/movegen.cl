@@ -27,7 +27,7 @@ typedef struct {
 } Gen;
 
 // GenVictim's receivers for the node (a function of the board alone).
-inline void gen_init(Gen *g, const Board *b, bool captures_only) {
+static inline void gen_init(Gen *g, const Board *b, bool captures_only) {
     ulong occ = occupied(b), own = b->own, enemy = occ & ~own, empty = ~occ;
     ulong pawns = type_set(b, PAWN) & own;
     ulong reach = knight_attacks(type_set(b, KNIGHT) & own)
@@ -53,7 +53,7 @@ inline void gen_init(Gen *g, const Board *b, bool captures_only) {
 }
 
 // GenAggressor: own squares that can move to victim v (the super piece radiated backwards).
-inline ulong aggressors_of(const Board *b, int v, bool captures_only) {
+static inline ulong aggressors_of(const Board *b, int v, bool captures_only) {
     ulong vb = BIT(v), occ = occupied(b), own = b->own, empty = ~occ;
     ulong pawns = type_set(b, PAWN) & own;
     bool occupied_victim = (occ & vb) != 0;
@@ -76,7 +76,7 @@ inline ulong aggressors_of(const Board *b, int v, bool captures_only) {
                          | (diagonal_attacks(vb, empty) & diagonal_set(b))));
 }
 
-inline bool castle_allowed(const Board *b, bool kingside) {
+static inline bool castle_allowed(const Board *b, bool kingside) {
     ulong occ = occupied(b);
     if (kingside)
         return (b->castle & OWN_K) && !(occ & (BIT(5) | BIT(6)))
@@ -92,7 +92,7 @@ typedef struct {
 } Move;
 
 // The next pseudo-legal move of the node in contract order; false when the node is exhausted.
-inline bool next_move(Gen *g, const Board *b, Move *m) {
+static inline bool next_move(Gen *g, const Board *b, Move *m) {
     for (;;) {
         if (g->aggressors) {
             ulong a = g->aggressors;

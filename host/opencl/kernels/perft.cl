@@ -11,7 +11,7 @@
 #define MOVE_PROMO(m) ((int)(((m) >> MOVE_PROMO_SHIFT) & 7u))
 
 // make + TestCheck + unmake of one pseudo-legal move.
-inline bool is_legal(Board *b, int from, int to, int promo) {
+static inline bool is_legal(Board *b, int from, int to, int promo) {
     Undo u;
     int mover = type_at(b, from), victim = type_at(b, to);
     if (!make_legal(b, &u, from, to, promo, mover, victim, false, true))
@@ -22,7 +22,7 @@ inline bool is_legal(Board *b, int from, int to, int promo) {
 
 // Record a pawn move (all four promotions when it reaches the last rank) in `list` when it
 // is given; the number of moves recorded.
-inline int emit_pawn(ushort *list, int n, int from, int to) {
+static inline int emit_pawn(ushort *list, int n, int from, int to) {
     if (to < 56) {
         if (list) list[n] = (ushort)pack_move(from, to, 0);
         return 1;
@@ -34,7 +34,7 @@ inline int emit_pawn(ushort *list, int n, int from, int to) {
 }
 
 // The legal moves of the pieces on `from_mask`, each made and tested (in check, pinned pieces).
-inline int try_moves(Board *b, ulong from_mask, ushort *list) {
+static inline int try_moves(Board *b, ulong from_mask, ushort *list) {
     ulong occ = occupied(b), own = b->own, enemy = occ & ~own, empty = ~occ;
     int n = 0;
     ulong pieces = from_mask & own & ~type_set(b, PAWN);
@@ -104,7 +104,7 @@ typedef struct {
         }                                                                           \
     }
 
-inline void legality(const Board *b, Legality *L, bool count_pinned_sliders, ulong *count) {
+static inline void legality(const Board *b, Legality *L, bool count_pinned_sliders, ulong *count) {
     L->occ = occupied(b);
     L->own = b->own;
     L->enemy = L->occ & ~L->own;
@@ -133,7 +133,7 @@ inline void legality(const Board *b, Legality *L, bool count_pinned_sliders, ulo
 }
 
 // Castling when not in check: the right, the empty squares, no attacked square on the king's way.
-inline int castlings(const Board *b, const Legality *L, ushort *list, int n) {
+static inline int castlings(const Board *b, const Legality *L, ushort *list, int n) {
     int found = 0;
     if ((b->castle & OWN_K) && !(L->occ & (BIT(5) | BIT(6))) && !(L->danger & (BIT(5) | BIT(6)))) {
         if (list) list[n] = (ushort)pack_move(4, 6, 0);
@@ -148,7 +148,7 @@ inline int castlings(const Board *b, const Legality *L, ushort *list, int n) {
 }
 
 // Every legal move, in no particular order, without making the ones that need no test.
-inline int legal_moves(Board *b, ushort *list) {
+static inline int legal_moves(Board *b, ushort *list) {
     Legality L;
     legality(b, &L, false, 0);
     if (L.in_check)
@@ -205,7 +205,7 @@ inline int legal_moves(Board *b, ushort *list) {
 }
 
 // The number of legal moves (perft 1): pieces that need no test are counted by popcount.
-inline ulong count_legal(Board *b) {
+static inline ulong count_legal(Board *b) {
     Legality L;
     ulong count = 0;
     legality(b, &L, true, &count);
@@ -254,7 +254,7 @@ inline ulong count_legal(Board *b) {
 }
 
 // Leaves `depth` plies below the position (1 <= depth <= LEAF_DEPTH_MAX), the last ply bulk-counted.
-inline ulong perft_below(Board *b, int depth) {
+static inline ulong perft_below(Board *b, int depth) {
     if (depth == 1)
         return count_legal(b);
     ushort list[MAX_MOVES];

@@ -20,14 +20,14 @@ typedef struct {
 #define FRAME_WORDS 6
 
 // Small fields shared by the search and perft frames (bits 0..42 of the last word).
-inline ulong pack_common(const Gen *g, const Move *m, const Undo *u) {
+static inline ulong pack_common(const Gen *g, const Move *m, const Undo *u) {
     return (ulong)g->victim | ((ulong)g->promo << 6) | ((ulong)g->stage << 8)
          | ((ulong)g->captures_only << 10)
          | ((ulong)m->from << 11) | ((ulong)m->to << 17) | ((ulong)m->promo << 23)
          | ((ulong)m->mover << 26) | ((ulong)m->victim << 29)
          | ((ulong)u->castle << 32) | ((ulong)u->ep << 36);
 }
-inline void unpack_common(ulong w, Gen *g, Move *m, Undo *u) {
+static inline void unpack_common(ulong w, Gen *g, Move *m, Undo *u) {
     g->victim = (int)(w & 63); g->promo = (int)((w >> 6) & 3); g->stage = (int)((w >> 8) & 3);
     g->captures_only = (w >> 10) & 1;
     m->from = (int)((w >> 11) & 63); m->to = (int)((w >> 17) & 63); m->promo = (int)((w >> 23) & 7);
@@ -35,7 +35,7 @@ inline void unpack_common(ulong w, Gen *g, Move *m, Undo *u) {
     u->castle = (uint)((w >> 32) & 15); u->ep = (int)((w >> 36) & 127);
 }
 
-inline void push_frame(ulong *w, const Frame *f) {
+static inline void push_frame(ulong *w, const Frame *f) {
     w[0] = f->g.captures;
     w[1] = f->g.quiets;
     w[2] = f->g.aggressors;
@@ -45,7 +45,7 @@ inline void push_frame(ulong *w, const Frame *f) {
     w[5] = pack_common(&f->g, &f->m, &f->u) | ((ulong)f->u.phase << 43) | ((ulong)f->depth << 50)
          | ((ulong)f->legal << 54) | ((ulong)f->in_check << 55);
 }
-inline void pop_frame(const ulong *w, Frame *f) {
+static inline void pop_frame(const ulong *w, Frame *f) {
     f->g.captures = w[0];
     f->g.quiets = w[1];
     f->g.aggressors = w[2];
@@ -69,7 +69,7 @@ inline void pop_frame(const ulong *w, Frame *f) {
 
 // ENTER: count the node, stand pat or prepare generation. True when the node's value is known
 // at once (the stack is full, or a stand-pat cutoff).
-inline bool enter_node(Frame *f, Board *b, int ply, int *value) {
+static inline bool enter_node(Frame *f, Board *b, int ply, int *value) {
     f->best_move = 0;
     f->legal = false;
     if (ply == MAX_PLY) {
@@ -221,13 +221,13 @@ typedef struct {
 
 #define WALK_WORDS 4
 
-inline void push_walk(ulong *w, const WalkFrame *f) {
+static inline void push_walk(ulong *w, const WalkFrame *f) {
     w[0] = f->g.captures;
     w[1] = f->g.quiets;
     w[2] = f->g.aggressors;
     w[3] = pack_common(&f->g, &f->m, &f->u) | ((ulong)f->in_check << 43);
 }
-inline void pop_walk(const ulong *w, WalkFrame *f) {
+static inline void pop_walk(const ulong *w, WalkFrame *f) {
     f->g.captures = w[0];
     f->g.quiets = w[1];
     f->g.aggressors = w[2];
