@@ -217,7 +217,7 @@ class OpenCLBackend(Backend):
         t0 = time.perf_counter()
         self._run("search", self.kernel("search_jobs"), global_size, local, pos_buf, par_buf,
                   np.uint32(n), counter, scores, moves, nodes, np.uint32(1 if pv else 0),
-                  pv_moves, pv_lengths)
+                  pv_moves, pv_lengths, self.device.eval_values)
         seconds = time.perf_counter() - t0
         out = {"scores": self._read(scores, np.int32, n), "best_moves": self._read(moves, np.uint32, n),
                "nodes": self._read(nodes, np.uint64, n)}
@@ -334,8 +334,8 @@ class OpenCLBackend(Backend):
             groups = -(-n // local)
             partial = self._buffer(nbytes=8 * groups)
             cl = self._cl()
-            self._run("bulk perft", self.kernel("perft_bulk"), groups * local, local, buf,
-                      np.uint32(n), np.int32(remaining), partial, cl.LocalMemory(8 * local))
+            self._run("bulk perft", self.kernel(f"perft_bulk_{remaining}"), groups * local, local,
+                      buf, np.uint32(n), partial, cl.LocalMemory(8 * local))
             self.last_run["launches"] += 1
             return int(self._read(partial, np.uint64, groups).sum())
         local, per_unit, _ = self._defaults()

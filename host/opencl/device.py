@@ -24,7 +24,7 @@ from importlib import resources
 from pathlib import Path
 
 from chessaccel.host.backends import BackendError
-from .layout import kernel_prelude
+from .layout import eval_table, kernel_prelude
 
 __all__ = ["OpenCLError", "Device", "open_device", "cache_dir", "kernel_source", "KERNEL_FILES"]
 
@@ -146,6 +146,10 @@ class Device:
         self.from_cache = False
         self.program = self._build()
         self._kernels = {}
+        mf = cl.mem_flags
+        #: the evaluation tables the search kernel reads (layout.eval_table)
+        self.eval_values = cl.Buffer(self.context, mf.READ_ONLY | mf.COPY_HOST_PTR,
+                                     hostbuf=eval_table())
 
     def describe(self):
         return f"{self.name} ({self.platform_name})"

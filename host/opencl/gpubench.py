@@ -33,16 +33,19 @@ from .device import OpenCLError
 
 __all__ = ["main"]
 
-KERNELS = ("search_jobs", "perft_walk", "perft_bulk", "count_children", "expand", "list_moves")
+KERNELS = ("search_jobs", "perft_walk", "perft_bulk_1", "perft_bulk_2", "perft_bulk_3",
+           "count_children", "expand", "list_moves")
 
-#: perft runs (root name, depth, mode) by scale
+#: perft runs (root name, depth, mode, plies finished per work-item) by scale
 PERFT_PLAN = {
-    "small": [("startpos", 5, "bulk"), ("kiwipete", 4, "bulk"),
-              ("startpos", 5, "make"), ("kiwipete", 4, "make")],
-    "large": [("startpos", 6, "bulk"), ("startpos", 7, "bulk"), ("startpos", 8, "bulk"),
-              ("kiwipete", 5, "bulk"), ("kiwipete", 6, "bulk"),
-              ("startpos", 6, "make"), ("startpos", 7, "make"),
-              ("kiwipete", 5, "make")],
+    "small": [("startpos", 5, "bulk", 2), ("kiwipete", 4, "bulk", 2),
+              ("startpos", 5, "make", 3), ("kiwipete", 4, "make", 3)],
+    "large": [("startpos", 6, "bulk", 2), ("startpos", 7, "bulk", 2), ("startpos", 7, "bulk", 3),
+              ("startpos", 8, "bulk", 2), ("startpos", 8, "bulk", 3),
+              ("kiwipete", 5, "bulk", 2), ("kiwipete", 6, "bulk", 2), ("kiwipete", 6, "bulk", 3),
+              ("kiwipete", 7, "bulk", 3),
+              ("startpos", 6, "make", 3), ("startpos", 7, "make", 3), ("startpos", 7, "make", 2),
+              ("kiwipete", 5, "make", 3), ("kiwipete", 6, "make", 3)],
 }
 
 
@@ -147,6 +150,8 @@ def run(args):
         for local in (32, 64, 128):
             for per_unit in (256, 512, 1024, 2048):
                 configs.append({"local_size": local, "threads_per_unit": per_unit})
+    for per_unit in args.threads:
+        configs.append({"local_size": args.local, "threads_per_unit": per_unit})
     for cfg in configs:
         _timed_search(backend, pos, par, f"local {cfg['local_size']} x{cfg['threads_per_unit']}/CU",
                       runs, **cfg)
@@ -156,6 +161,16 @@ def run(args):
     # jobs in order of node count: neighbours in a warp have similar work
     order = np.argsort(base_raw["nodes"], kind="stable")
     _timed_search(backend, pos[order], par[order], "sorted by node count", runs, **best_cfg)
+    # the largest jobs first (as a host would order them by the node counts of its previous
+    # iteration): the long jobs start at once instead of ending the batch alone
+    longest_first = order[::-1]
+    _timed_search(backend, pos[longest_first], par[longest_first], "longest first", runs, **best_cfg)
+    # the tail: the batch without its largest jobs, and the largest job alone
+    for q in (0.99, 0.9):
+        keep = np.flatnonzero(base_raw["nodes"] <= np.quantile(base_raw["nodes"], q))
+        _timed_search(backend, pos[keep], par[keep], f"without the top {round((1 - q) * 100)}% of jobs",
+                      runs, **best_cfg)
+    _timed_search(backend, pos[order[-1:]], par[order[-1:]], "the largest job alone", runs, **best_cfg)
     # one job repeated: no divergence between lanes, the same instruction mix
     median_job = order[len(order) // 2]
     uniform = min(len(pos), max(1000, len(pos) // 4))
@@ -171,7 +186,8 @@ def run(args):
     # 3. perft
     names = [str(n) for n in data["perft_names"]]
     perft_runs = []
-    for name, depth, mode in PERFT_PLAN[args.perft_scale]:
+    for name, depth, mode, leaf_depth in PERFT_PLAN[args.perft_scale]:
+        backend.bulk_leaf_depth = backend.make_leaf_depth = leaf_depth
         i = names.index(name)
         depths = list(data["perft_depths"][i])
         expected = int(data["perft_counts"][i][depths.index(depth)]) if depth in depths else None
@@ -183,14 +199,15 @@ def run(args):
             print(f"  perft {name} {depth} {mode}: {e}", flush=True)
             continue
         seconds = time.perf_counter() - t0
-        r = {"root": name, "depth": depth, "mode": mode, "nodes": nodes, "expected": expected,
+        r = {"root": name, "depth": depth, "mode": mode, "leaf_depth_max": leaf_depth,
+             "nodes": nodes, "expected": expected,
              "correct": nodes == expected, "seconds": round(seconds, 6),
              "nodes_per_second": nodes / seconds,
              "frontiers": backend.last_run.get("frontiers"),
              "leaf_depth": backend.last_run.get("leaf_depth"),
              "launches": backend.last_run.get("launches")}
         perft_runs.append(r)
-        print(f"  perft {name} {depth} {mode:4s}: {nodes:14d} "
+        print(f"  perft {name} {depth} {mode:4s} (leaf {leaf_depth}): {nodes:14d} "
               f"{'ok' if r['correct'] else 'WRONG (expected %s)' % expected}  {seconds:8.3f} s "
               f"{r['nodes_per_second'] / 1e9:8.2f} G nodes/s", flush=True)
     out["perft"] = perft_runs
@@ -207,6 +224,9 @@ def main(argv=None):
     p.add_argument("--stride", type=int, default=1, help="run every N-th leaf job")
     p.add_argument("--perft-scale", choices=sorted(PERFT_PLAN), default="small")
     p.add_argument("--sweep", action="store_true", help="sweep work-group sizes and occupancy")
+    p.add_argument("--threads", type=int, nargs="*", default=[],
+                   help="also run with these work-items per compute unit (at --local)")
+    p.add_argument("--local", type=int, default=64, help="work-group size for --threads")
     args = p.parse_args(argv)
     try:
         result = run(args)

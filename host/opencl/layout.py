@@ -19,8 +19,8 @@ from chessaccel.evaltables import (PHASE_INC, PHASE_MAX, PHASE_WEIGHT, SQUARE_EG
                                    TAPER_SHIFT)
 from chessaccel.geometry import CASTLE_BIT, COLOR_OF, TYPE_OF
 
-__all__ = ["POSITION_WORDS", "MAX_MOVES", "kernel_prelude", "pack_positions", "decode_moves",
-           "relative_castling"]
+__all__ = ["POSITION_WORDS", "MAX_MOVES", "kernel_prelude", "eval_table", "pack_positions",
+           "decode_moves", "relative_castling"]
 
 #: ulongs per position in device memory (kernels/board.cl, load_position)
 POSITION_WORDS = 5
@@ -70,18 +70,21 @@ def kernel_prelude(overrides=None):
         defines[name] = value
     lines += [f"#define {k} {v}" for k, v in defines.items()]
     lines.append("")
-    mg = [0] * 64 * 7
-    eg = [0] * 64 * 7
-    for t, table in SQUARE_MG.items():
-        mg[t * 64:(t + 1) * 64] = table
-    for t, table in SQUARE_EG.items():
-        eg[t * 64:(t + 1) * 64] = table
-    lines.append(_c_array("short", "SQUARE_MG", mg))
-    lines.append(_c_array("short", "SQUARE_EG", eg))
-    lines.append(_c_array("int", "PHASE_INC", [PHASE_INC.get(t, 0) for t in range(8)]))
-    lines.append(_c_array("int", "PHASE_WEIGHT", PHASE_WEIGHT))
     lines.append(_c_array("int", "PROMOTION_ORDER", [p.value for p in PROMOTION_ORDER]))
     return "\n".join(lines) + "\n"
+
+
+def eval_table():
+    """The evaluation's tables as the kernels read them (board.cl, "evaluation"): int4 entries,
+    t * 64 + s -> (SQUARE_MG, SQUARE_EG, PHASE_INC, 0) of a white piece of type t on square s;
+    7 * 64 + p -> (PHASE_WEIGHT[p], 0, 0, 0)."""
+    table = np.zeros((7 * 64 + PHASE_MAX + 1, 4), dtype=np.int32)
+    for t in SQUARE_MG:
+        table[t * 64:(t + 1) * 64, 0] = SQUARE_MG[t]
+        table[t * 64:(t + 1) * 64, 1] = SQUARE_EG[t]
+        table[t * 64:(t + 1) * 64, 2] = PHASE_INC.get(t, 0)
+    table[7 * 64:, 0] = PHASE_WEIGHT
+    return table
 
 
 # --- positions ----------------------------------------------------------------------------------

@@ -165,24 +165,29 @@ static inline bool attacked(const Board *b, int s) { return attackers(b, s) != 0
 static inline int own_king(const Board *b) { return lowest(type_set(b, KING) & b->own); }
 
 // --- evaluation (section 6): incremental sums, tapered on demand ---------------------------
+// The tables come in one global buffer of int4 (layout.eval_table): entry t * 64 + s holds
+// (SQUARE_MG, SQUARE_EG, PHASE_INC) of a white piece of type t on square s, entry
+// PHASE_WEIGHT_BASE + p holds PHASE_WEIGHT[p]. Global memory, not __constant: lanes of a warp
+// look up different squares, which the constant cache would serve one address at a time.
+#define PHASE_WEIGHT_BASE (7 * 64)
+typedef __global const int4 *Values;
 
-// What a piece of type t on relative square s adds to the side to move's sums (the enemy's
-// pieces use the rank-mirrored square and count negative).
-#define OWN_MG(t, s) ((int)SQUARE_MG[(t) * 64 + (s)])
-#define OWN_EG(t, s) ((int)SQUARE_EG[(t) * 64 + (s)])
-#define ENEMY_MG(t, s) ((int)SQUARE_MG[(t) * 64 + ((s) ^ 56)])
-#define ENEMY_EG(t, s) ((int)SQUARE_EG[(t) * 64 + ((s) ^ 56)])
+// What a piece of type t on relative square s adds to the side to move's sums (an enemy
+// piece uses the rank-mirrored square and counts negative).
+#define OWN_VALUE(v, t, s) ((v)[(t) * 64 + (s)])
+#define ENEMY_VALUE(v, t, s) ((v)[(t) * 64 + ((s) ^ 56)])
 
-static inline void init_eval(Board *b) {
+static inline void init_eval(Board *b, Values v) {
     int mg = 0, eg = 0, phase = 0;
     ulong occ = occupied(b);
     while (occ) {
         int s = lowest(occ);
         occ &= occ - 1;
         int t = type_at(b, s);
-        phase += PHASE_INC[t];
-        if ((b->own >> s) & 1) { mg += OWN_MG(t, s); eg += OWN_EG(t, s); }
-        else                   { mg -= ENEMY_MG(t, s); eg -= ENEMY_EG(t, s); }
+        int4 e = ((b->own >> s) & 1) ? OWN_VALUE(v, t, s) : -ENEMY_VALUE(v, t, s);
+        mg += e.x;
+        eg += e.y;
+        phase += OWN_VALUE(v, t, 0).z;
     }
     b->mg = mg; b->eg = eg; b->phase = phase;
 }
@@ -192,10 +197,27 @@ static inline int floor_shift(int x) {
     return x >= 0 ? (x >> TAPER_SHIFT) : -((-x + (1 << TAPER_SHIFT) - 1) >> TAPER_SHIFT);
 }
 
-static inline int evaluate(const Board *b) {
-    int w = PHASE_WEIGHT[min(b->phase, PHASE_MAX)];
+static inline int evaluate(const Board *b, Values v) {
+    int w = v[PHASE_WEIGHT_BASE + min(b->phase, PHASE_MAX)].x;
     int score = floor_shift(b->mg * w + b->eg * ((1 << TAPER_SHIFT) - w));
     return clamp(score, -EVAL_MAX, EVAL_MAX);
+}
+
+// The change of the sums (and the phase) a move makes, in the mover's frame, before it is made.
+static inline void eval_move(Board *b, Values v, int from, int to, int promo, int mover, int victim) {
+    int lands = promo ? promo : mover;
+    int4 d = OWN_VALUE(v, lands, to) - OWN_VALUE(v, mover, from);
+    if (victim)                                    // the enemy's piece leaves its sums and the phase
+        d += ENEMY_VALUE(v, victim, to) * (int4)(1, 1, -1, 0);
+    if (mover == PAWN && to == b->ep)
+        d += ENEMY_VALUE(v, PAWN, to - 8) * (int4)(1, 1, -1, 0);
+    if (mover == KING && (to - from == 2 || from - to == 2)) {
+        int rook_from = to > from ? from + 3 : from - 4, rook_to = to > from ? from + 1 : from - 1;
+        d += OWN_VALUE(v, ROOK, rook_to) - OWN_VALUE(v, ROOK, rook_from);
+    }
+    b->mg += d.x;
+    b->eg += d.y;
+    b->phase += d.z;
 }
 
 // --- make / unmake (section 3) ---------------------------------------------------------------
@@ -208,44 +230,20 @@ static inline uint castle_clear(int s) {
 // The move's pieces change places, in the mover's frame. Applied twice it restores the pieces
 // (every change is an xor), which is how unmake undoes it. `mover` is the moving PieceType,
 // `victim` the type on the to-square (0 if empty).
-static inline void move_pieces(Board *b, int from, int to, int promo, int mover, int victim, bool with_eval) {
+static inline void move_pieces(Board *b, int from, int to, int promo, int mover, int victim) {
     ulong fb = BIT(from), tb = BIT(to);
-    if (victim) {
+    if (victim)
         toggle(b, victim, tb);
-        if (with_eval) {
-            b->mg += ENEMY_MG(victim, to); b->eg += ENEMY_EG(victim, to);
-            b->phase -= PHASE_INC[victim];
-        }
-    }
-    if (mover == PAWN && to == b->ep) {            // en passant: the pawn beside is taken
-        int taken = to - 8;
-        toggle(b, PAWN, BIT(taken));
-        if (with_eval) { b->mg += ENEMY_MG(PAWN, taken); b->eg += ENEMY_EG(PAWN, taken); }
-    }
-    int lands = promo ? promo : mover;
+    if (mover == PAWN && to == b->ep)              // en passant: the pawn beside is taken
+        toggle(b, PAWN, BIT(to - 8));
     toggle(b, mover, fb);
-    toggle(b, lands, tb);
+    toggle(b, promo ? promo : mover, tb);
     b->own ^= fb | tb;
-    if (with_eval) {
-        b->mg += OWN_MG(lands, to) - OWN_MG(mover, from);
-        b->eg += OWN_EG(lands, to) - OWN_EG(mover, from);
-        b->phase += PHASE_INC[lands] - PHASE_INC[mover];
-    }
     if (mover == KING && (to - from == 2 || from - to == 2)) {   // castling moves the rook too
-        int rook_from = to > from ? from + 3 : from - 4, rook_to = to > from ? from + 1 : from - 1;
-        ulong rb = BIT(rook_from) | BIT(rook_to);
+        ulong rb = to > from ? (BIT(from + 3) | BIT(from + 1)) : (BIT(from - 4) | BIT(from - 1));
         toggle(b, ROOK, rb);
         b->own ^= rb;
-        if (with_eval) {
-            b->mg += OWN_MG(ROOK, rook_to) - OWN_MG(ROOK, rook_from);
-            b->eg += OWN_EG(ROOK, rook_to) - OWN_EG(ROOK, rook_from);
-        }
     }
-}
-
-// Undo the piece changes of move_pieces (the en-passant square must be the parent's again).
-static inline void unmove_pieces(Board *b, int from, int to, int promo, int mover, int victim) {
-    move_pieces(b, from, to, promo, mover, victim, false);
 }
 
 // Turn the board to the other side's frame.
@@ -272,15 +270,17 @@ static inline bool needs_test(const Board *b, bool in_check, int from, int to, i
     return rf == rk || ff == fk || rf - ff == rk - fk || rf + ff == rk + fk;
 }
 
-// make: move the pieces, then TestCheck on the mover's king (when needs_test says it can fail).
-// A legal move leaves the board in the child's frame and returns true; an illegal one is
-// unmade and returns false.
+// make: move the pieces, then TestCheck on the mover's king (when `test`: needs_test says
+// whether it can fail). A legal move leaves the board in the child's frame and returns true; an
+// illegal one is unmade and returns false. The evaluation sums follow when `v` is given (search).
 static inline bool make_legal(Board *b, Undo *u, int from, int to, int promo, int mover, int victim,
-                       bool with_eval, bool test) {
+                              Values v, bool test) {
     u->castle = b->castle; u->ep = b->ep; u->mg = b->mg; u->eg = b->eg; u->phase = b->phase;
-    move_pieces(b, from, to, promo, mover, victim, with_eval);
+    if (v)
+        eval_move(b, v, from, to, promo, mover, victim);
+    move_pieces(b, from, to, promo, mover, victim);
     if (test && attacked(b, own_king(b))) {
-        unmove_pieces(b, from, to, promo, mover, victim);
+        move_pieces(b, from, to, promo, mover, victim);
         b->mg = u->mg; b->eg = u->eg; b->phase = u->phase;
         return false;
     }
@@ -293,7 +293,7 @@ static inline bool make_legal(Board *b, Undo *u, int from, int to, int promo, in
 static inline void unmake(Board *b, const Undo *u, int from, int to, int promo, int mover, int victim) {
     flip(b);
     b->ep = u->ep;
-    unmove_pieces(b, from, to, promo, mover, victim);
+    move_pieces(b, from, to, promo, mover, victim);
     b->castle = u->castle; b->mg = u->mg; b->eg = u->eg; b->phase = u->phase;
 }
 

@@ -14,7 +14,7 @@
 static inline bool is_legal(Board *b, int from, int to, int promo) {
     Undo u;
     int mover = type_at(b, from), victim = type_at(b, to);
-    if (!make_legal(b, &u, from, to, promo, mover, victim, false, true))
+    if (!make_legal(b, &u, from, to, promo, mover, victim, 0, true))
         return false;
     unmake(b, &u, from, to, promo, mover, victim);
     return true;
@@ -253,10 +253,8 @@ static inline ulong count_legal(Board *b) {
     return count;
 }
 
-// Leaves `depth` plies below the position (1 <= depth <= LEAF_DEPTH_MAX), the last ply bulk-counted.
-static inline ulong perft_below(Board *b, int depth) {
-    if (depth == 1)
-        return count_legal(b);
+// Leaves two and three plies below the position, the last ply bulk-counted.
+static inline ulong perft_below_2(Board *b) {
     ushort list[MAX_MOVES];
     int n = legal_moves(b, list);
     ulong total = 0;
@@ -265,48 +263,56 @@ static inline ulong perft_below(Board *b, int depth) {
         int from = MOVE_FROM(m), to = MOVE_TO(m), promo = MOVE_PROMO(m);
         int mover = type_at(b, from), victim = type_at(b, to);
         Undo u;
-        make_legal(b, &u, from, to, promo, mover, victim, false, false);
-        if (depth == 2) {
-            total += count_legal(b);
-        } else {
-            ushort list2[MAX_MOVES];
-            int n2 = legal_moves(b, list2);
-            for (int j = 0; j < n2; j++) {
-                uint m2 = list2[j];
-                int from2 = MOVE_FROM(m2), to2 = MOVE_TO(m2), promo2 = MOVE_PROMO(m2);
-                int mover2 = type_at(b, from2), victim2 = type_at(b, to2);
-                Undo u2;
-                make_legal(b, &u2, from2, to2, promo2, mover2, victim2, false, false);
-                total += count_legal(b);
-                unmake(b, &u2, from2, to2, promo2, mover2, victim2);
-            }
-        }
+        make_legal(b, &u, from, to, promo, mover, victim, 0, false);
+        total += count_legal(b);
         unmake(b, &u, from, to, promo, mover, victim);
     }
     return total;
 }
 
-// Bulk perft of every position to `depth`; one partial sum per work-group.
-__kernel void perft_bulk(__global const ulong *positions, const uint n, const int depth,
-                         __global ulong *partial_sums, __local ulong *scratch)
-{
-    uint i = get_global_id(0), lid = get_local_id(0), size = get_local_size(0);
-    ulong leaves = 0;
-    if (i < n) {
-        Board b;
-        load_position(&b, positions + (size_t)i * POSITION_WORDS);
-        leaves = perft_below(&b, depth);
+static inline ulong perft_below_3(Board *b) {
+    ushort list[MAX_MOVES];
+    int n = legal_moves(b, list);
+    ulong total = 0;
+    for (int i = 0; i < n; i++) {
+        uint m = list[i];
+        int from = MOVE_FROM(m), to = MOVE_TO(m), promo = MOVE_PROMO(m);
+        int mover = type_at(b, from), victim = type_at(b, to);
+        Undo u;
+        make_legal(b, &u, from, to, promo, mover, victim, 0, false);
+        total += perft_below_2(b);
+        unmake(b, &u, from, to, promo, mover, victim);
     }
-    scratch[lid] = leaves;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint stride = size >> 1; stride > 0; stride >>= 1) {
-        if (lid < stride)
-            scratch[lid] += scratch[lid + stride];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (lid == 0)
-        partial_sums[get_group_id(0)] = scratch[0];
+    return total;
 }
+
+// Bulk perft of every position, one kernel per depth (a kernel carries the registers of its
+// deepest path, so depth 1 and 2 do not pay for depth 3); one partial sum per work-group.
+#define PERFT_BULK_KERNEL(NAME, COUNT)                                                    \
+__kernel void NAME(__global const ulong *positions, const uint n,                        \
+                   __global ulong *partial_sums, __local ulong *scratch)                 \
+{                                                                                         \
+    uint i = get_global_id(0), lid = get_local_id(0), size = get_local_size(0);          \
+    ulong leaves = 0;                                                                     \
+    if (i < n) {                                                                          \
+        Board b;                                                                          \
+        load_position(&b, positions + (size_t)i * POSITION_WORDS);                       \
+        leaves = COUNT(&b);                                                               \
+    }                                                                                     \
+    scratch[lid] = leaves;                                                                \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                         \
+    for (uint stride = size >> 1; stride > 0; stride >>= 1) {                             \
+        if (lid < stride)                                                                 \
+            scratch[lid] += scratch[lid + stride];                                        \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                     \
+    }                                                                                     \
+    if (lid == 0)                                                                         \
+        partial_sums[get_group_id(0)] = scratch[0];                                       \
+}
+
+PERFT_BULK_KERNEL(perft_bulk_1, count_legal)
+PERFT_BULK_KERNEL(perft_bulk_2, perft_below_2)
+PERFT_BULK_KERNEL(perft_bulk_3, perft_below_3)
 
 // Breadth-first expansion, pass 1: how many children each position has.
 __kernel void count_children(__global const ulong *positions, const uint n, __global uint *counts)
@@ -342,7 +348,7 @@ __kernel void expand(__global const ulong *positions, const uint n,
         int from = MOVE_FROM(m), to = MOVE_TO(m), promo = MOVE_PROMO(m);
         int mover = type_at(&b, from), victim = type_at(&b, to);
         Undo u;
-        make_legal(&b, &u, from, to, promo, mover, victim, false, false);
+        make_legal(&b, &u, from, to, promo, mover, victim, 0, false);
         store_position(&b, children + (first + k) * POSITION_WORDS);
         unmake(&b, &u, from, to, promo, mover, victim);
     }

@@ -69,17 +69,17 @@ static inline void pop_frame(const ulong *w, Frame *f) {
 
 // ENTER: count the node, stand pat or prepare generation. True when the node's value is known
 // at once (the stack is full, or a stand-pat cutoff).
-static inline bool enter_node(Frame *f, Board *b, int ply, int *value) {
+static inline bool enter_node(Frame *f, Board *b, Values v, int ply, int *value) {
     f->best_move = 0;
     f->legal = false;
     if (ply == MAX_PLY) {
-        *value = evaluate(b);
+        *value = evaluate(b, v);
         return true;
     }
     f->in_check = attacked(b, own_king(b));
     bool quiescence = f->depth == 0 && !f->in_check;
     if (quiescence) {
-        f->best = evaluate(b);
+        f->best = evaluate(b, v);
         if (f->best >= f->beta) {
             *value = f->best;
             return true;
@@ -93,6 +93,11 @@ static inline bool enter_node(Frame *f, Board *b, int ply, int *value) {
     return false;
 }
 
+// One loop serves every lane whatever it is doing: each turn first RETURNs values up the stack
+// as far as they go (finishing a job and starting the next one from the queue when the root
+// returns), then takes the NEXT move, makes and TESTs it and ENTERs the child. Lanes of a warp
+// that are in different steps thus meet again in the expensive part (make, TestCheck,
+// generation) on the same turn instead of idling through each other's steps.
 __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS per job
                           __global const int4 *params,       // (depth, alpha, beta, -) per job
                           const uint n_jobs,
@@ -102,55 +107,44 @@ __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS p
                           __global ulong *node_counts,
                           const uint want_pv,
                           __global ushort *pv_moves,         // PV_STRIDE^2 per job when wanted
-                          __global uchar *pv_lengths)        // PV_STRIDE per job when wanted
+                          __global uchar *pv_lengths,        // PV_STRIDE per job when wanted
+                          Values values)                     // evaluation tables
 {
     ulong stack[MAX_PLY * FRAME_WORDS];
+    Board b;
+    Frame cur;
+    uint job = 0;
+    int ply = 0, value = 0;
+    ulong nodes = 0;
+    __global ushort *pv = pv_moves;
+    __global uchar *pv_len = pv_lengths;
+    // "the root has returned": the first turn takes a job from the queue
+    bool have_value = true;
+    bool started = false;
     for (;;) {
-        uint job = atomic_inc(job_counter);
-        if (job >= n_jobs)
-            return;
-        Board b;
-        load_position(&b, positions + (size_t)job * POSITION_WORDS);
-        init_eval(&b);
-        int4 p = params[job];
-        __global ushort *pv = pv_moves + (size_t)job * PV_STRIDE * PV_STRIDE;
-        __global uchar *pv_len = pv_lengths + (size_t)job * PV_STRIDE;
-
-        Frame cur;
-        cur.depth = p.x; cur.alpha = p.y; cur.beta = p.z;
-        int ply = 0, value = 0;
-        ulong nodes = 1;
-        if (want_pv) pv_len[0] = 0;
-        bool have_value = enter_node(&cur, &b, 0, &value);
-        for (;;) {
-            if (!have_value) {
-                // NEXT + TEST: the next pseudo-legal move; a legal one is entered at once
-                if (!next_move(&cur.g, &b, &cur.m)) {
-                    if (!cur.legal && !cur.g.captures_only)
-                        value = cur.in_check ? -(MATE - ply) : 0;   // mate / stalemate
-                    else
-                        value = cur.best;
-                    have_value = true;
-                } else if (make_legal(&b, &cur.u, cur.m.from, cur.m.to, cur.m.promo,
-                                      cur.m.mover, cur.m.victim, true,
-                                      needs_test(&b, cur.in_check, cur.m.from, cur.m.to,
-                                                 cur.m.mover))) {
-                    cur.legal = true;
-                    push_frame(stack + ply * FRAME_WORDS, &cur);
-                    int alpha = cur.alpha;
-                    cur.depth = max(cur.depth - 1, 0);
-                    cur.alpha = -cur.beta;
-                    cur.beta = -alpha;
-                    ply++;
-                    nodes++;
-                    if (want_pv) pv_len[ply] = 0;
-                    have_value = enter_node(&cur, &b, ply, &value);
+        // RETURN: values go up until a parent continues (or the root is done)
+        while (have_value) {
+            if (ply == 0) {
+                if (started) {
+                    scores[job] = value;
+                    best_moves[job] = cur.best_move;
+                    node_counts[job] = nodes;
                 }
+                started = true;
+                job = atomic_inc(job_counter);
+                if (job >= n_jobs)
+                    return;
+                load_position(&b, positions + (size_t)job * POSITION_WORDS);
+                init_eval(&b, values);
+                int4 p = params[job];
+                cur.depth = p.x; cur.alpha = p.y; cur.beta = p.z;
+                nodes = 1;
+                pv = pv_moves + (size_t)job * PV_STRIDE * PV_STRIDE;
+                pv_len = pv_lengths + (size_t)job * PV_STRIDE;
+                if (want_pv) pv_len[0] = 0;
+                have_value = enter_node(&cur, &b, values, 0, &value);
                 continue;
             }
-            // RETURN: the value goes to the parent, which may cut off in turn
-            if (ply == 0)
-                break;
             ply--;
             pop_frame(stack + ply * FRAME_WORDS, &cur);
             unmake(&b, &cur.u, cur.m.from, cur.m.to, cur.m.promo, cur.m.mover, cur.m.victim);
@@ -177,9 +171,28 @@ __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS p
                 }
             }
         }
-        scores[job] = value;
-        best_moves[job] = cur.best_move;
-        node_counts[job] = nodes;
+        // NEXT + TEST: the next pseudo-legal move; a legal one is entered at once
+        if (!next_move(&cur.g, &b, &cur.m)) {
+            if (!cur.legal && !cur.g.captures_only)
+                value = cur.in_check ? -(MATE - ply) : 0;   // mate / stalemate
+            else
+                value = cur.best;
+            have_value = true;
+            continue;
+        }
+        if (!make_legal(&b, &cur.u, cur.m.from, cur.m.to, cur.m.promo, cur.m.mover, cur.m.victim,
+                        values, needs_test(&b, cur.in_check, cur.m.from, cur.m.to, cur.m.mover)))
+            continue;
+        cur.legal = true;
+        push_frame(stack + ply * FRAME_WORDS, &cur);
+        int alpha = cur.alpha;
+        cur.depth = max(cur.depth - 1, 0);
+        cur.alpha = -cur.beta;
+        cur.beta = -alpha;
+        ply++;
+        nodes++;
+        if (want_pv) pv_len[ply] = 0;
+        have_value = enter_node(&cur, &b, values, ply, &value);
     }
 }
 
@@ -193,14 +206,13 @@ __kernel void list_moves(__global const ulong *positions, const uint n_jobs,
         return;
     Board b;
     load_position(&b, positions + (size_t)job * POSITION_WORDS);
-    init_eval(&b);
     Gen g;
     gen_init(&g, &b, false);
     Move m;
     Undo u;
     uint n = 0;
     while (next_move(&g, &b, &m)) {
-        if (make_legal(&b, &u, m.from, m.to, m.promo, m.mover, m.victim, false, true)) {
+        if (make_legal(&b, &u, m.from, m.to, m.promo, m.mover, m.victim, 0, true)) {
             if (n < MAX_MOVES)
                 moves[(size_t)job * MAX_MOVES + n] = (ushort)pack_move(m.from, m.to, m.promo);
             n++;
@@ -258,7 +270,7 @@ __kernel void perft_walk(__global const ulong *positions, __global const int *de
             for (;;) {
                 if (next_move(&cur.g, &b, &cur.m)) {
                     if (!make_legal(&b, &cur.u, cur.m.from, cur.m.to, cur.m.promo, cur.m.mover,
-                                    cur.m.victim, false,
+                                    cur.m.victim, 0,
                                     needs_test(&b, cur.in_check, cur.m.from, cur.m.to, cur.m.mover)))
                         continue;
                     if (ply + 1 == depth) {
