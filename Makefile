@@ -9,7 +9,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 JOBS ?= 2
 DEMO_FEN ?= r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4
 
-.PHONY: all setup system-packages demo test test-long bench bench-rtl synth-movegen synth board-speed clean
+.PHONY: all setup system-packages demo test test-long bench bench-rtl bench-backends synth-movegen synth board-speed clean
 
 all: demo
 
@@ -21,6 +21,7 @@ system-packages:
 	command -v verilator >/dev/null || missing="$$missing verilator"; \
 	command -v g++ >/dev/null || missing="$$missing g++"; \
 	command -v make >/dev/null || missing="$$missing make"; \
+	command -v /usr/games/stockfish >/dev/null || missing="$$missing stockfish"; \
 	python3 -c "import ensurepip, venv" 2>/dev/null || missing="$$missing python3-venv"; \
 	if [ -n "$$missing" ]; then \
 	  echo "apt-get install:$$missing"; \
@@ -51,6 +52,11 @@ bench: setup
 
 bench-rtl: setup
 	$(VENV)/bin/chessaccel bench --backend rtl
+
+# Every implementation's nodes/s in one table and plot (docs/benchmarks/backends.*): the model,
+# Verilator, the projected FPGA, PoCL, the H100 record and stockfish (docs/opencl.md)
+bench-backends: setup
+	$(PY) -m chessaccel.host.crossbench
 
 synth-movegen: setup
 	$(PY) -m chessaccel.synth movegen-all --summary out/synth/summary-movegen.json --chart out/synth/summary-movegen.png

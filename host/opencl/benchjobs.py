@@ -100,6 +100,7 @@ def build(path, backend=None, progress=sys.stderr):
     np.savez_compressed(
         path, positions=positions, params=params,
         bench_index=np.array([i for i, _ in leaves], dtype=np.int16),
+        sides=np.array([b.side for b in boards], dtype=np.uint8),
         check_index=check.astype(np.int64), check_scores=raw["scores"],
         check_best_moves=raw["best_moves"], check_nodes=raw["nodes"],
         model_checked=np.int64(model_checked),

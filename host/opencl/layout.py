@@ -17,10 +17,10 @@ from chessaccel.defs import (INF, MATE, MAX_DEPTH, MAX_PLY, EVAL_MAX, Move, Piec
                              PROMOTION_ORDER)
 from chessaccel.evaltables import (PHASE_INC, PHASE_MAX, PHASE_WEIGHT, SQUARE_EG, SQUARE_MG,
                                    TAPER_SHIFT)
-from chessaccel.geometry import CASTLE_BIT, COLOR_OF, TYPE_OF
+from chessaccel.geometry import CASTLE_BIT, CODE, COLOR_OF, TYPE_OF
 
 __all__ = ["POSITION_WORDS", "MAX_MOVES", "kernel_prelude", "eval_table", "pack_positions",
-           "decode_moves", "relative_castling"]
+           "unpack_positions", "decode_moves", "relative_castling"]
 
 #: ulongs per position in device memory (kernels/board.cl, load_position)
 POSITION_WORDS = 5
@@ -129,6 +129,34 @@ def pack_positions(boards):
         ep = _NO_SQUARE if b.ep is None else (b.ep ^ 56 if b.side else b.ep)
         meta[i] = relative_castling(b.castling, b.side) | (ep << 4)
     out[:, 4] = meta
+    return out
+
+
+def unpack_positions(positions, sides):
+    """Model Boards of packed positions and their sides to move (pack_positions' inverse: the
+    frame does not record whose it is)."""
+    from chessaccel.sim.model.board import Board
+    weights = [int(w) for w in _BIT_WEIGHTS]
+    out = []
+    for words, side in zip(np.asarray(positions, dtype=np.uint64), sides):
+        q0, q1, q2, own, meta = (int(w) for w in words)
+        side = int(side)
+        squares = [0] * 64
+        for s in range(64):
+            bit = weights[s]
+            t = (1 if q0 & bit else 0) | (2 if q1 & bit else 0) | (4 if q2 & bit else 0)
+            if t:
+                color = side if own & bit else side ^ 1
+                squares[s ^ 56 if side else s] = CODE[color][t]
+        castling = 0
+        own_side, enemy = side, side ^ 1
+        for color, kingside, bit in ((own_side, True, _OWN_K), (own_side, False, _OWN_Q),
+                                     (enemy, True, _ENEMY_K), (enemy, False, _ENEMY_Q)):
+            if meta & bit:
+                castling |= CASTLE_BIT[color, kingside]
+        ep = (meta >> 4) & 127
+        ep = None if ep == _NO_SQUARE else (ep ^ 56 if side else ep)
+        out.append(Board(squares, side, castling, ep))
     return out
 
 
