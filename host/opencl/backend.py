@@ -339,7 +339,9 @@ class OpenCLBackend(Backend):
                       buf, np.uint32(n), partial, cl.LocalMemory(8 * local))
             self.last_run["launches"] += 1
             return int(self._read(partial, np.uint64, groups).sum())
-        local, per_unit, _ = self._defaults()
+        local, _, _ = self._defaults()
+        # the walk's jobs are alike (same depth): a full device, unlike the search's tail
+        per_unit = self.threads_per_unit or (1024 if self.device.is_gpu else 1)
         workers = min(n, self.device.compute_units * per_unit)
         global_size = -(-workers // local) * local
         depths = self._buffer(np.full(n, remaining, dtype=np.int32))

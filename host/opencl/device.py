@@ -144,6 +144,7 @@ class Device:
         self.build_log = ""
         self.build_seconds = 0.0
         self.from_cache = False
+        self.source_sha256 = hashlib.sha256(kernel_source(self.overrides).encode()).hexdigest()
         self.program = self._build()
         self._kernels = {}
         mf = cl.mem_flags
@@ -174,11 +175,14 @@ class Device:
         path = folder / f"{self._cache_key(source, options)}.bin"
         t0 = time.perf_counter()
         program = None
+        log_path = path.with_suffix(".log")
         if path.exists():
             try:
                 program = cl.Program(self.context, [self.device], [path.read_bytes()])
                 self._run_build(program, options)
                 self.from_cache = True
+                # the compiler's report of the source build (registers, spills) comes with it
+                self.build_log = log_path.read_text() if log_path.exists() else self.build_log
             except (cl.Error, OpenCLError, OSError):
                 program = None     # a stale or foreign binary: build from source instead
         if program is None:
@@ -187,10 +191,11 @@ class Device:
             try:
                 binary = program.get_info(cl.program_info.BINARIES)[0]
                 folder.mkdir(parents=True, exist_ok=True)
-                fd, tmp = tempfile.mkstemp(dir=folder, prefix=path.stem, suffix=".tmp")
-                with os.fdopen(fd, "wb") as f:
-                    f.write(binary)
-                os.replace(tmp, path)
+                for target, data in ((log_path, self.build_log.encode()), (path, binary)):
+                    fd, tmp = tempfile.mkstemp(dir=folder, prefix=path.stem, suffix=".tmp")
+                    with os.fdopen(fd, "wb") as f:
+                        f.write(data)
+                    os.replace(tmp, target)
             except OSError:
                 pass               # no cache: the next run builds again
         self.build_seconds = time.perf_counter() - t0

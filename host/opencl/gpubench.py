@@ -79,6 +79,9 @@ def _device_info(backend):
             "clock_mhz": dev.max_clock_frequency, "global_mem_bytes": int(dev.global_mem_size),
             "max_alloc_bytes": int(dev.max_mem_alloc_size), "is_gpu": d.is_gpu,
             "build_seconds": round(d.build_seconds, 3), "binary_from_cache": d.from_cache,
+            "kernel_source_sha256": d.source_sha256,
+            "defaults": dict(zip(("local_size", "threads_per_unit", "frontier_target"),
+                                 backend._defaults())),
             "host": platform.node(), "python": platform.python_version(),
             "kernels": {name: d.kernel_info(d.kernel(name)) for name in KERNELS}}
     report = _compiler_report(d.build_log)
@@ -116,6 +119,7 @@ def run(args):
     data = np.load(args.jobs)
     backend = get_backend(args.backend)
     out = {"started": time.strftime("%Y-%m-%d %H:%M:%S"), "backend": args.backend,
+           "command": "python -m chessaccel.host.opencl.gpubench " + " ".join(args.argv),
            "job_file": os.path.basename(args.jobs)}
     t0 = time.perf_counter()
     out["device"] = _device_info(backend)
@@ -228,6 +232,7 @@ def main(argv=None):
                    help="also run with these work-items per compute unit (at --local)")
     p.add_argument("--local", type=int, default=64, help="work-group size for --threads")
     args = p.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
         result = run(args)
     except OpenCLError as e:
