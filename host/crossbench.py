@@ -28,6 +28,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -66,6 +67,14 @@ def _git_commit(path=None):
         return None
 
 
+def _cpu_seconds():
+    """CPU seconds of this process and its finished children: on a shared machine the time a
+    single-threaded run really spent on a core, whatever the load."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def _load(progress):
     return {"load_average": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count()}
 
@@ -101,21 +110,25 @@ def _worker(args):
     b.device
     out = {"device": b.describe(), "compute_units": b.device.compute_units,
            "affinity": sorted(os.sched_getaffinity(0))}
+    cpu = time.process_time()
     raw = b.run_search(data["positions"][idx], data["params"][idx])
+    cpu = time.process_time() - cpu
     out["search"] = {"jobs": int(len(idx)), "stride": args.stride, "nodes": int(raw["nodes"].sum()),
-                     "seconds": b.last_run["seconds"], "nodes_list": raw["nodes"].tolist(),
+                     "seconds": b.last_run["seconds"], "cpu_seconds": cpu,
+                     "nodes_list": raw["nodes"].tolist(),
                      "scores": raw["scores"].tolist(), "best_moves": raw["best_moves"].tolist()}
     out["perft"] = []
     names = [str(n) for n in data["perft_names"]]
     for name, depth in (("startpos", 5), ("kiwipete", 4)):
         i = names.index(name)
         for mode in ("bulk", "make"):
-            t0 = time.perf_counter()
+            t0, cpu = time.perf_counter(), time.process_time()
             nodes = b.perft_positions(data["perft_positions"][i:i + 1], depth, mode)
-            seconds = time.perf_counter() - t0
+            seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu
             expected = int(data["perft_counts"][i][list(data["perft_depths"][i]).index(depth)])
             out["perft"].append({"root": name, "depth": depth, "mode": mode, "nodes": nodes,
-                                 "correct": nodes == expected, "seconds": seconds})
+                                 "correct": nodes == expected, "seconds": seconds,
+                                 "cpu_seconds": cpu})
     json.dump(out, sys.stdout)
     return 0
 
@@ -142,10 +155,9 @@ def _model(data, sides, stride, progress):
     idx = np.arange(0, len(data["positions"]), stride)
     boards = unpack_positions(data["positions"][idx], sides[idx])
     print(f"model: {len(idx)} leaf jobs (every {stride}-th) ...", file=progress, flush=True)
-    t0 = time.perf_counter()
+    t0, cpu = time.perf_counter(), time.process_time()
     results = [search(b, int(d), int(a), int(be)) for b, (d, a, be, _) in zip(boards, data["params"][idx])]
-    seconds = time.perf_counter() - t0
-    return idx, results, seconds
+    return idx, results, time.perf_counter() - t0, time.process_time() - cpu
 
 
 def _rtl(progress):
@@ -153,17 +165,19 @@ def _rtl(progress):
     from chessaccel.host.position import parse_position
     jobs = [(parse_position(j.fen)[0], j.depth, -INF, INF) for j in BENCH]
     print("Verilator: the RTL search core on the bench set ...", file=progress, flush=True)
-    t0 = time.perf_counter()
+    backend = RtlBackend()
     try:
-        results = RtlBackend().search_many(jobs)
+        backend.search_many(jobs[:1])       # builds (or finds) the simulator: not timed
+        t0, cpu = time.perf_counter(), _cpu_seconds()
+        results = backend.search_many(jobs)
     except BackendError as e:
         return {"error": str(e)}
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, _cpu_seconds() - cpu
     nodes = sum(r["nodes"] for r in results)
     cycles = sum(r["cycles"] for r in results)
     return {"what": "bench set (host/bench.py), Verilator simulation of the SearchCore",
             "jobs": len(jobs), "nodes": nodes, "cycles": cycles, "seconds": seconds,
-            "nodes_per_second": nodes / seconds, "cycles_per_node": cycles / nodes,
+            "cpu_seconds": cpu, "nodes_per_second": nodes / cpu, "cycles_per_node": cycles / nodes,
             "commit": _git_commit()}
 
 
@@ -234,55 +248,73 @@ def _projection(rtl):
             "nodes_per_second": fmax * 1e6 * cores / cpn, "sources": sources}
 
 
-def _stockfish(progress):
-    if not shutil.which(STOCKFISH):
-        return {"error": f"{STOCKFISH} not installed (apt-get install stockfish)"}
-    print(f"Stockfish: depth {STOCKFISH_DEPTH} on the bench positions, perft ...", file=progress, flush=True)
-    proc = subprocess.Popen([STOCKFISH], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+class _Stockfish:
+    """One Stockfish process; ``close`` returns the CPU seconds it used."""
 
-    def send(line):
-        proc.stdin.write(line + "\n")
-        proc.stdin.flush()
+    def __init__(self):
+        self.proc = subprocess.Popen([STOCKFISH], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True)
+        self.send("uci")
+        self.version = self.until("id name")[-1][len("id name "):]
+        self.until("uciok")
+        self.send("setoption name Threads value 1")
+        self.send("setoption name Hash value 16")
+        self.send("isready")
+        self.until("readyok")
 
-    def until(prefix):
+    def send(self, line):
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def until(self, prefix):
         lines = []
         while True:
-            line = proc.stdout.readline()
+            line = self.proc.stdout.readline()
             if not line:
                 raise SystemExit("stockfish stopped")
             lines.append(line.strip())
             if line.startswith(prefix):
                 return lines
 
-    send("uci")
-    version = until("id name")[-1][len("id name "):]
-    until("uciok")
-    send("setoption name Threads value 1")
-    send("setoption name Hash value 16")
+    def close(self):
+        self.send("quit")
+        _, _, usage = os.wait4(self.proc.pid, 0)
+        self.proc.returncode = 0
+        return usage.ru_utime + usage.ru_stime
+
+
+def _stockfish(progress):
+    if not shutil.which(STOCKFISH):
+        return {"error": f"{STOCKFISH} not installed (apt-get install stockfish)"}
+    print(f"Stockfish: depth {STOCKFISH_DEPTH} on the bench positions, perft ...", file=progress, flush=True)
+    sf = _Stockfish()
+    version = sf.version
     nodes = millis = 0
     for job in BENCH:
-        send("ucinewgame")
-        send(f"position fen {job.fen}")
-        send(f"go depth {STOCKFISH_DEPTH}")
-        info = [l for l in until("bestmove") if l.startswith("info depth")]
+        sf.send("ucinewgame")
+        sf.send(f"position fen {job.fen}")
+        sf.send(f"go depth {STOCKFISH_DEPTH}")
+        info = [l for l in sf.until("bestmove") if l.startswith("info depth")]
         last = info[-1].split()
         nodes += int(last[last.index("nodes") + 1])
         millis += int(last[last.index("time") + 1])
+    cpu = sf.close()
     perft = []
     for name, fen, depth in (("startpos", BENCH[0].fen, 6), ("kiwipete", BENCH[1].fen, 5)):
-        send(f"position fen {fen}")
+        sf = _Stockfish()
+        sf.send(f"position fen {fen}")
         t0 = time.perf_counter()
-        send(f"go perft {depth}")
-        lines = until("Nodes searched")
+        sf.send(f"go perft {depth}")
+        lines = sf.until("Nodes searched")
         seconds = time.perf_counter() - t0
         count = int(lines[-1].split(":")[1])
+        perft_cpu = sf.close()
         perft.append({"root": name, "depth": depth, "nodes": count, "seconds": seconds,
-                      "nodes_per_second": count / seconds})
-    send("quit")
-    proc.wait(timeout=10)
+                      "cpu_seconds": perft_cpu, "nodes_per_second": count / perft_cpu})
     return {"version": version, "threads": 1, "search": {
         "what": f"go depth {STOCKFISH_DEPTH} on each bench position", "nodes": nodes,
-        "seconds": millis / 1000, "nodes_per_second": nodes / (millis / 1000)}, "perft": perft}
+        "seconds": millis / 1000, "cpu_seconds": cpu, "nodes_per_second": nodes / cpu},
+        "perft": perft}
 
 
 # --- the report -------------------------------------------------------------------------------
@@ -291,36 +323,42 @@ def _rows(report):
     """(table, name, what, nodes, seconds, nodes/s, note) for the Markdown table and the plot."""
     rows = []
     m = report["model"]
-    rows.append(("search", "Python model (1 core)", f"{m['jobs']} leaf jobs", m["nodes"], m["seconds"],
-                 m["nodes_per_second"], "the golden reference"))
+    rows.append(("search", "Python model (1 core)", f"{m['jobs']} leaf jobs", m["nodes"],
+                 m["cpu_seconds"], m["nodes_per_second"], "the golden reference; CPU seconds"))
     r = report.get("verilator", {})
     if "nodes_per_second" in r:
         rows.append(("search", "RTL in Verilator (1 core)", f"bench set, {r['jobs']} jobs", r["nodes"],
-                     r["seconds"], r["nodes_per_second"], f"{r['cycles_per_node']:.2f} cycles/node"))
+                     r["cpu_seconds"], r["nodes_per_second"],
+                     f"{r['cycles_per_node']:.2f} cycles/node; CPU seconds"))
     p = report["fpga"]
     rows.append(("search", "FPGA, projected (ECP5-85F)", "Fmax x cores / cycles per node", None, None,
                  p["nodes_per_second"], f"{p['fmax_mhz']} MHz x {p['cores']} cores / "
                  f"{p['cycles_per_node']:.2f} cycles per node"))
-    for key, label in (("pocl_1", "PoCL, 1 CPU core"), ("pocl_all", "PoCL, all CPU cores")):
-        s = report[key]["search"]
-        rows.append(("search", f"{label} ({report[key]['compute_units']})" if key == "pocl_all" else label,
-                     f"{s['jobs']} leaf jobs", s["nodes"], s["seconds"], s["nodes"] / s["seconds"],
-                     report[key]["device"]))
+    s = report["pocl_1"]["search"]
+    rows.append(("search", "PoCL, 1 CPU core", f"{s['jobs']} leaf jobs (the model's)", s["nodes"],
+                 s["cpu_seconds"], s["nodes"] / s["cpu_seconds"],
+                 f"{report['speedup']['pocl_1_over_model']:.0f}x the model; CPU seconds"))
+    s = report["pocl_all"]["search"]
+    rows.append(("search", f"PoCL, all {report['pocl_all']['compute_units']} CPU cores",
+                 f"{s['jobs']} leaf jobs", s["nodes"], s["seconds"], s["nodes"] / s["seconds"],
+                 "wall seconds on the shared machine"))
     h = report.get("h100")
     if h:
         best = h["search"]
-        rows.append(("search", "H100, OpenCL", f"{best['jobs']} leaf jobs, one batch", best["nodes"],
+        rows.append(("search", "H100, OpenCL", f"{best['jobs']:,} leaf jobs, one batch", best["nodes"],
                      best["kernel_seconds"], best["nodes_per_second"],
-                     f"{h['without_top_1_percent'] / 1e6:.0f} M/s without the largest 1% of jobs"))
+                     f"{best['work_items'] // h['compute_units']} work-items per SM; "
+                     f"{h['without_top_1_percent'] / 1e6:.0f} M/s without the "
+                     f"largest 1% of jobs, {h['uniform'] / 1e9:.1f} G/s on one job repeated"))
     sf = report.get("stockfish", {})
     if "search" in sf:
         s = sf["search"]
         rows.append(("search", f"{sf['version']} (1 thread)", "its own search, bench positions",
-                     s["nodes"], s["seconds"], s["nodes_per_second"], "different search: for scale"))
-    for key, label in (("pocl_1", "PoCL, 1 CPU core"),):
-        for pr in report[key]["perft"]:
-            rows.append(("perft", f"{label}, {pr['mode']}", f"{pr['root']} perft {pr['depth']}",
-                         pr["nodes"], pr["seconds"], pr["nodes"] / pr["seconds"], ""))
+                     s["nodes"], s["cpu_seconds"], s["nodes_per_second"],
+                     "a different search: for scale; CPU seconds"))
+    for pr in report["pocl_1"]["perft"]:
+        rows.append(("perft", f"PoCL, 1 CPU core, {pr['mode']}", f"{pr['root']} perft {pr['depth']}",
+                     pr["nodes"], pr["cpu_seconds"], pr["nodes"] / pr["cpu_seconds"], "CPU seconds"))
     if h:
         for pr in h["perft"]:
             rows.append(("perft", f"H100, OpenCL, {pr['mode']}", f"{pr['root']} perft {pr['depth']}",
@@ -328,7 +366,7 @@ def _rows(report):
                          f"{pr['leaf_depth_max']} plies per work-item"))
     for pr in sf.get("perft", []):
         rows.append(("perft", f"{sf['version']} (1 thread), bulk", f"{pr['root']} perft {pr['depth']}",
-                     pr["nodes"], pr["seconds"], pr["nodes_per_second"], ""))
+                     pr["nodes"], pr["cpu_seconds"], pr["nodes_per_second"], "CPU seconds"))
     return rows
 
 
@@ -343,7 +381,10 @@ def _markdown(report, rows):
     out = ["<!-- generated by `python -m chessaccel.host.crossbench`: do not edit -->", "",
            f"Measured {report['date']} at commit {report['commit']}; this machine: "
            f"{report['machine']['cpus']} CPUs, load average {report['machine']['load_average']} "
-           f"(shared). H100 figures: `{report.get('h100', {}).get('record', 'none')}`.", ""]
+           f"at the start, {report['machine_after']['load_average']} at the end (shared with "
+           f"other work). Single-threaded rows are timed in CPU seconds (what the run spent on a "
+           f"core, whatever the load); the all-cores row and the H100 in wall seconds. H100 "
+           f"figures: `{report.get('h100', {}).get('record', 'none')}`.", ""]
     for table, title in (("search", "Search (nodes per second)"), ("perft", "Perft (leaves per second)")):
         out += [f"### {title}", "", "| implementation | work | nodes | seconds | nodes/s | note |",
                 "|---|---|---:|---:|---:|---|"]
@@ -357,8 +398,8 @@ def _markdown(report, rows):
         f"{k}: {', '.join(f'{a} {b}' for a, b in v.items())}" for k, v in p["sources"].items()) + ".")
     out.append("")
     out.append(f"PoCL on one core against the model on the same {report['speedup']['jobs']} jobs: "
-               f"**{report['speedup']['pocl_1_over_model']:.0f}x** (every score, best move and node "
-               f"count equal).")
+               f"**{report['speedup']['pocl_1_over_model']:.0f}x** (every score and node count "
+               f"equal).")
     return "\n".join(out) + "\n"
 
 
@@ -385,7 +426,8 @@ def _plot(rows, path):
             ax.text(v, i, " " + _rate(v), va="center", fontsize=7)
         for goal, label in GOALS[table]:
             ax.axvline(goal, color="black", linestyle="--", linewidth=0.8)
-            ax.text(goal, len(chosen) - 0.4, f" goal: {label}", fontsize=7, va="bottom")
+            ax.text(goal, len(chosen) - 0.5, f"goal: {label} ", fontsize=7, rotation=90,
+                    va="bottom", ha="right")
         ax.set_xlim(right=max(values + [g for g, _ in GOALS[table]]) * 8)
     fig.suptitle("chessaccel: the search contract on every implementation (log scale)")
     fig.tight_layout()
@@ -401,6 +443,7 @@ def _h100(path):
     full = [r for r in runs if r["jobs"] == rec["leaf_search"]["jobs"]]
     best = max(full, key=lambda r: r["nodes_per_second"])
     top1 = [r for r in runs if r["label"].startswith("without the top 1%")]
+    uniform = [r for r in runs if r["label"].startswith("uniform")]
     perft = {}
     for pr in rec["perft"]:
         if pr.get("correct"):
@@ -408,18 +451,35 @@ def _h100(path):
             if key not in perft or pr["nodes_per_second"] > perft[key]["nodes_per_second"]:
                 perft[key] = pr
     return {"record": str(Path(path).resolve().relative_to(ROOT)) if str(Path(path).resolve()).startswith(str(ROOT)) else str(path),
-            "device": rec["device"]["name"], "check_mismatches": rec["check"]["mismatches"],
+            "device": rec["device"]["name"], "compute_units": rec["device"]["compute_units"],
+            "check_mismatches": rec["check"]["mismatches"],
             "search": best, "without_top_1_percent": top1[0]["nodes_per_second"] if top1 else None,
+            "uniform": uniform[0]["nodes_per_second"] if uniform else None,
             "perft": sorted(perft.values(), key=lambda p: (p["mode"], p["root"]))}
+
+
+def render(out, h100=None):
+    """backends.md and backends.png again from backends.json, with the H100 section read again
+    from its record when one is given (no measuring on this machine)."""
+    out = Path(out)
+    report = json.loads((out / "backends.json").read_text())
+    if h100 is not None:
+        report["h100"] = _h100(h100)
+        (out / "backends.json").write_text(json.dumps(report, indent=1) + "\n")
+    rows = _rows(report)
+    (out / "backends.md").write_text(_markdown(report, rows))
+    _plot(rows, out / "backends.png")
+    return rows
 
 
 def run(args, progress=sys.stderr):
     data, sides = _job_file(args.jobs, progress)
     report = {"date": time.strftime("%Y-%m-%d"), "commit": _git_commit(), "machine": _load(progress)}
-    idx, model_results, model_seconds = _model(data, sides, args.model_stride, progress)
-    report["model"] = {"jobs": len(idx), "stride": args.model_stride,
-                       "nodes": sum(r.nodes for r in model_results), "seconds": model_seconds,
-                       "nodes_per_second": sum(r.nodes for r in model_results) / model_seconds}
+    idx, model_results, model_seconds, model_cpu = _model(data, sides, args.model_stride, progress)
+    nodes = sum(r.nodes for r in model_results)
+    report["model"] = {"jobs": len(idx), "stride": args.model_stride, "nodes": nodes,
+                       "seconds": model_seconds, "cpu_seconds": model_cpu,
+                       "nodes_per_second": nodes / model_cpu}
     report["pocl_1"] = _pocl(args.jobs, args.model_stride, 1, progress)
     report["pocl_all"] = _pocl(args.jobs, args.pocl_stride, 0, progress)
     same = report["pocl_1"]["search"]
@@ -427,7 +487,7 @@ def run(args, progress=sys.stderr):
         if (r.nodes, r.score) != (nodes, score):
             raise SystemExit("PoCL and the model disagree on a benchmark job")
     report["speedup"] = {"jobs": len(idx), "pocl_1_over_model":
-                         (same["nodes"] / same["seconds"]) / report["model"]["nodes_per_second"]}
+                         (same["nodes"] / same["cpu_seconds"]) / report["model"]["nodes_per_second"]}
     for key in ("pocl_1", "pocl_all"):
         report[key]["search"].pop("nodes_list")
         report[key]["search"].pop("scores")
@@ -437,12 +497,10 @@ def run(args, progress=sys.stderr):
     report["stockfish"] = {"skipped": True} if args.skip_stockfish else _stockfish(progress)
     report["h100"] = _h100(args.h100)
     report["machine_after"] = _load(progress)
-    rows = _rows(report)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "backends.json").write_text(json.dumps(report, indent=1) + "\n")
-    (out / "backends.md").write_text(_markdown(report, rows))
-    _plot(rows, out / "backends.png")
+    rows = render(out)
     for t, name, what, nodes, seconds, rate, note in rows:
         print(f"{t:6s} {name:38s} {what:38s} {_rate(rate):>10s}/s  {note}")
     print(f"wrote {out / 'backends.json'}, {out / 'backends.md'} and {out / 'backends.png'}")
@@ -460,6 +518,8 @@ def main(argv=None):
     p.add_argument("--pocl-stride", type=int, default=1_000, help="PoCL on all cores: every N-th job")
     p.add_argument("--skip-rtl", action="store_true")
     p.add_argument("--skip-stockfish", action="store_true")
+    p.add_argument("--render-only", action="store_true",
+                   help="redraw backends.md and .png from backends.json without measuring")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--cores", type=int, default=0, help=argparse.SUPPRESS)
     p.add_argument("--stride", type=int, default=1, help=argparse.SUPPRESS)
@@ -467,6 +527,10 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.worker:
         return _worker(args)
+    if args.render_only:
+        render(args.out, args.h100)
+        print(f"rendered {args.out}/backends.md and backends.png from backends.json")
+        return 0
     return run(args)
 
 

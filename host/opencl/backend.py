@@ -278,8 +278,6 @@ class OpenCLBackend(Backend):
         offsets = np.zeros(n + 1, dtype=np.uint64)
         np.cumsum(counts, out=offsets[1:])
         children = int(offsets[-1])
-        if remaining == 1:
-            return children
         if children == 0:
             return 0
         budget = max(1, int(self._memory_budget() // (POSITION_WORDS * 8)))

@@ -20,7 +20,7 @@ from chessaccel.evaltables import (PHASE_INC, PHASE_MAX, PHASE_WEIGHT, SQUARE_EG
 from chessaccel.geometry import CASTLE_BIT, CODE, COLOR_OF, TYPE_OF
 
 __all__ = ["POSITION_WORDS", "MAX_MOVES", "kernel_prelude", "eval_table", "pack_positions",
-           "unpack_positions", "decode_moves", "relative_castling"]
+           "unpack_positions", "encode_move", "decode_moves", "relative_castling"]
 
 #: ulongs per position in device memory (kernels/board.cl, load_position)
 POSITION_WORDS = 5
@@ -161,6 +161,17 @@ def unpack_positions(positions, sides):
 
 
 # --- moves --------------------------------------------------------------------------------------
+
+def encode_move(move, black):
+    """The packed Move the kernels write for a model move tuple (0 for None), in the frame of
+    the side that plays it (decode_moves' inverse)."""
+    if move is None:
+        return 0
+    flip = 56 if black else 0
+    f = _MOVE_FIELDS
+    return (((move[0] ^ flip) << f["from_sq"].offset) | ((move[1] ^ flip) << f["to_sq"].offset)
+            | (move[2] << f["promo"].offset))
+
 
 def decode_moves(packed, black):
     """Model move tuples (from, to, promo) of packed Moves played in the mover's frame; ``black``
