@@ -185,7 +185,8 @@ def test_a_position_without_exactly_one_king_each_is_refused(backend):
 
 def test_the_program_binary_is_cached(backend):
     backend.device
-    again = opencl_device.open_device("pocl")
+    assert opencl_device.open_device("pocl") is backend.device, "one context per process"
+    again = opencl_device.open_device("pocl", fresh=True)
     assert again.from_cache and any(opencl_device.cache_dir().glob("*.bin"))
 
 
@@ -242,6 +243,7 @@ def test_bulk_counting_needs_the_opencl_backend(capsys):
 
 def test_kernel_build_error_is_one_line_exit_1(capsys, monkeypatch):
     source = opencl_device.kernel_source()
+    monkeypatch.setattr(opencl_device, "_OPEN", {})       # open (and build) the device again
     monkeypatch.setattr(opencl_device, "kernel_source",
                         lambda overrides=None: source + "\n__kernel void broken(void) { undeclared = 1; }\n")
     line = one_line_error(capsys, ["moves", "startpos", "--backend", POCL])

@@ -242,7 +242,17 @@ class Device:
         return info
 
 
-def open_device(platform_substring=None, overrides=None):
-    """The Device for ``opencl`` (None) or ``opencl:SUBSTRING``; raises OpenCLError."""
-    cl = _import_pyopencl()
-    return Device(cl, _choose(cl, platform_substring), overrides)
+#: Devices opened by this process: one context, queue and program per platform and constants.
+_OPEN = {}
+
+
+def open_device(platform_substring=None, overrides=None, fresh=False):
+    """The Device for ``opencl`` (None) or ``opencl:SUBSTRING``; raises OpenCLError.
+
+    A process opens each device once (every backend of it shares the context and the program);
+    ``fresh`` opens it again (loading the program from the binary cache)."""
+    key = (platform_substring, tuple(sorted((overrides or {}).items())))
+    if fresh or key not in _OPEN:
+        cl = _import_pyopencl()
+        _OPEN[key] = Device(cl, _choose(cl, platform_substring), overrides)
+    return _OPEN[key]
