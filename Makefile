@@ -11,8 +11,8 @@ DEMO_FEN ?= r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4
 
 PATHS ?= sim/model host chessaccel
 
-.PHONY: all setup system-packages demo test test-long mutation bench bench-rtl synth-movegen synth board-speed clean \
-	synth-blocks synth-records synth-results gate-check engine-figures
+.PHONY: all setup system-packages demo test test-long mutation bench bench-rtl bench-backends synth-movegen synth \
+	board-speed clean synth-blocks synth-records synth-results gate-check engine-figures
 
 all: demo
 
@@ -62,6 +62,11 @@ bench: setup
 
 bench-rtl: setup
 	$(VENV)/bin/chessaccel bench --backend rtl
+
+# Every implementation's nodes/s in one table and plot (docs/benchmarks/backends.*): the model,
+# Verilator, the projected FPGA, PoCL, the H100 record and stockfish (docs/opencl.md)
+bench-backends: setup
+	$(PY) -m chessaccel.host.crossbench
 
 synth-movegen: setup
 	$(PY) -m chessaccel.synth movegen-all --summary out/synth/summary-movegen.json --chart out/synth/summary-movegen.png

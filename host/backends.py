@@ -7,7 +7,8 @@ runs them, plus ``cycles`` where the backend is hardware (simulated or real).
 - ``model``: the behavioural model (sim/model), the golden reference.
 - ``rtl``: the Amaranth RTL simulated by cocotb on Icarus Verilog.
 - ``verilator``, ``serial:PORT``: the board top-level behind the link protocol (issue 5).
-- ``opencl``: an OpenCL device (planned).
+- ``opencl``, ``opencl:PLATFORM``: OpenCL kernels on a GPU, or on the CPU through PoCL
+  (host/opencl, docs/opencl.md); the platform is chosen by a substring of its name.
 """
 
 import importlib
@@ -17,7 +18,7 @@ from chessaccel.sim.model.movegen import legal_moves
 
 __all__ = ["BackendError", "Backend", "ModelBackend", "get_backend", "BACKEND_NAMES"]
 
-BACKEND_NAMES = ("model", "rtl", "verilator", "serial:PORT", "opencl")
+BACKEND_NAMES = ("model", "rtl", "verilator", "serial:PORT", "opencl[:PLATFORM]")
 
 
 class BackendError(RuntimeError):
@@ -128,7 +129,7 @@ def _board_backend(spec):
 
 
 def get_backend(spec):
-    """The backend named by ``spec`` (model, rtl, verilator, serial:PORT, opencl)."""
+    """The backend named by ``spec`` (model, rtl, verilator, serial:PORT, opencl[:PLATFORM])."""
     if spec == "model":
         return ModelBackend()
     if spec == "rtl":
@@ -137,7 +138,11 @@ def get_backend(spec):
         if spec.startswith("serial:") and not spec[len("serial:"):]:
             raise BackendError("serial backend needs a port: --backend serial:/dev/ttyUSB0")
         return _board_backend(spec)
-    if spec == "opencl":
+    if spec == "opencl" or spec.startswith("opencl:"):
+        platform = spec[len("opencl:"):] if spec.startswith("opencl:") else None
+        if platform is not None and not platform.strip():
+            raise BackendError("opencl backend needs a platform name after the colon: "
+                               "--backend opencl:NVIDIA or opencl:Portable")
         mod = _optional("chessaccel.host.opencl", "the OpenCL backend")
-        return mod.OpenCLBackend()
+        return mod.OpenCLBackend(platform)
     raise BackendError(f"unknown backend {spec!r} (choose from: {', '.join(BACKEND_NAMES)})")

@@ -1,7 +1,7 @@
 """The ``chessaccel`` command line.
 
     chessaccel moves  POSITION [--backend B] [--json]
-    chessaccel perft  POSITION --depth N [--divide] [--backend B] [--json]
+    chessaccel perft  POSITION --depth N [--divide] [--count-mode bulk|make] [--backend B] [--json]
     chessaccel search POSITION [--depth N] [--alpha A] [--beta B] [--backend B] [--json]
     chessaccel bench  [--backend B] [--json] [--out FILE] [--plot FILE]
                       [--host [--host-backends B1,B2] [--host-depth D] [--hardware-plies H]
@@ -85,6 +85,9 @@ def _parser():
     common(sp)
     sp.add_argument("--depth", type=_depth, required=True, help=f"plies, 0..{MAX_DEPTH}")
     sp.add_argument("--divide", action="store_true", help="also count below each root move")
+    sp.add_argument("--count-mode", choices=("bulk", "make"),
+                    help="opencl: bulk-count the last ply (default) or make every leaf as the "
+                         "accelerator does; other backends always make every leaf")
     sp = sub.add_parser("search", help="alpha-beta search plus quiescence")
     common(sp)
     sp.add_argument("--depth", type=_depth, default=4, help=f"plies, 0..{MAX_DEPTH} (default 4)")
@@ -155,10 +158,17 @@ def cmd_moves(args, backend):
 
 def cmd_perft(args, backend):
     board = _board(args.position)
+    modes = getattr(backend, "count_modes", ("make",))
+    if args.count_mode is not None and args.count_mode not in modes:
+        raise UsageError(f"--count-mode {args.count_mode} needs the opencl backend "
+                         f"({args.backend} makes every leaf)")
+    extra = {"count_mode": args.count_mode} if args.count_mode and len(modes) > 1 else {}
     t0 = time.perf_counter()
-    r = backend.perft(board, args.depth, args.divide)
+    r = backend.perft(board, args.depth, args.divide, **extra)
     seconds = time.perf_counter() - t0
     obj = {"nodes": r["nodes"], "cycles": r["cycles"], "seconds": round(seconds, 6)}
+    if extra:
+        obj["count_mode"] = args.count_mode
     lines = []
     if r["divide"] is not None:
         obj["divide"] = {_uci(m): n for m, n in r["divide"].items()}
@@ -224,6 +234,7 @@ def cmd_bench(args, backend):
                   "seconds": round(r["seconds"], 6)}
                  for job, r in zip(BENCH, results)]
     obj = {"backend": args.backend, "nodes": nodes, "seconds": round(seconds, 6),
+           **({"device": backend.describe()} if hasattr(backend, "describe") else {}),
            "nps": round(nodes / seconds, 1) if seconds else None, "signature": nodes,
            "cycles": cycles, "cycles_per_node": (cycles / nodes) if has_cycles else None,
            "positions": positions}

@@ -1,0 +1,351 @@
+"""The OpenCL backend: the search contract on any OpenCL device, node for node.
+
+- ``moves``: the contract's generator, make and TestCheck in a kernel (``list_moves``).
+- ``search`` / ``search_many``: one leaf job per work-item (``search_jobs``); thousands of jobs
+  go in one launch, work-items taking the next job from a shared counter.
+- ``perft``: the host expands the tree breadth-first near the root (a count pass, a prefix sum,
+  a write pass per ply, on the device) until the frontier fills the device, then every frontier
+  position is finished depth-first by one work-item. Two counting modes: ``bulk`` counts the
+  legal moves of the last ply without making them; ``make`` makes every leaf with the
+  contract's generator and TestCheck, as the accelerator does.
+
+docs/opencl.md describes the mapping, the memory layout and the measured limits.
+"""
+
+import time
+
+import numpy as np
+
+from chessaccel.defs import INF, MAX_DEPTH, MAX_PLY, PieceType
+from chessaccel.geometry import COLOR_OF, TYPE_OF
+from chessaccel.host.backends import Backend
+from chessaccel.sim.model.search import SearchError
+from .device import OpenCLError, open_device
+from .layout import MAX_MOVES, POSITION_WORDS, decode_moves, pack_positions
+
+__all__ = ["OpenCLBackend", "COUNT_MODES"]
+
+#: Perft counting modes: bulk-count the last ply, or make every leaf (the hardware's way).
+COUNT_MODES = ("bulk", "make")
+_KING = PieceType.KING.value
+#: Deepest remainder the bulk leaf kernel finishes per work-item (perft_below).
+_BULK_LEAF_MAX = 3
+
+
+def _check_kings(board):
+    # the kernels find each side's king in its bit-plane: a job needs exactly one of each
+    for color, name in ((0, "white"), (1, "black")):
+        kings = sum(1 for code in board.sq if code and TYPE_OF[code] == _KING and COLOR_OF[code] == color)
+        if kings != 1:
+            raise SearchError(f"the position has {kings} {name} kings (a job needs exactly one)")
+
+
+def _check_job(board, depth, alpha, beta):
+    if not isinstance(depth, (int, np.integer)) or not 0 <= depth <= MAX_DEPTH:
+        raise SearchError(f"depth {depth} out of range 0..{MAX_DEPTH}")
+    if not -INF <= alpha < beta <= INF:
+        raise SearchError(f"window ({alpha}, {beta}) must satisfy {-INF} <= alpha < beta <= {INF}")
+    _check_kings(board)
+
+
+class OpenCLBackend(Backend):
+    """``opencl`` or ``opencl:PLATFORM-SUBSTRING``. The device is opened (and the program
+    built or loaded from the cache) on first use, so a missing device is a run-time failure
+    (exit 1), not bad input.
+
+    Tunables (the benchmark sweeps them): ``local_size`` (work-group size on a GPU),
+    ``threads_per_unit`` (work-items per compute unit for the job-queue kernels),
+    ``bulk_leaf_depth`` (plies finished per work-item in bulk perft), ``frontier_target``
+    (frontier size per compute unit at which breadth-first expansion stops).
+    """
+
+    count_modes = COUNT_MODES
+
+    def __init__(self, platform=None, *, local_size=None, threads_per_unit=None,
+                 bulk_leaf_depth=2, make_leaf_depth=3, frontier_target=None,
+                 memory_fraction=0.25, overrides=None):
+        self.platform = platform
+        self.overrides = overrides
+        self.name = "opencl" + (f":{platform}" if platform else "")
+        self._device = None
+        self.local_size = local_size
+        self.threads_per_unit = threads_per_unit
+        self.bulk_leaf_depth = bulk_leaf_depth
+        self.make_leaf_depth = make_leaf_depth
+        self.frontier_target = frontier_target
+        self.memory_fraction = memory_fraction
+        #: figures of the last call, for the benchmark: kernel seconds, launches, frontier sizes
+        self.last_run = {}
+
+    # --- device --------------------------------------------------------------------------------
+
+    @property
+    def device(self):
+        if self._device is None:
+            self._device = open_device(self.platform, self.overrides)
+        return self._device
+
+    def describe(self):
+        return self.device.describe()
+
+    def _cl(self):
+        return self.device.cl
+
+    def _defaults(self):
+        d = self.device
+        local = self.local_size or (64 if d.is_gpu else 1)
+        # measured on the H100 (docs/opencl.md): more work-items per unit only slow the tail
+        per_unit = self.threads_per_unit or (128 if d.is_gpu else 1)
+        target = self.frontier_target or (8192 if d.is_gpu else 64)
+        return local, per_unit, target
+
+    def _guard(self, what, call, *args, **kwargs):
+        """Run a device call; OpenCL failures become one-line OpenCLErrors."""
+        cl = self._cl()
+        try:
+            return call(*args, **kwargs)
+        except cl.MemoryError as e:
+            raise OpenCLError(f"{self.describe()} ran out of memory during {what} "
+                              f"({str(e).strip().splitlines()[0]})") from None
+        except cl.Error as e:
+            text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            if "OUT_OF_RESOURCES" in text or "MEM_OBJECT_ALLOCATION" in text or "OUT_OF_HOST" in text:
+                raise OpenCLError(f"{self.describe()} ran out of memory during {what} ({text})") from None
+            raise OpenCLError(f"OpenCL {what} failed on {self.describe()}: {text}") from None
+
+    def _buffer(self, array=None, nbytes=None, write=False):
+        cl = self._cl()
+        ctx = self.device.context
+        mf = cl.mem_flags
+        if array is not None:
+            flags = (mf.READ_WRITE if write else mf.READ_ONLY) | mf.COPY_HOST_PTR
+            return self._guard("allocation", cl.Buffer, ctx, flags, 0, np.ascontiguousarray(array))
+        return self._guard("allocation", cl.Buffer, ctx, mf.READ_WRITE, max(int(nbytes), 8))
+
+    def _read(self, buf, dtype, count):
+        out = np.empty(count, dtype=dtype)
+        if count:
+            self._guard("read-back", self._cl().enqueue_copy, self.device.queue, out, buf)
+        return out
+
+    def _run(self, what, kernel, global_size, local_size, *args):
+        queue = self.device.queue
+        kernel.set_args(*args)
+        self._guard(what, self._cl().enqueue_nd_range_kernel, queue, kernel,
+                    (int(global_size),), None if local_size is None else (int(local_size),))
+        self._guard(what, queue.finish)
+
+    def kernel(self, name):
+        return self.device.kernel(name)
+
+    def close(self):
+        self._device = None
+
+    # --- moves ---------------------------------------------------------------------------------
+
+    def moves(self, board):
+        return self.moves_many([board])[0]
+
+    def moves_many(self, boards):
+        """The legal moves of each board in generation order, all in one launch."""
+        boards = list(boards)
+        for board in boards:
+            _check_kings(board)
+        n = len(boards)
+        if not n:
+            return []
+        buf = self._buffer(pack_positions(boards))
+        out = self._buffer(nbytes=MAX_MOVES * 2 * n)
+        counts = self._buffer(nbytes=4 * n)
+        self._launch_1d("move listing", "list_moves", n, buf, np.uint32(n), out, counts)
+        counts = self._read(counts, np.uint32, n)
+        packed = self._read(out, np.uint16, MAX_MOVES * n).reshape(n, MAX_MOVES)
+        return [decode_moves(packed[i, :counts[i]], boards[i].side == 1) for i in range(n)]
+
+    # --- search --------------------------------------------------------------------------------
+
+    def search(self, board, depth, alpha, beta):
+        return self.search_many([(board, depth, alpha, beta)], pv=True)[0]
+
+    def search_many(self, jobs, pv=False):
+        """Run every (board, depth, alpha, beta) job in one launch. Each result is a dict with
+        score, best_move, pv, nodes and cycles (None). ``pv=True`` returns the principal
+        variation as the model does; otherwise ``pv`` is ``[best_move]`` (as the hardware)."""
+        jobs = list(jobs)
+        if not jobs:
+            return []
+        for board, depth, alpha, beta in jobs:
+            _check_job(board, depth, alpha, beta)
+        n = len(jobs)
+        boards = [job[0] for job in jobs]
+        positions = pack_positions(boards)
+        params = np.zeros((n, 4), dtype=np.int32)
+        params[:, 0] = [j[1] for j in jobs]
+        params[:, 1] = [j[2] for j in jobs]
+        params[:, 2] = [j[3] for j in jobs]
+        raw = self.run_search(positions, params, pv=pv)
+        black = np.array([b.side == 1 for b in boards])
+        best = decode_moves(raw["best_moves"], black)
+        results = []
+        for i in range(n):
+            if pv:
+                length = int(raw["pv_lengths"][i])
+                plies = np.arange(length)
+                line = decode_moves(raw["pv_moves"][i, :length], black[i] ^ (plies & 1).astype(bool))
+            else:
+                line = [best[i]] if best[i] else []
+            results.append({"score": int(raw["scores"][i]), "best_move": best[i], "pv": line,
+                            "nodes": int(raw["nodes"][i]), "cycles": None})
+        return results
+
+    def run_search(self, positions, params, pv=False):
+        """The search kernel on packed arrays (positions: (N, POSITION_WORDS) uint64, params:
+        (N, 4) int32 depth/alpha/beta/0). Returns numpy arrays; ``last_run`` gets the timing."""
+        n = len(positions)
+        local, per_unit, _ = self._defaults()
+        d = self.device
+        workers = min(n, d.compute_units * per_unit)
+        global_size = -(-workers // local) * local
+        pos_buf = self._buffer(positions)
+        par_buf = self._buffer(params)
+        counter = self._buffer(np.zeros(1, dtype=np.uint32), write=True)
+        scores = self._buffer(nbytes=4 * n)
+        moves = self._buffer(nbytes=4 * n)
+        nodes = self._buffer(nbytes=8 * n)
+        stride = (self.overrides or {}).get("MAX_PLY", MAX_PLY) + 1   # the kernel's PV_STRIDE
+        pv_moves = self._buffer(nbytes=2 * stride * stride * n if pv else 8)
+        pv_lengths = self._buffer(nbytes=stride * n if pv else 8)
+        t0 = time.perf_counter()
+        self._run("search", self.kernel("search_jobs"), global_size, local, pos_buf, par_buf,
+                  np.uint32(n), counter, scores, moves, nodes, np.uint32(1 if pv else 0),
+                  pv_moves, pv_lengths, self.device.eval_values)
+        seconds = time.perf_counter() - t0
+        out = {"scores": self._read(scores, np.int32, n), "best_moves": self._read(moves, np.uint32, n),
+               "nodes": self._read(nodes, np.uint64, n)}
+        if pv:
+            out["pv_moves"] = self._read(pv_moves, np.uint16, n * stride * stride
+                                         ).reshape(n, stride, stride)[:, 0, :]
+            out["pv_lengths"] = self._read(pv_lengths, np.uint8, n * stride
+                                           ).reshape(n, stride)[:, 0]
+        self.last_run = {"kernel": "search_jobs", "jobs": n, "work_items": global_size,
+                         "local_size": local, "seconds": seconds,
+                         "nodes": int(out["nodes"].sum())}
+        return out
+
+    # --- perft ---------------------------------------------------------------------------------
+
+    def perft(self, board, depth, divide=False, count_mode="bulk"):
+        if count_mode not in COUNT_MODES:
+            raise SearchError(f"unknown counting mode {count_mode!r} (choose from: {', '.join(COUNT_MODES)})")
+        if not isinstance(depth, (int, np.integer)) or not 0 <= depth <= MAX_DEPTH:
+            raise SearchError(f"depth {depth} out of range 0..{MAX_DEPTH}")
+        _check_kings(board)
+        if divide and depth >= 1:
+            parts = {}
+            for move in self.moves(board):
+                child = board.copy()
+                child.make(move)
+                parts[move] = self.perft_positions(pack_positions([child]), depth - 1, count_mode)
+            return {"nodes": sum(parts.values()), "divide": parts, "cycles": None}
+        nodes = self.perft_positions(pack_positions([board]), depth, count_mode)
+        return {"nodes": nodes, "divide": None, "cycles": None}
+
+    def perft_positions(self, positions, depth, count_mode="bulk"):
+        """Sum of perft(depth) over packed positions, expanding breadth-first first."""
+        if depth == 0:
+            return len(positions)
+        t0 = time.perf_counter()
+        self.last_run = {"kernel": f"perft-{count_mode}", "launches": 0, "frontiers": [],
+                         "depth": depth}
+        buf = self._buffer(positions)
+        total = self._frontier(buf, len(positions), depth, count_mode)
+        self.last_run["seconds"] = time.perf_counter() - t0
+        self.last_run["nodes"] = total
+        return total
+
+    def _frontier(self, buf, n, remaining, count_mode):
+        local, _, target_per_unit = self._defaults()
+        leaf_max = self.bulk_leaf_depth if count_mode == "bulk" else self.make_leaf_depth
+        leaf_max = max(1, min(leaf_max, _BULK_LEAF_MAX if count_mode == "bulk" else MAX_DEPTH))
+        target = self.device.compute_units * target_per_unit
+        self.last_run["frontiers"].append((remaining, n))
+        if remaining <= leaf_max and (n >= target or remaining == 1):
+            return self._leaves(buf, n, remaining, count_mode)
+        # one breadth-first ply: count the children, prefix-sum, write them
+        counts_buf = self._buffer(nbytes=4 * n)
+        self._launch_1d("child count", "count_children", n, buf, np.uint32(n), counts_buf)
+        counts = self._read(counts_buf, np.uint32, n).astype(np.uint64)
+        offsets = np.zeros(n + 1, dtype=np.uint64)
+        np.cumsum(counts, out=offsets[1:])
+        children = int(offsets[-1])
+        if children == 0:
+            return 0
+        budget = max(1, int(self._memory_budget() // (POSITION_WORDS * 8)))
+        total = 0
+        start = 0
+        while start < n:
+            # the largest run of parents whose children fit in the budget (at least one)
+            end = int(np.searchsorted(offsets, offsets[start] + budget, side="right")) - 1
+            end = min(max(end, start + 1), n)
+            total += self._expand_chunk(buf, start, end, offsets, remaining, count_mode)
+            start = end
+        return total
+
+    def _expand_chunk(self, buf, start, end, offsets, remaining, count_mode):
+        cl = self._cl()
+        m = end - start
+        base = offsets[start]
+        chunk_offsets = (offsets[start:end + 1] - base).astype(np.uint64)
+        children = int(chunk_offsets[-1])
+        if children == 0:
+            return 0
+        if start == 0 and end == len(offsets) - 1:
+            parents = buf
+        else:
+            parents = self._buffer(nbytes=m * POSITION_WORDS * 8)
+            self._guard("copy", cl.enqueue_copy, self.device.queue, parents, buf,
+                        src_offset=start * POSITION_WORDS * 8, byte_count=m * POSITION_WORDS * 8)
+        off_buf = self._buffer(chunk_offsets)
+        child_buf = self._buffer(nbytes=children * POSITION_WORDS * 8)
+        flag = self._buffer(np.zeros(1, dtype=np.uint32), write=True)
+        self._launch_1d("expansion", "expand", m, parents, np.uint32(m), off_buf, child_buf, flag)
+        if self._read(flag, np.uint32, 1)[0]:
+            raise OpenCLError("perft expansion: the move count and the move list disagree (a kernel bug)")
+        del off_buf, parents
+        return self._frontier(child_buf, children, remaining - 1, count_mode)
+
+    def _memory_budget(self):
+        d = self.device.device
+        return min(d.max_mem_alloc_size, d.global_mem_size * self.memory_fraction)
+
+    def _launch_1d(self, what, name, n, *args):
+        local, _, _ = self._defaults()
+        global_size = -(-n // local) * local
+        self._run(what, self.kernel(name), global_size, local, *args)
+        self.last_run["launches"] = self.last_run.get("launches", 0) + 1
+
+    def _leaves(self, buf, n, remaining, count_mode):
+        self.last_run["leaf_positions"] = self.last_run.get("leaf_positions", 0) + n
+        self.last_run["leaf_depth"] = remaining
+        if count_mode == "bulk":
+            local, _, _ = self._defaults()
+            local = 1 << (local.bit_length() - 1)      # the reduction wants a power of two
+            groups = -(-n // local)
+            partial = self._buffer(nbytes=8 * groups)
+            cl = self._cl()
+            self._run("bulk perft", self.kernel(f"perft_bulk_{remaining}"), groups * local, local,
+                      buf, np.uint32(n), partial, cl.LocalMemory(8 * local))
+            self.last_run["launches"] += 1
+            return int(self._read(partial, np.uint64, groups).sum())
+        local, _, _ = self._defaults()
+        # the walk's jobs are alike (same depth): a full device, unlike the search's tail
+        per_unit = self.threads_per_unit or (1024 if self.device.is_gpu else 1)
+        workers = min(n, self.device.compute_units * per_unit)
+        global_size = -(-workers // local) * local
+        depths = self._buffer(np.full(n, remaining, dtype=np.int32))
+        counter = self._buffer(np.zeros(1, dtype=np.uint32), write=True)
+        counts = self._buffer(nbytes=8 * n)
+        self._run("perft walk", self.kernel("perft_walk"), global_size, local, buf, depths,
+                  np.uint32(n), counter, counts)
+        self.last_run["launches"] += 1
+        return int(self._read(counts, np.uint64, n).sum())

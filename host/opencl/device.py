@@ -1,0 +1,258 @@
+"""Finding the OpenCL device and building the kernels once per device.
+
+The platform is chosen by name, never by index: ``opencl`` takes a GPU where one exists
+(NVIDIA's first) and otherwise the first CPU device (PoCL, which pip installs with
+``pyopencl[pocl]``); ``opencl:SUBSTRING`` takes the platform whose name or vendor contains
+SUBSTRING (case-insensitive), its GPU if it has one.
+
+The program is compiled once per device and its binary cached under
+``$CHESSACCEL_OPENCL_CACHE`` (default ``~/.cache/chessaccel/opencl``), keyed by the source, the
+build options and the device and driver; the file is written under a temporary name and renamed,
+so pytest-xdist workers that build at once never read a half-written binary. PoCL's own cache
+of the code it generates per work-group size goes to a folder beside it.
+
+Every failure (no platform, no match, build error, device out of memory) is an
+``OpenCLError``: a ``BackendError`` the command line prints as one line, exit status 1.
+"""
+
+import hashlib
+import os
+import re
+import tempfile
+import warnings
+from importlib import resources
+from pathlib import Path
+
+from chessaccel.host.backends import BackendError
+from .layout import eval_table, kernel_prelude
+
+__all__ = ["OpenCLError", "Device", "open_device", "cache_dir", "kernel_source", "KERNEL_FILES"]
+
+#: The kernel sources, concatenated in this order after the generated prelude.
+KERNEL_FILES = ("board.cl", "movegen.cl", "search.cl", "perft.cl")
+_BUILD_OPTIONS = ("-cl-std=CL1.2",)
+
+
+class OpenCLError(BackendError):
+    """The OpenCL backend cannot run: the message is one line for the user."""
+
+
+def cache_dir():
+    root = os.environ.get("CHESSACCEL_OPENCL_CACHE")
+    if not root:
+        root = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                            "chessaccel", "opencl")
+    return Path(root)
+
+
+def kernel_source(overrides=None):
+    """The whole program: the generated prelude, then the .cl files."""
+    parts = [kernel_prelude(overrides)]
+    folder = resources.files(__package__).joinpath("kernels")
+    for name in KERNEL_FILES:
+        parts.append(f"// ---- {name} ----\n" + folder.joinpath(name).read_text())
+    return "\n".join(parts)
+
+
+def _import_pyopencl():
+    # PoCL reads its cache location when the platform is first loaded
+    os.environ.setdefault("POCL_CACHE_DIR", str(cache_dir() / "pocl"))
+    try:
+        import pyopencl as cl
+    except ImportError as e:
+        raise OpenCLError(f"pyopencl is not installed ({e}); pip install 'pyopencl[pocl]'") from None
+    return cl
+
+
+def _first_line(error):
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def _compiler_message(line):
+    """A compiler's error line without the temporary file's path: 'line N: message'."""
+    match = re.search(r"[^\s:]+\.cl:(\d+):\d+:\s*(?:error:\s*)?(.*)", line)
+    if match:
+        return f"line {match.group(1)}: {match.group(2).strip()}"
+    return line.strip()
+
+
+def _platforms(cl):
+    try:
+        return cl.get_platforms()
+    except cl.Error as e:
+        if "PLATFORM_NOT_FOUND" in str(e):
+            return []
+        raise OpenCLError(f"cannot list OpenCL platforms: {_first_line(e)}") from None
+
+
+def _devices(cl, platform, kind):
+    try:
+        return platform.get_devices(device_type=kind)
+    except cl.Error:
+        return []
+
+
+def _choose(cl, platform_substring):
+    platforms = _platforms(cl)
+    if not platforms:
+        raise OpenCLError("no OpenCL platform found (install a GPU driver's OpenCL ICD, "
+                          "or PoCL: pip install 'pyopencl[pocl]')")
+    names = ", ".join(repr(p.name) for p in platforms)
+    if platform_substring:
+        wanted = platform_substring.lower()
+        matching = [p for p in platforms
+                    if wanted in p.name.lower() or wanted in p.vendor.lower()]
+        if not matching:
+            raise OpenCLError(f"no OpenCL platform matches {platform_substring!r} "
+                              f"(platforms: {names})")
+        for kind in (cl.device_type.GPU, cl.device_type.ALL):
+            for p in matching:
+                devices = _devices(cl, p, kind)
+                if devices:
+                    return devices[0]
+        raise OpenCLError(f"OpenCL platform {matching[0].name!r} has no device")
+    gpu_platforms = sorted(platforms, key=lambda p: "nvidia" not in p.name.lower())
+    for p in gpu_platforms:
+        devices = _devices(cl, p, cl.device_type.GPU)
+        if devices:
+            return devices[0]
+    for kind in (cl.device_type.CPU, cl.device_type.ALL):
+        for p in platforms:
+            devices = _devices(cl, p, kind)
+            if devices:
+                return devices[0]
+    raise OpenCLError(f"no OpenCL device found (platforms: {names})")
+
+
+class Device:
+    """One OpenCL device with its context, queue and the built program."""
+
+    def __init__(self, cl, device, overrides=None):
+        self.cl = cl
+        self.device = device
+        self.overrides = dict(overrides or {})
+        self.platform_name = device.platform.name.strip()
+        self.name = device.name.strip()
+        self.is_gpu = bool(device.type & cl.device_type.GPU)
+        self.compute_units = device.max_compute_units
+        try:
+            self.context = cl.Context([device])
+            self.queue = cl.CommandQueue(self.context)
+        except cl.Error as e:
+            raise OpenCLError(f"cannot open OpenCL device {self.name!r}: {_first_line(e)}") from None
+        self.build_log = ""
+        self.build_seconds = 0.0
+        self.from_cache = False
+        self.source_sha256 = hashlib.sha256(kernel_source(self.overrides).encode()).hexdigest()
+        self.program = self._build()
+        self._kernels = {}
+        mf = cl.mem_flags
+        #: the evaluation tables the search kernel reads (layout.eval_table)
+        self.eval_values = cl.Buffer(self.context, mf.READ_ONLY | mf.COPY_HOST_PTR,
+                                     hostbuf=eval_table())
+
+    def describe(self):
+        return f"{self.name} ({self.platform_name})"
+
+    def _cache_key(self, source, options):
+        d = self.device
+        h = hashlib.sha256()
+        for part in (source, " ".join(options), d.platform.name, d.platform.version, d.name,
+                     d.driver_version, d.version, self.cl.VERSION_TEXT):
+            h.update(part.encode())
+            h.update(b"\0")
+        return h.hexdigest()[:32]
+
+    def _build(self):
+        import time
+        cl = self.cl
+        source = kernel_source(self.overrides)
+        options = list(_BUILD_OPTIONS)
+        if "nvidia" in self.platform_name.lower():
+            options.append("-cl-nv-verbose")   # ptxas reports registers and spills in the log
+        folder = cache_dir()
+        path = folder / f"{self._cache_key(source, options)}.bin"
+        t0 = time.perf_counter()
+        program = None
+        log_path = path.with_suffix(".log")
+        if path.exists():
+            try:
+                program = cl.Program(self.context, [self.device], [path.read_bytes()])
+                self._run_build(program, options)
+                self.from_cache = True
+                # the compiler's report of the source build (registers, spills) comes with it
+                self.build_log = log_path.read_text() if log_path.exists() else self.build_log
+            except (cl.Error, OpenCLError, OSError):
+                program = None     # a stale or foreign binary: build from source instead
+        if program is None:
+            program = cl.Program(self.context, source)
+            self._run_build(program, options)
+            try:
+                binary = program.get_info(cl.program_info.BINARIES)[0]
+                folder.mkdir(parents=True, exist_ok=True)
+                for target, data in ((log_path, self.build_log.encode()), (path, binary)):
+                    fd, tmp = tempfile.mkstemp(dir=folder, prefix=path.stem, suffix=".tmp")
+                    with os.fdopen(fd, "wb") as f:
+                        f.write(data)
+                    os.replace(tmp, target)
+            except OSError:
+                pass               # no cache: the next run builds again
+        self.build_seconds = time.perf_counter() - t0
+        return program
+
+    def _run_build(self, program, options):
+        cl = self.cl
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # pyopencl warns on any compiler output
+            try:
+                program.build(options=options, devices=[self.device])
+            except cl.Error as e:
+                log = ""
+                try:
+                    log = program.get_build_info(self.device, cl.program_build_info.LOG)
+                except cl.Error:
+                    pass
+                errors = [line for line in (log or str(e)).splitlines() if "error" in line.lower()]
+                first = _compiler_message(errors[0]) if errors else _first_line(e)
+                raise OpenCLError(f"OpenCL kernel build failed on {self.describe()}: {first}") from None
+        try:
+            self.build_log = program.get_build_info(self.device, cl.program_build_info.LOG) or ""
+        except cl.Error:
+            self.build_log = ""
+
+    def kernel(self, name):
+        """The kernel ``name`` of the program (one object per name: setting arguments is cheap,
+        creating a kernel is not)."""
+        if name not in self._kernels:
+            self._kernels[name] = self.cl.Kernel(self.program, name)
+        return self._kernels[name]
+
+    def kernel_info(self, kernel):
+        """Per-kernel resource figures the driver reports (private memory per work-item etc.)."""
+        cl = self.cl
+        info = {}
+        for key in ("WORK_GROUP_SIZE", "PRIVATE_MEM_SIZE", "LOCAL_MEM_SIZE",
+                    "PREFERRED_WORK_GROUP_SIZE_MULTIPLE"):
+            try:
+                info[key.lower()] = int(kernel.get_work_group_info(
+                    getattr(cl.kernel_work_group_info, key), self.device))
+            except (cl.Error, AttributeError):
+                pass
+        return info
+
+
+#: Devices opened by this process: one context, queue and program per platform and constants.
+_OPEN = {}
+
+
+def open_device(platform_substring=None, overrides=None, fresh=False):
+    """The Device for ``opencl`` (None) or ``opencl:SUBSTRING``; raises OpenCLError.
+
+    A process opens each device once (every backend of it shares the context and the program);
+    ``fresh`` opens it again (loading the program from the binary cache)."""
+    key = (platform_substring, tuple(sorted((overrides or {}).items())))
+    if fresh or key not in _OPEN:
+        cl = _import_pyopencl()
+        _OPEN[key] = Device(cl, _choose(cl, platform_substring), overrides)
+    return _OPEN[key]

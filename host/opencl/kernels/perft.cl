@@ -1,0 +1,355 @@
+// Perft with bulk counting, and the breadth-first expansion that spreads one position over the
+// device. Order does not change a count, so these kernels enumerate moves piece by piece, not
+// in the contract's order; they share make, TestCheck and the board with the search. Bulk
+// counting: at the last ply the legal moves are counted, not made: a piece that is not pinned,
+// with the king not in check, has exactly its pseudo-legal targets; the king may go where no
+// enemy piece attacks; the rest (any move while in check, pinned pawns, en passant) is made and
+// tested one move at a time.
+
+#define MOVE_FROM(m) ((int)(((m) >> MOVE_FROM_SHIFT) & 63u))
+#define MOVE_TO(m) ((int)(((m) >> MOVE_TO_SHIFT) & 63u))
+#define MOVE_PROMO(m) ((int)(((m) >> MOVE_PROMO_SHIFT) & 7u))
+
+// make + TestCheck + unmake of one pseudo-legal move.
+static inline bool is_legal(Board *b, int from, int to, int promo) {
+    Undo u;
+    int mover = type_at(b, from), victim = type_at(b, to);
+    if (!make_legal(b, &u, from, to, promo, mover, victim, 0, true))
+        return false;
+    unmake(b, &u, from, to, promo, mover, victim);
+    return true;
+}
+
+// Record a pawn move (all four promotions when it reaches the last rank) in `list` when it
+// is given; the number of moves recorded.
+static inline int emit_pawn(ushort *list, int n, int from, int to) {
+    if (to < 56) {
+        if (list) list[n] = (ushort)pack_move(from, to, 0);
+        return 1;
+    }
+    if (list)
+        for (int i = 0; i < PROMOTIONS; i++)
+            list[n + i] = (ushort)pack_move(from, to, PROMOTION_ORDER[i]);
+    return PROMOTIONS;
+}
+
+// The legal moves of the pieces on `from_mask`, each made and tested (in check, pinned pieces).
+static inline int try_moves(Board *b, ulong from_mask, ushort *list) {
+    ulong occ = occupied(b), own = b->own, enemy = occ & ~own, empty = ~occ;
+    int n = 0;
+    ulong pieces = from_mask & own & ~type_set(b, PAWN);
+    while (pieces) {
+        int from = lowest(pieces);
+        pieces &= pieces - 1;
+        ulong fb = BIT(from), att;
+        int t = type_at(b, from);
+        if (t == KNIGHT) att = knight_attacks(fb);
+        else if (t == KING) att = king_attacks(fb);
+        else {
+            att = 0;
+            if (t != ROOK) att |= diagonal_attacks(fb, empty);
+            if (t != BISHOP) att |= straight_attacks(fb, empty);
+        }
+        att &= ~own;
+        while (att) {
+            int to = lowest(att);
+            att &= att - 1;
+            if (is_legal(b, from, to, 0)) {
+                if (list) list[n] = (ushort)pack_move(from, to, 0);
+                n++;
+            }
+        }
+    }
+    ulong pawns = from_mask & own & type_set(b, PAWN);
+    ulong ep = b->ep != NO_SQ ? BIT(b->ep) : 0UL;
+    while (pawns) {
+        int from = lowest(pawns);
+        pawns &= pawns - 1;
+        ulong fb = BIT(from);
+        ulong to_set = pawn_attacks_up(fb) & (enemy | ep);
+        ulong push = (fb << 8) & empty;
+        to_set |= push | (((push & RANK_3) << 8) & empty);
+        while (to_set) {
+            int to = lowest(to_set);
+            to_set &= to_set - 1;
+            if (is_legal(b, from, to, to >= 56 ? QUEEN : 0))
+                n += emit_pawn(list, n, from, to);
+        }
+    }
+    return n;
+}
+
+// What every legal move needs to know: the squares the enemy attacks, whether the king is in
+// check, and the own pieces pinned to it.
+typedef struct {
+    ulong occ, own, enemy, empty, danger, pinned;
+    int king;
+    bool in_check;
+} Legality;
+
+// One direction of the pin scan: `blocker` is the own piece the king's ray meets first; if the
+// ray continued past it meets an enemy slider of the direction's kind, the piece is pinned and
+// may move only along the ray (r2: the squares up to and including the pinner). With COUNT,
+// a pinned slider of the direction's kind adds its moves along the ray to `count`.
+#define PIN_SCAN(FILL, SLIDERS, COUNT)                                              \
+    {                                                                               \
+        ulong blocker = FILL(kb, L->empty) & L->own;                                \
+        if (blocker) {                                                              \
+            ulong r2 = FILL(kb, L->empty | blocker);                                \
+            if (r2 & L->enemy & (SLIDERS)) {                                        \
+                L->pinned |= blocker;                                               \
+                if ((COUNT) && (blocker & (SLIDERS)))                               \
+                    *count += popcount(r2) - 1;                                     \
+            }                                                                       \
+        }                                                                           \
+    }
+
+static inline void legality(const Board *b, Legality *L, bool count_pinned_sliders, ulong *count) {
+    L->occ = occupied(b);
+    L->own = b->own;
+    L->enemy = L->occ & ~L->own;
+    L->empty = ~L->occ;
+    L->king = own_king(b);
+    ulong kb = BIT(L->king);
+    ulong enemy = L->enemy;
+    L->danger = pawn_attacks_down(enemy & type_set(b, PAWN))
+              | knight_attacks(enemy & type_set(b, KNIGHT))
+              | king_attacks(enemy & type_set(b, KING))
+              | straight_attacks(enemy & straight_set(b), L->empty)
+              | diagonal_attacks(enemy & diagonal_set(b), L->empty);
+    L->in_check = (L->danger & kb) != 0;
+    L->pinned = 0;
+    if (L->in_check)
+        return;
+    ulong straight = straight_set(b), diagonal = diagonal_set(b);
+    PIN_SCAN(fill_north, straight, count_pinned_sliders)
+    PIN_SCAN(fill_south, straight, count_pinned_sliders)
+    PIN_SCAN(fill_east, straight, count_pinned_sliders)
+    PIN_SCAN(fill_west, straight, count_pinned_sliders)
+    PIN_SCAN(fill_north_east, diagonal, count_pinned_sliders)
+    PIN_SCAN(fill_north_west, diagonal, count_pinned_sliders)
+    PIN_SCAN(fill_south_east, diagonal, count_pinned_sliders)
+    PIN_SCAN(fill_south_west, diagonal, count_pinned_sliders)
+}
+
+// Castling when not in check: the right, the empty squares, no attacked square on the king's way.
+static inline int castlings(const Board *b, const Legality *L, ushort *list, int n) {
+    int found = 0;
+    if ((b->castle & OWN_K) && !(L->occ & (BIT(5) | BIT(6))) && !(L->danger & (BIT(5) | BIT(6)))) {
+        if (list) list[n] = (ushort)pack_move(4, 6, 0);
+        found++;
+    }
+    if ((b->castle & OWN_Q) && !(L->occ & (BIT(1) | BIT(2) | BIT(3)))
+            && !(L->danger & (BIT(2) | BIT(3)))) {
+        if (list) list[n + found] = (ushort)pack_move(4, 2, 0);
+        found++;
+    }
+    return found;
+}
+
+// Every legal move, in no particular order, without making the ones that need no test.
+static inline int legal_moves(Board *b, ushort *list) {
+    Legality L;
+    legality(b, &L, false, 0);
+    if (L.in_check)
+        return try_moves(b, ~0UL, list);
+    int n = 0;
+    ulong att = king_attacks(BIT(L.king)) & ~L.own & ~L.danger;
+    while (att) {
+        int to = lowest(att);
+        att &= att - 1;
+        list[n++] = (ushort)pack_move(L.king, to, 0);
+    }
+    n += castlings(b, &L, list, n);
+    ulong free_pieces = L.own & ~L.pinned;
+    ulong knights = type_set(b, KNIGHT), straight = straight_set(b), diagonal = diagonal_set(b);
+    ulong pieces = free_pieces & (knights | straight | diagonal);
+    while (pieces) {
+        int from = lowest(pieces);
+        ulong one = pieces & (0UL - pieces);
+        pieces ^= one;
+        ulong targets = 0;
+        if (one & knights) targets = knight_attacks(one);
+        if (one & diagonal) targets |= diagonal_attacks(one, L.empty);
+        if (one & straight) targets |= straight_attacks(one, L.empty);
+        targets &= ~L.own;
+        while (targets) {
+            int to = lowest(targets);
+            targets &= targets - 1;
+            list[n++] = (ushort)pack_move(from, to, 0);
+        }
+    }
+    ulong pawns = free_pieces & type_set(b, PAWN);
+    ulong push = (pawns << 8) & L.empty;
+    ulong double_push = ((push & RANK_3) << 8) & L.empty;
+    ulong left = ((pawns << 7) & NOT_H) & L.enemy;
+    ulong right = ((pawns << 9) & NOT_A) & L.enemy;
+    while (push) { int to = lowest(push); push &= push - 1; n += emit_pawn(list, n, to - 8, to); }
+    while (double_push) { int to = lowest(double_push); double_push &= double_push - 1;
+                          list[n++] = (ushort)pack_move(to - 16, to, 0); }
+    while (left) { int to = lowest(left); left &= left - 1; n += emit_pawn(list, n, to - 7, to); }
+    while (right) { int to = lowest(right); right &= right - 1; n += emit_pawn(list, n, to - 9, to); }
+    if (b->ep != NO_SQ) {
+        // en passant can uncover the king along the rank: make and test it
+        ulong takers = pawns & pawn_attacks_down(BIT(b->ep));
+        while (takers) {
+            int from = lowest(takers);
+            takers &= takers - 1;
+            if (is_legal(b, from, b->ep, 0))
+                list[n++] = (ushort)pack_move(from, b->ep, 0);
+        }
+    }
+    if (L.pinned)
+        n += try_moves(b, L.pinned, list + n);
+    return n;
+}
+
+// The number of legal moves (perft 1): pieces that need no test are counted by popcount.
+static inline ulong count_legal(Board *b) {
+    Legality L;
+    ulong count = 0;
+    legality(b, &L, true, &count);
+    if (L.in_check)
+        return (ulong)try_moves(b, ~0UL, 0);
+    count += popcount(king_attacks(BIT(L.king)) & ~L.own & ~L.danger);
+    count += castlings(b, &L, 0, 0);
+    ulong free_pieces = L.own & ~L.pinned;
+    ulong knights = type_set(b, KNIGHT), straight = straight_set(b), diagonal = diagonal_set(b);
+    ulong s = free_pieces & knights;
+    while (s) {
+        ulong one = s & (0UL - s);
+        s ^= one;
+        count += popcount(knight_attacks(one) & ~L.own);
+    }
+    s = free_pieces & (straight | diagonal);
+    while (s) {
+        ulong one = s & (0UL - s);
+        s ^= one;
+        ulong att = 0;
+        if (one & diagonal) att |= diagonal_attacks(one, L.empty);
+        if (one & straight) att |= straight_attacks(one, L.empty);
+        count += popcount(att & ~L.own);
+    }
+    ulong pawns = free_pieces & type_set(b, PAWN);
+    ulong push = (pawns << 8) & L.empty;
+    ulong double_push = ((push & RANK_3) << 8) & L.empty;
+    ulong left = ((pawns << 7) & NOT_H) & L.enemy;
+    ulong right = ((pawns << 9) & NOT_A) & L.enemy;
+    count += popcount(push & ~RANK_8) + PROMOTIONS * popcount(push & RANK_8)
+           + popcount(double_push)
+           + popcount(left & ~RANK_8) + PROMOTIONS * popcount(left & RANK_8)
+           + popcount(right & ~RANK_8) + PROMOTIONS * popcount(right & RANK_8);
+    if (b->ep != NO_SQ) {
+        ulong takers = pawns & pawn_attacks_down(BIT(b->ep));
+        while (takers) {
+            int from = lowest(takers);
+            takers &= takers - 1;
+            count += is_legal(b, from, b->ep, 0);
+        }
+    }
+    ulong pinned_pawns = L.pinned & type_set(b, PAWN);
+    if (pinned_pawns)
+        count += try_moves(b, pinned_pawns, 0);
+    return count;
+}
+
+// Leaves two and three plies below the position, the last ply bulk-counted.
+static inline ulong perft_below_2(Board *b) {
+    ushort list[MAX_MOVES];
+    int n = legal_moves(b, list);
+    ulong total = 0;
+    for (int i = 0; i < n; i++) {
+        uint m = list[i];
+        int from = MOVE_FROM(m), to = MOVE_TO(m), promo = MOVE_PROMO(m);
+        int mover = type_at(b, from), victim = type_at(b, to);
+        Undo u;
+        make_legal(b, &u, from, to, promo, mover, victim, 0, false);
+        total += count_legal(b);
+        unmake(b, &u, from, to, promo, mover, victim);
+    }
+    return total;
+}
+
+static inline ulong perft_below_3(Board *b) {
+    ushort list[MAX_MOVES];
+    int n = legal_moves(b, list);
+    ulong total = 0;
+    for (int i = 0; i < n; i++) {
+        uint m = list[i];
+        int from = MOVE_FROM(m), to = MOVE_TO(m), promo = MOVE_PROMO(m);
+        int mover = type_at(b, from), victim = type_at(b, to);
+        Undo u;
+        make_legal(b, &u, from, to, promo, mover, victim, 0, false);
+        total += perft_below_2(b);
+        unmake(b, &u, from, to, promo, mover, victim);
+    }
+    return total;
+}
+
+// Bulk perft of every position, one kernel per depth (a kernel carries the registers of its
+// deepest path, so depth 1 and 2 do not pay for depth 3); one partial sum per work-group.
+#define PERFT_BULK_KERNEL(NAME, COUNT)                                                    \
+__kernel void NAME(__global const ulong *positions, const uint n,                        \
+                   __global ulong *partial_sums, __local ulong *scratch)                 \
+{                                                                                         \
+    uint i = get_global_id(0), lid = get_local_id(0), size = get_local_size(0);          \
+    ulong leaves = 0;                                                                     \
+    if (i < n) {                                                                          \
+        Board b;                                                                          \
+        load_position(&b, positions + (size_t)i * POSITION_WORDS);                       \
+        leaves = COUNT(&b);                                                               \
+    }                                                                                     \
+    scratch[lid] = leaves;                                                                \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                         \
+    for (uint stride = size >> 1; stride > 0; stride >>= 1) {                             \
+        if (lid < stride)                                                                 \
+            scratch[lid] += scratch[lid + stride];                                        \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                     \
+    }                                                                                     \
+    if (lid == 0)                                                                         \
+        partial_sums[get_group_id(0)] = scratch[0];                                       \
+}
+
+PERFT_BULK_KERNEL(perft_bulk_1, count_legal)
+PERFT_BULK_KERNEL(perft_bulk_2, perft_below_2)
+PERFT_BULK_KERNEL(perft_bulk_3, perft_below_3)
+
+// Breadth-first expansion, pass 1: how many children each position has.
+__kernel void count_children(__global const ulong *positions, const uint n, __global uint *counts)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    Board b;
+    load_position(&b, positions + (size_t)i * POSITION_WORDS);
+    counts[i] = (uint)count_legal(&b);
+}
+
+// Pass 2: write each position's children from its offset (an exclusive prefix sum of the
+// counts). A child list whose length disagrees with pass 1 raises the error flag.
+__kernel void expand(__global const ulong *positions, const uint n,
+                     __global const ulong *offsets, __global ulong *children,
+                     __global volatile uint *error_flag)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    Board b;
+    load_position(&b, positions + (size_t)i * POSITION_WORDS);
+    ushort list[MAX_MOVES];
+    int count = legal_moves(&b, list);
+    ulong first = offsets[i];
+    if ((ulong)count != offsets[i + 1] - first) {
+        atomic_or(error_flag, 1u);
+        return;
+    }
+    for (int k = 0; k < count; k++) {
+        uint m = list[k];
+        int from = MOVE_FROM(m), to = MOVE_TO(m), promo = MOVE_PROMO(m);
+        int mover = type_at(&b, from), victim = type_at(&b, to);
+        Undo u;
+        make_legal(&b, &u, from, to, promo, mover, victim, 0, false);
+        store_position(&b, children + (first + k) * POSITION_WORDS);
+        unmake(&b, &u, from, to, promo, mover, victim);
+    }
+}

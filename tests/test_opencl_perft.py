@@ -1,0 +1,90 @@
+"""OpenCL perft on PoCL: the published counts of the perft suites in both counting modes (bulk
+at the last ply; every leaf made, as the accelerator does), divide in the contract's order, and
+the breadth-first expansion however it is cut up (frontier size, leaf depth, memory chunks)."""
+
+import chess
+import pytest
+
+from chessaccel.host.opencl import OpenCLBackend
+from chessaccel.host.opencl.layout import pack_positions
+from chessaccel.sim.model.search import perft_divide
+
+import suites
+
+#: Published counts up to this many leaves run by default; the rest under -m long.
+FAST_LIMIT = 100_000
+LONG_LIMIT = 50_000_000
+RECORDS = suites.perft_records()
+KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+
+
+@pytest.fixture(scope="module")
+def backend():
+    b = OpenCLBackend("pocl")
+    yield b
+    b.close()
+
+
+def check_suites(backend, low, high):
+    wrong, checked = [], 0
+    for record in RECORDS:
+        board = suites.board_of(record.fen)
+        for depth, count in sorted(record.counts.items()):
+            if not low < count <= high:
+                continue
+            for mode in ("bulk", "make"):
+                got = backend.perft(board, depth, count_mode=mode)["nodes"]
+                checked += 1
+                if got != count:
+                    wrong.append(f"{record.id} perft {depth} ({mode}): {got}, published {count}")
+    assert checked and not wrong, f"{len(wrong)} of {checked} wrong, first: {wrong[:3]}"
+    return checked
+
+
+def test_published_counts_both_modes(backend):
+    assert check_suites(backend, 0, FAST_LIMIT) > 2000
+
+
+@pytest.mark.long
+def test_published_counts_both_modes_deeper(backend):
+    check_suites(backend, FAST_LIMIT, LONG_LIMIT)
+
+
+@pytest.mark.parametrize("fen, depth", [
+    (KIWIPETE, 3),
+    ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 4),
+    ("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 3),
+    ("rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", 3),
+])
+def test_divide_is_the_models_in_generation_order(backend, fen, depth):
+    board = suites.board_of(fen)
+    want = perft_divide(board, depth)
+    for mode in ("bulk", "make"):
+        got = backend.perft(board, depth, divide=True, count_mode=mode)
+        assert list(got["divide"].items()) == list(want.items())
+        assert got["nodes"] == sum(want.values())
+
+
+def test_depth_zero_and_positions_without_moves(backend):
+    assert backend.perft(suites.board_of(KIWIPETE), 0)["nodes"] == 1
+    mated = suites.board_of("R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1")
+    stalemated = suites.board_of(next(fen for fen in suites.fens("stalemate0.fen")
+                                      if chess.Board(fen).is_stalemate()))
+    for board in (mated, stalemated):
+        for mode in ("bulk", "make"):
+            assert [backend.perft(board, d, count_mode=mode)["nodes"] for d in (0, 1, 2)] == [1, 0, 0]
+
+
+@pytest.mark.parametrize("frontier_target, bulk_leaf_depth, memory_fraction", [
+    (1, 1, 0.25),          # leaves one ply deep: expansion down to the last ply but one
+    (10**6, 3, 0.25),      # expand until the frontier is huge
+    (4, 2, 1e-9),          # a memory budget of one position: every parent expanded alone
+])
+def test_expansion_however_it_is_cut(frontier_target, bulk_leaf_depth, memory_fraction):
+    b = OpenCLBackend("pocl", frontier_target=frontier_target, bulk_leaf_depth=bulk_leaf_depth,
+                      make_leaf_depth=bulk_leaf_depth, memory_fraction=memory_fraction)
+    roots = pack_positions([suites.board_of(KIWIPETE), suites.board_of(suites.fens("mate1.fen")[0])])
+    kiwipete_3, mate_3 = 97862, b.perft_positions(roots[1:], 3, "make")
+    for mode in ("bulk", "make"):
+        assert b.perft_positions(roots, 3, mode) == kiwipete_3 + mate_3
+    assert len(b.last_run["frontiers"]) >= 2
