@@ -55,8 +55,8 @@ def test_backend_names_and_unknown_ones():
     with pytest.raises(BackendError) as error:
         get_backend("fpga")
     assert str(error.value) == ("unknown backend 'fpga' (choose from: model, rtl, verilator, "
-                                "serial:PORT, opencl)")
-    assert BACKEND_NAMES == ("model", "rtl", "verilator", "serial:PORT", "opencl")
+                                "serial:PORT, opencl[:PLATFORM])")
+    assert BACKEND_NAMES == ("model", "rtl", "verilator", "serial:PORT", "opencl[:PLATFORM]")
     with pytest.raises(BackendError, match=r"^serial backend needs a port: --backend "
                                            r"serial:/dev/ttyUSB0$"):
         get_backend("serial:")

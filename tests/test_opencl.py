@@ -117,16 +117,15 @@ def test_sparse_positions_at_depth_three(backend):
     assert_same_as_model(backend, [(fen, 3, -INF, INF) for fen in SPARSE])
 
 
-def test_stack_full_rule_with_a_small_max_ply(monkeypatch):
+def test_stack_full_rule_with_a_small_max_ply():
     """A kernel built with MAX_PLY = 4 evaluates at ply 4 exactly as the model does with the
     same limit: depth-3 searches whose quiescence reaches past it."""
     small = OpenCLBackend("pocl", overrides={"MAX_PLY": 4})
-    monkeypatch.setattr(model_search_module, "MAX_PLY", 4)
     jobs = [(fen, depth, -INF, INF) for fen in TACTICAL[:12] for depth in (2, 3)]
     boards = [suites.board_of(fen) for fen, *_ in jobs]
     results = small.search_many([(b, d, a, be) for b, (_, d, a, be) in zip(boards, jobs)], pv=True)
     for (fen, depth, *_), board, got in zip(jobs, boards, results):
-        want = model_search_module.search(board, depth)
+        want = model_search_module.search(board, depth, max_ply=4)
         assert (got["score"], got["best_move"], got["nodes"], got["pv"]) == \
                (want.score, want.best_move, want.nodes, want.pv), f"{fen} depth {depth}"
     full = OpenCLBackend("pocl").search_many([(boards[0], 3, -INF, INF)])[0]
