@@ -38,7 +38,7 @@ from .evaluate import Evaluate
 from .genaggressor import GenAggressor
 from .genvictim import GenVictim
 from .searchstack import Frame, SearchStack, StackOp
-from .squarearray import SQUARES, onehot
+from .squarearray import SQUARES, onehot, own_squares
 from .testcheck import TestCheck
 
 __all__ = ["STATES", "SearchCore", "fsm_markdown", "update_doc"]
@@ -153,7 +153,6 @@ class _AlphaBetaFSM:
         self.value = Signal(Score)          # the value RETURN hands to the parent
         self.nodes = Signal(NODE_BITS)
         self.cycles = Signal(CYCLE_BITS)
-        self.own = Signal(SQUARES)          # squares of the side to move
         self.eval_ready = Signal()
         self.searching = self.job.mode == Mode.SEARCH
         self.top, self.parent = self.stack.top, self.stack.parent
@@ -186,13 +185,15 @@ class _AlphaBetaFSM:
             frame.victim_valid.eq(victims.valid),
         ]
 
-    def make(self, from_sq, to_sq, promo):
-        """Make the move and note it, with its undo record, in the top frame."""
+    def make(self, from_sq, to_sq, promo, moving, castle=0):
+        """Make the move (``moving``: the type of the piece moved; ``castle``: a castling) and
+        note it, with its undo record, in the top frame."""
         board, next_top = self.board, self.stack.next_top
         self.m.d.comb += [
             board.op.eq(BoardOp.MAKE),
             board.move.from_sq.eq(from_sq), board.move.to_sq.eq(to_sq),
             board.move.promo.as_value().eq(promo),
+            board.moving.eq(moving), board.castle.eq(castle),
             self.stack.op.eq(StackOp.WRITE),
             next_top.move.from_sq.eq(from_sq), next_top.move.to_sq.eq(to_sq),
             next_top.move.promo.as_value().eq(promo),
@@ -253,10 +254,7 @@ class _AlphaBetaFSM:
             self.side_check.by.as_value().eq(~side),
             self.evaluate.position.eq(position),
         ]
-        for s in range(SQUARES):
-            piece = position.squares[s]
-            m.d.comb += self.own[s].eq((piece.type != PieceType.NONE)
-                                       & (piece.color == position.side))
+        self.own = own_squares(m, position)
 
         # Evaluate is a free-running pipeline: its score belongs to the board once the board
         # has stood still for its latency.
@@ -371,7 +369,7 @@ class _AlphaBetaFSM:
 
         def castle(to_sq, stage_after):
             m.d.comb += next_top.stage.eq(stage_after)
-            self.make(castle_from, to_sq, PieceType.NONE)
+            self.make(castle_from, to_sq, PieceType.NONE, PieceType.KING, castle=1)
 
         with m.If(top.promoting):
             # the same pawn, the same victim, the next promotion piece
@@ -382,7 +380,7 @@ class _AlphaBetaFSM:
                 m.d.comb += next_top.mask.eq(top.mask | onehot(top.move.from_sq))
             with m.Elif(last):
                 victim_done()
-            self.make(top.move.from_sq, top.move.to_sq, promotion_piece[top.promo])
+            self.make(top.move.from_sq, top.move.to_sq, promotion_piece[top.promo], PieceType.PAWN)
         with m.Elif((top.stage == GenStage.VICTIMS) & top.victim_valid):
             aggressor = aggressors.aggressor
             with m.If(~aggressors.valid):
@@ -394,13 +392,13 @@ class _AlphaBetaFSM:
             with m.Elif(aggressors.promotion):
                 m.d.comb += [next_top.promoting.eq(1), next_top.promo.eq(1),
                              next_top.more.eq(aggressors.more)]
-                self.make(aggressor, top.victim, promotion_piece[0])
+                self.make(aggressor, top.victim, promotion_piece[0], PieceType.PAWN)
             with m.Else():
                 with m.If(aggressors.more):
                     m.d.comb += next_top.mask.eq(top.mask | onehot(aggressor))
                 with m.Else():
                     victim_done()
-                self.make(aggressor, top.victim, PieceType.NONE)
+                self.make(aggressor, top.victim, PieceType.NONE, aggressors.aggressor_type)
         # victims exhausted: kingside castling, then queenside, in this same cycle if allowed
         with m.Elif((top.stage == GenStage.VICTIMS) & full_width & castling.kingside_ok):
             castle(castle_from + (KINGSIDE_FILE - KING_FILE), GenStage.CASTLE_QUEENSIDE)

@@ -19,7 +19,7 @@ from chessaccel.geometry import KING_TARGETS, KNIGHT_TARGETS, QUEEN_DIRS, step
 __all__ = ["SQUARES", "MIRROR", "RANK_OF_EP", "ROOK_DIR_INDICES", "BISHOP_DIR_INDICES",
            "RelativeBoard", "to_relative", "to_absolute", "permute_mask", "ray_fill",
            "pattern_sources", "pawn_capture_targets", "pawn_capturers", "lowest_set",
-           "or_reduce", "two_or_more", "PriorityPick", "en_passant_square", "SuperPiece", "onehot", "PIECE_TYPES"]
+           "or_reduce", "two_or_more", "PriorityPick", "en_passant_square", "own_squares", "SuperPiece", "onehot", "PIECE_TYPES"]
 
 SQUARES = 64
 #: XOR that flips a square's rank: absolute <-> relative square for black.
@@ -79,12 +79,6 @@ class RelativeBoard:
                     self.own[t][r].eq((kind == t.value) & own_color),
                     self.enemy[t][r].eq((kind == t.value) & ~own_color),
                 ]
-
-    def own_any(self):
-        return or_reduce([self.own[t] for t in PIECE_TYPES])
-
-    def enemy_any(self):
-        return or_reduce([self.enemy[t] for t in PIECE_TYPES])
 
 
 def ray_fill(sources, passable, direction):
@@ -253,6 +247,16 @@ def en_passant_square(m, ep, prefix):
     for f in range(8):
         m.d.comb += target[RANK_OF_EP * 8 + f].eq(ep.valid & (ep.file == f))
     return target
+
+
+def own_squares(m, position, name="own"):
+    """64-bit Signal (absolute squares) of the squares holding a piece of the side to move: the
+    own pieces a victim's exhaustion re-enables in the disable mask."""
+    own = Signal(SQUARES, name=name)
+    for s in range(SQUARES):
+        piece = position.squares[s]
+        m.d.comb += own[s].eq((piece.type != PieceType.NONE) & (piece.color == position.side))
+    return own
 
 
 def onehot(sq):
