@@ -4,6 +4,12 @@
 king squares (kept as registers so TestCheck needs no search for the king). Each operation takes
 one clock: LOAD a whole Position, MAKE a move (castling, en passant and promotion included) or
 UNMAKE it given the UndoRecord its MAKE produced. No legality test is made here.
+
+MAKE is told what its caller already knows: the type of the moving piece (``moving``: the
+aggressor's type, the move generator found it) and whether the move is a castling (``castle``).
+So the make never reads the from-square through a 64-way multiplexer, and its per-square logic
+waits only on the decoded from-square: in the search core the from-square comes straight out of
+the aggressor tree, at the end of the longest path of the cycle.
 """
 
 from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal
@@ -19,9 +25,13 @@ SQUARES = 64
 #: Rank (0-based, absolute) of the en-passant square when white / black is to move.
 EP_RANK = {Color.WHITE: 5, Color.BLACK: 2}
 CASTLE_STEP = 2         # files a castling king moves
-DOUBLE_PUSH = 16        # squares a double pawn push moves
-KINGSIDE_ROOK = (3, 1)  # rook's (from, to) offsets from the king's start, kingside
-QUEENSIDE_ROOK = (-4, -1)
+PAWN_STEP = 8           # squares a pawn moves per rank
+#: Rank (absolute) a pawn of each colour starts on, and the rank its double push reaches.
+PAWN_START_RANK = {Color.WHITE: 1, Color.BLACK: 6}
+DOUBLE_PUSH_RANK = {Color.WHITE: 3, Color.BLACK: 4}
+KINGSIDE_KING_FILE = 6  # file a king castling kingside lands on
+KINGSIDE_ROOK = (1, -1)  # rook's (from, to) offsets from the king's to-square, kingside
+QUEENSIDE_ROOK = (-2, 1)
 
 KingSquares = data.ArrayLayout(Square, 2)
 
@@ -38,12 +48,16 @@ class Board(wiring.Component):
 
     ``position`` and ``king_squares`` (indexed by Color) show the current board. During a MAKE,
     ``undo`` shows the record that MAKE needs kept (combinational from the board and ``move``):
-    store it and hand it back on ``restore`` with the UNMAKE of the same move.
+    store it and hand it back on ``restore`` with the UNMAKE of the same move. A MAKE also needs
+    ``moving``, the type of the piece on the from-square, and ``castle``, high for a castling
+    (the king's two-square move); both are ignored by the other operations.
     """
 
     op: In(BoardOp)
     load_position: In(Position)
     move: In(Move)
+    moving: In(PieceType)
+    castle: In(1)
     restore: In(UndoRecord)
 
     position: Out(Position)
@@ -62,17 +76,17 @@ class Board(wiring.Component):
         frm, to = move.from_sq, move.to_sq
         promoting = move.promo != PieceType.NONE
         empty = Const(EMPTY, 4)
-        # square beside the from-square on the to-square's file: the pawn taken en passant
+        # The pawn taken en passant stands behind the to-square, seen from the mover.
         taken = Signal(Square)
-        m.d.comb += taken.eq(Cat(to[:3], frm[3:]))
-        castling_move = Signal()
+        m.d.comb += taken.eq(Mux(black, to + PAWN_STEP, to - PAWN_STEP))
+        # Castling's rook squares follow from the king's to-square (g-file: kingside).
         kingside = Signal()
         rook_from = Signal(Square)
         rook_to = Signal(Square)
         m.d.comb += [
-            kingside.eq(to > frm),
-            rook_from.eq(Mux(kingside, frm + KINGSIDE_ROOK[0], frm + QUEENSIDE_ROOK[0])),
-            rook_to.eq(Mux(kingside, frm + KINGSIDE_ROOK[1], frm + QUEENSIDE_ROOK[1])),
+            kingside.eq(to[:3] == KINGSIDE_KING_FILE),
+            rook_from.eq(Mux(kingside, to + KINGSIDE_ROOK[0], to + QUEENSIDE_ROOK[0])),
+            rook_to.eq(Mux(kingside, to + KINGSIDE_ROOK[1], to + QUEENSIDE_ROOK[1])),
         ]
 
         def ep_square(ep, side_black):
@@ -83,15 +97,15 @@ class Board(wiring.Component):
         promoted = Signal(Piece)
         captured = Signal(Piece)
         en_passant = Signal()
+        pawn_moves = Signal()
         m.d.comb += [
-            moving.eq(squares[frm]),
+            moving.type.eq(self.moving),
+            moving.color.eq(state.side),
+            pawn_moves.eq(self.moving == PieceType.PAWN),
             promoted.type.eq(move.promo),
             promoted.color.eq(state.side),
-            en_passant.eq((moving.type == PieceType.PAWN) & state.ep.valid
-                          & (to == ep_square(state.ep, black))),
+            en_passant.eq(pawn_moves & state.ep.valid & (to == ep_square(state.ep, black))),
             captured.eq(Mux(en_passant, squares[taken], squares[to])),
-            castling_move.eq((moving.type == PieceType.KING)
-                             & ((to == frm + CASTLE_STEP) | (frm == to + CASTLE_STEP))),
             self.undo.captured.eq(captured),
             self.undo.castling.eq(state.castling),
             self.undo.ep.eq(state.ep),
@@ -105,16 +119,20 @@ class Board(wiring.Component):
             v = squares[s].as_value()
             v = Mux(en_passant & (taken == s), empty, v)
             v = Mux(to == s, placed, v)
-            v = Mux(frm == s, empty, v)
-            v = Mux(castling_move & (rook_to == s), rook, v)
-            v = Mux(castling_move & (rook_from == s), empty, v)
+            v = Mux(self.castle & (rook_to == s), rook, v)
+            v = Mux(self.castle & (rook_from == s), empty, v)
+            v = Mux(frm == s, empty, v)   # last: the from-square decodes late
             made.append(v)
-        double_push = (moving.type == PieceType.PAWN) & (
-            (to == frm + DOUBLE_PUSH) | (frm == to + DOUBLE_PUSH))
+        # a pawn leaving its start rank for the rank two ahead
+        def pushes_twice(color):
+            return (frm[3:] == PAWN_START_RANK[color]) & (to[3:] == DOUBLE_PUSH_RANK[color])
+        double_push = pawn_moves & Mux(black, pushes_twice(Color.BLACK), pushes_twice(Color.WHITE))
 
         # --- unmake ------------------------------------------------------------------------
         mover_black = ~black
         restored = self.restore
+        taken_back = Signal(Square)  # the square the pawn taken en passant goes back to
+        m.d.comb += taken_back.eq(Mux(mover_black, to + PAWN_STEP, to - PAWN_STEP))
         pawn_back = Signal(Piece)
         returning = Signal(Piece)
         back_en_passant = Signal()
@@ -134,7 +152,7 @@ class Board(wiring.Component):
             v = squares[s].as_value()
             v = Mux(frm == s, returning, v)
             v = Mux(to == s, Mux(back_en_passant, empty, restored.captured), v)
-            v = Mux(back_en_passant & (taken == s), restored.captured, v)
+            v = Mux(back_en_passant & (taken_back == s), restored.captured, v)
             v = Mux(back_castling & (rook_from == s), rook_back, v)
             v = Mux(back_castling & (rook_to == s), empty, v)
             unmade.append(v)
@@ -155,9 +173,9 @@ class Board(wiring.Component):
                     state.side.eq(Mux(black, Color.WHITE, Color.BLACK)),
                     state.castling.eq(state.castling.as_value() & ~(clear_rom[frm] | clear_rom[to])),
                     state.ep.valid.eq(double_push),
-                    state.ep.file.eq(Mux(double_push, frm[:3], 0)),
+                    state.ep.file.eq(Mux(double_push, to[:3], 0)),
                 ]
-                with m.If(moving.type == PieceType.KING):
+                with m.If(self.moving == PieceType.KING):
                     with m.If(black):
                         m.d.sync += kings[1].eq(to)
                     with m.Else():

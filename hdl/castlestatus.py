@@ -22,7 +22,8 @@ CASTLE_PATHS = {
     True:  ((5, 6), (4, 5, 6)),
     False: ((1, 2, 3), (4, 3, 2)),
 }
-HOME_RANK = 0
+#: Rank (relative frame of the side to move) of the king and rooks before castling.
+CASTLING_RANK = 0
 #: (file, rank) steps from a square to the enemy pawns attacking it (they capture downwards).
 ENEMY_PAWN_STEPS = ((-1, 1), (1, 1))
 
@@ -68,9 +69,9 @@ class CastleStatus(wiring.Component):
         for kingside, (empty_files, king_files) in CASTLE_PATHS.items():
             allowed = held[kingside]
             for f in empty_files:
-                allowed = allowed & board.empty[square(f, HOME_RANK)]
+                allowed = allowed & board.empty[square(f, CASTLING_RANK)]
             for f in king_files:
-                allowed = allowed & ~_attacked_by_enemy(board, square(f, HOME_RANK))
+                allowed = allowed & ~_attacked_by_enemy(board, square(f, CASTLING_RANK))
             ok[kingside] = allowed
         m.d.comb += [self.kingside_ok.eq(ok[True]), self.queenside_ok.eq(ok[False])]
         return m

@@ -30,6 +30,8 @@ from chessaccel.evaltables import (SQUARE_MG, SQUARE_EG, PHASE_INC, PHASE_MAX, P
                                    TAPER_SHIFT)
 from chessaccel.geometry import CODE
 
+from .squarearray import MIRROR
+
 __all__ = ["Evaluate", "LATENCY", "square_terms"]
 
 #: Cycles from a change of ``position`` to the matching ``score``, at most (the default).
@@ -37,7 +39,6 @@ LATENCY = 3
 #: Stages whose register can be left out, by latency: the first stage's, the second's.
 _STAGE_REGISTERED = {1: (False, False), 2: (True, False), 3: (True, True)}
 
-_FLIP = 0o70
 _SQUARES_PER_RANK = 8
 _RANKS = 8
 #: Partial and total sums of material + piece-square values fit this width with room to spare
@@ -56,7 +57,7 @@ def square_terms(sq, code):
             if CODE[color][kind] == code:
                 if color == Color.WHITE.value:
                     return SQUARE_MG[kind][sq], SQUARE_EG[kind][sq], PHASE_INC[kind]
-                return -SQUARE_MG[kind][sq ^ _FLIP], -SQUARE_EG[kind][sq ^ _FLIP], PHASE_INC[kind]
+                return -SQUARE_MG[kind][sq ^ MIRROR], -SQUARE_EG[kind][sq ^ MIRROR], PHASE_INC[kind]
     return 0, 0, 0
 
 

@@ -5,23 +5,26 @@ own pieces that receive the pattern of their own kind are candidates. Pawns capt
 that holds a piece or is the en-passant square, and push onto any other (single, or double from
 their home rank over an empty square). In quiescence (``captures_only``) an empty victim can only
 be the en-passant square, and only pawns take there. The comparator tree picks the least valuable
-candidate not disabled, ties to the lowest relative square.
+candidate not disabled, ties to the lowest relative square. ``more`` looks one aggressor ahead:
+another enabled candidate remains besides the one chosen, so the search knows in the cycle it
+makes a move whether the victim is then exhausted.
 """
 
-from amaranth.hdl import Cat, Const, Module, Mux, Signal
+from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from chessaccel.defs import Color, PieceType, Position, Square
 from chessaccel.geometry import rank_of, square
 
-from .squarearray import (PIECE_TYPES, RANK_OF_EP, SQUARES, RelativeBoard, SuperPiece, onehot,
-                          permute_mask, pick_first_level, to_absolute, to_relative)
+from .squarearray import (PIECE_TYPES, SQUARES, PriorityPick, RelativeBoard, SuperPiece,
+                          en_passant_square, onehot, or_reduce, permute_mask, to_absolute,
+                          to_relative, two_or_more)
 
 __all__ = ["GenAggressor"]
 
 PAWN_STEP = 8          # one rank up in the relative frame
-HOME_RANK = 1          # relative rank a pawn may double-push from
+PAWN_START_RANK = 1    # relative rank a pawn may double-push from
 LAST_RANK = 7          # relative rank a pawn promotes on
 
 
@@ -31,7 +34,8 @@ class GenAggressor(wiring.Component):
     Inputs: ``position``, ``victim`` (absolute square), ``mask`` (disable word, absolute squares;
     disabled aggressors are skipped), ``captures_only`` (quiescence).
     Outputs: ``valid`` (an aggressor exists), ``aggressor`` (absolute square), ``aggressor_type``,
-    ``promotion`` (the aggressor is a pawn reaching the last rank: the move is tried as Q, R, B, N).
+    ``promotion`` (the aggressor is a pawn reaching the last rank: the move is tried as Q, R, B, N),
+    ``more`` (at least two candidates are enabled: another aggressor follows this one).
     Same answer as ``select_aggressor(candidates(board, victim, captures_only), mask)``.
     """
 
@@ -44,6 +48,7 @@ class GenAggressor(wiring.Component):
     aggressor: Out(Square)
     aggressor_type: Out(PieceType)
     promotion: Out(1)
+    more: Out(1)
 
     def elaborate(self, platform):
         m = Module()
@@ -56,10 +61,7 @@ class GenAggressor(wiring.Component):
         m.d.comb += [victim.eq(to_relative(self.victim, black)), target.eq(onehot(victim))]
         radiated = SuperPiece(m, target, empty, "aggressor_super")
 
-        ep_square = Signal(SQUARES)
-        for f in range(8):
-            m.d.comb += ep_square[square(f, RANK_OF_EP)].eq(
-                self.position.ep.valid & (self.position.ep.file == f))
+        ep_square = en_passant_square(m, self.position.ep, "aggressor")
         victim_empty = Signal()
         is_capture = Signal()
         m.d.comb += [
@@ -71,7 +73,7 @@ class GenAggressor(wiring.Component):
         pushers = Signal(SQUARES)
         for s in range(SQUARES - PAWN_STEP):
             push = target[s + PAWN_STEP]
-            if rank_of(s) == HOME_RANK:
+            if rank_of(s) == PAWN_START_RANK:
                 push = push | (target[s + 2 * PAWN_STEP] & empty[s + PAWN_STEP])
             m.d.comb += pushers[s].eq(push)
 
@@ -84,17 +86,16 @@ class GenAggressor(wiring.Component):
         for t in PIECE_TYPES[1:]:
             candidates[t] = Mux(pieces_move, attackers[t], 0)
 
-        enabled = ~permute_mask(self.mask, black)
+        enabled = Signal(SQUARES)
+        m.d.comb += enabled.eq(~permute_mask(self.mask, black))
         levels = [candidates[t] & enabled for t in PIECE_TYPES]
-        valid, level, relative_aggressor = pick_first_level(m, levels, "aggressor_tree")
-        kind = Const(PieceType.NONE.value, 3)
-        for i in reversed(range(len(PIECE_TYPES))):
-            kind = Mux(level == i, PIECE_TYPES[i].value, kind)
+        tree = PriorityPick(m, levels, "aggressor_tree")
         last_rank = victim[3:] == LAST_RANK
         m.d.comb += [
-            self.valid.eq(valid),
-            self.aggressor.eq(to_absolute(relative_aggressor, black)),
-            self.aggressor_type.as_value().eq(Mux(valid, kind, PieceType.NONE.value)),
-            self.promotion.eq(valid & (level == 0) & last_rank),
+            self.valid.eq(tree.valid),
+            self.aggressor.eq(to_absolute(tree.square, black)),
+            self.aggressor_type.as_value().eq(tree.select([t.value for t in PIECE_TYPES], 3)),
+            self.promotion.eq(tree.first[0] & last_rank),
+            self.more.eq(two_or_more(or_reduce(levels))),
         ]
         return m

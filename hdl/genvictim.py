@@ -6,18 +6,23 @@ piece attacks ranks by its value (``PieceType + 1``); the en-passant square, whe
 attacks it, ranks PAWN; any other empty square an own piece moves to (rays, knight, king step,
 pawn single or double push) ranks QUIET. The disable ``mask`` gates the receivers only, never the
 rays. The comparator tree picks the highest class, ties to the lowest relative square.
+
+``king_attacked`` is the KING receiver before the mask: an own piece attacks the enemy king. On
+the board right after a make (the side to move is the mover's opponent) it says that the move
+just made left the mover's king attacked, i.e. the move was illegal: the search core's legality
+test, in the same array pass that finds the child's first victim.
 """
 
-from amaranth.hdl import Module, Mux, Signal
+from amaranth.hdl import Const, Module, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from chessaccel.defs import Color, PieceType, Position, Square, VictimClass
-from chessaccel.geometry import KING_TARGETS, KNIGHT_TARGETS, QUEEN_DIRS, file_of, rank_of, square
+from chessaccel.geometry import KING_TARGETS, KNIGHT_TARGETS, QUEEN_DIRS, rank_of
 
-from .squarearray import (BISHOP_DIR_INDICES, PIECE_TYPES, RANK_OF_EP, ROOK_DIR_INDICES, SQUARES,
-                          RelativeBoard, pattern_sources, pawn_capturers, permute_mask,
-                          pick_first_level, ray_fill, to_absolute)
+from .squarearray import (BISHOP_DIR_INDICES, PIECE_TYPES, ROOK_DIR_INDICES, SQUARES,
+                          PriorityPick, RelativeBoard, en_passant_square, or_reduce, pattern_sources, pawn_capturers,
+                          permute_mask, ray_fill, to_absolute)
 
 __all__ = ["GenVictim", "victim_receivers"]
 
@@ -51,10 +56,7 @@ class VictimReceivers:
         reach = Signal(SQUARES, name=f"{prefix}_reach")       # pieces but pawns
         pawn_attack = Signal(SQUARES, name=f"{prefix}_pawn_attack")
         pawn_push = Signal(SQUARES, name=f"{prefix}_pawn_push")
-        ray_reach = rays[0]
-        for r in rays[1:]:
-            ray_reach = ray_reach | r
-        m.d.comb += reach.eq(ray_reach
+        m.d.comb += reach.eq(or_reduce(rays)
                              | pattern_sources(own[PieceType.KNIGHT], KNIGHT_TARGETS)
                              | pattern_sources(own[PieceType.KING], KING_TARGETS))
 
@@ -62,20 +64,14 @@ class VictimReceivers:
         for t in range(SQUARES):
             capturers = pawn_capturers(t)
             if capturers:
-                attack = pawns[capturers[0]]
-                for s in capturers[1:]:
-                    attack = attack | pawns[s]
-                m.d.comb += pawn_attack[t].eq(attack)
+                m.d.comb += pawn_attack[t].eq(or_reduce([pawns[s] for s in capturers]))
             if t >= PAWN_STEP:
                 push = pawns[t - PAWN_STEP]
                 if rank_of(t) == DOUBLE_PUSH_RANK:
                     push = push | (pawns[t - 2 * PAWN_STEP] & empty[t - PAWN_STEP])
                 m.d.comb += pawn_push[t].eq(push)
 
-        ep_square = Signal(SQUARES, name=f"{prefix}_ep_square")
-        for f in range(8):
-            t = square(f, RANK_OF_EP)
-            m.d.comb += ep_square[t].eq(position.ep.valid & (position.ep.file == f))
+        ep_square = en_passant_square(m, position.ep, prefix)
 
         # Receivers, one vector per class.
         self.capture = {}
@@ -107,8 +103,10 @@ class GenVictim(wiring.Component):
     """Next victim of the side to move: combinational, one clock in the MoveWalker.
 
     Inputs: ``position`` (the board), ``mask`` (disable word, bit = absolute square; disabled
-    receivers are skipped), ``captures_only`` (quiescence: only classes >= PAWN).
-    Outputs: ``valid`` (a victim exists), ``victim`` (absolute square), ``victim_class``.
+    receivers are skipped), ``captures_only`` (quiescence: only classes >= PAWN; it enters the
+    tree only at its last select, so it may arrive late).
+    Outputs: ``valid`` (a victim exists), ``victim`` (absolute square), ``victim_class``,
+    ``king_attacked`` (the unmasked KING receiver: an own piece attacks the enemy king).
     Same answer as ``select_victim(receivers(board), mask, side, min_class)`` of the model.
     """
 
@@ -119,26 +117,24 @@ class GenVictim(wiring.Component):
     valid: Out(1)
     victim: Out(Square)
     victim_class: Out(VictimClass)
+    king_attacked: Out(1)
 
     def elaborate(self, platform):
         m = Module()
         receivers = VictimReceivers(m, self.position)
         black = self.position.side == Color.BLACK
-        enabled = ~permute_mask(self.mask, black)
-        levels = []
-        classes = []
+        enabled = Signal(SQUARES)
+        m.d.comb += enabled.eq(~permute_mask(self.mask, black))
+        levels, classes, enables = [], [], []
         for cls, vector in receivers.levels():
-            if cls == VictimClass.QUIET:
-                vector = vector & (~self.captures_only).replicate(SQUARES)
             levels.append(vector & enabled)
-            classes.append(cls)
-        valid, level, relative_victim = pick_first_level(m, levels, "victim_tree")
-        class_of_level = VictimClass.NONE
-        for i in reversed(range(len(classes))):
-            class_of_level = Mux(level == i, classes[i], class_of_level)
+            classes.append(cls.value)
+            enables.append(~self.captures_only if cls == VictimClass.QUIET else Const(1, 1))
+        tree = PriorityPick(m, levels, "victim_tree", enables)
         m.d.comb += [
-            self.valid.eq(valid),
-            self.victim.eq(to_absolute(relative_victim, black)),
-            self.victim_class.eq(Mux(valid, class_of_level, VictimClass.NONE)),
+            self.valid.eq(tree.valid),
+            self.victim.eq(to_absolute(tree.square, black)),
+            self.victim_class.as_value().eq(tree.select(classes, 3)),
+            self.king_attacked.eq(receivers.capture[PieceType.KING].any()),
         ]
         return m

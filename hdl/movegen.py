@@ -26,7 +26,7 @@ from .board import Board, BoardOp
 from .castlestatus import CastleStatus
 from .genaggressor import GenAggressor
 from .genvictim import GenVictim
-from .squarearray import SQUARES, onehot, to_absolute
+from .squarearray import SQUARES, onehot, own_squares, to_absolute
 from .testcheck import TestCheck
 
 __all__ = ["MoveWalker", "KING_HOME", "CASTLE_TARGET"]
@@ -65,19 +65,20 @@ class MoveWalker(wiring.Component):
 
         gen = Signal(GenState)
         move = Signal(Move)
+        moving = Signal(PieceType)   # the type of the piece ``move`` moves (MAKE needs it)
+        castling_move = Signal()     # ``move`` is a castling
         undo = Signal(UndoRecord)
         m.d.comb += self.gen.eq(gen)
 
         here = board.position
         black = here.side == Color.BLACK
-        own = Signal(SQUARES)
-        for s in range(SQUARES):
-            m.d.comb += own[s].eq((here.squares[s].type != PieceType.NONE)
-                                  & (here.squares[s].color == here.side))
+        own = own_squares(m, here)
         mover_black = ~black  # after a MAKE the side to move is the mover's opponent
         m.d.comb += [
             board.load_position.eq(self.position),
             board.move.eq(move),
+            board.moving.eq(moving),
+            board.castle.eq(castling_move),
             board.restore.eq(undo),
             victims.position.eq(here),
             victims.mask.eq(gen.mask),
@@ -98,6 +99,8 @@ class MoveWalker(wiring.Component):
                 move.from_sq.eq(to_absolute(KING_HOME, black)),
                 move.to_sq.eq(to_absolute(CASTLE_TARGET[kingside], black)),
                 move.promo.eq(PieceType.NONE),
+                moving.eq(PieceType.KING),
+                castling_move.eq(1),
             ]
 
         def begin_node():
@@ -140,6 +143,8 @@ class MoveWalker(wiring.Component):
                         gen.aggressor.eq(aggressors.aggressor),
                         move.from_sq.eq(aggressors.aggressor),
                         move.to_sq.eq(gen.victim),
+                        moving.eq(aggressors.aggressor_type),
+                        castling_move.eq(0),
                     ]
                     with m.If(aggressors.promotion):
                         m.d.sync += [

@@ -2,19 +2,25 @@
 
 The search is the model's (``sim/model/search.py``), step for step: fail-soft negamax alpha-beta
 on a fixed depth with quiescence, written as one finite state machine driving the Board, the move
-generator (GenVictim, GenAggressor, CastleStatus), two TestChecks, Evaluate and the SearchStack.
-A perft mode counts the leaves at a depth with the same generator, make and legality test.
+generator (GenVictim, GenAggressor, CastleStatus), a TestCheck, Evaluate and the SearchStack. A
+perft mode counts the leaves at a depth with the same generator, make and legality test.
 
 The FSM's states are declared once, in ``STATES`` (name, what it does, next states); the FSM is
 built from that table and every transition the code makes is checked against it at elaboration,
 so docs/fsm.md, generated from the same table (``fsm_markdown``), cannot drift from the design.
 
-Where the cycles go (docs/fsm.md has the figures): a move is found and made in one cycle
-(``NEXT_MOVE``: GenVictim and GenAggressor chained), its legality and the child's in-check test
-take one more (``TEST_LEGAL``: two TestChecks side by side, the child frame pushed and the node
-counted in the same cycle), and a node's value goes back to its parent in the cycle it is known
-(stand-pat cutoff, exhausted move list, evaluated leaf): there is no separate entry or return
-state on the common path.
+Where the cycles go (docs/fsm.md has the figures): a move is made in one cycle (``NEXT_MOVE``:
+GenAggressor on the victim the frame already holds, then make), its legality and the child's
+in-check test take one more (``TEST_LEGAL``: GenVictim on the child, whose KING receiver is the
+legality test and whose tree gives the child's first victim, and a TestCheck on the child's king;
+the child frame is pushed and the node counted in the same cycle), and a node's value goes back to
+its parent in the cycle it is known (stand-pat cutoff, exhausted move list, evaluated leaf).
+
+Choices are found one step ahead, never changed: GenVictim runs beside GenAggressor in
+``NEXT_MOVE`` on the mask with the current victim disabled, so the next victim is ready when the
+current one runs out; GenAggressor's ``more`` says in the cycle of the make whether the victim has
+another aggressor, so an exhausted victim costs no cycle of its own. The node walk is the model's
+exactly; only the cycles it takes differ.
 """
 
 from amaranth.hdl import Array, Const, Module, Mux, Signal
@@ -32,16 +38,16 @@ from .evaluate import Evaluate
 from .genaggressor import GenAggressor
 from .genvictim import GenVictim
 from .searchstack import Frame, SearchStack, StackOp
+from .squarearray import SQUARES, onehot, own_squares
 from .testcheck import TestCheck
 
 __all__ = ["STATES", "SearchCore", "fsm_markdown", "update_doc"]
 
-SQUARES = 64
 KING_FILE, KINGSIDE_FILE, QUEENSIDE_FILE = 4, 6, 2
-HOME_RANK = {Color.WHITE: 0, Color.BLACK: 7}
+#: Absolute rank of each colour's king and rooks before castling.
+CASTLING_RANK = {Color.WHITE: 0, Color.BLACK: 7}
 #: Evaluate's pipeline depth in the core: one register, so a stand-pat score is ready in the
-#: cycle after TEST_LEGAL (the evaluation's adder tree is shorter than the GenVictim +
-#: GenAggressor chain of NEXT_MOVE, which sets the clock anyway).
+#: cycle after TEST_LEGAL.
 EVAL_LATENCY = 1
 
 #: The AlphaBetaFSM, declared: state -> (what it does, the states it may go to next).
@@ -51,17 +57,18 @@ STATES = {
         "wait for a job; reject a bad one (BAD_JOB), else load the board and the root frame",
         ("IDLE", "ENTER_ROOT")),
     "ENTER_ROOT": (
-        "count the root; test it for check; stand pat at depth 0 unless in check, else start "
-        "the move walk (perft 0: the root is the one leaf)",
+        "count the root; test it for check and find its first victim; stand pat at depth 0 "
+        "unless in check, else start the move walk (perft 0: the root is the one leaf)",
         ("STAND_PAT", "NEXT_MOVE", "IDLE")),
     "NEXT_MOVE": (
-        "one step of the move walk: the next promotion piece, or GenVictim + GenAggressor (a "
-        "victim without aggressor is disabled), or a castling; make the move found; "
-        "exhausted: return the node's value (mate, stalemate or best) to the parent",
+        "one step of the move walk: the next promotion piece, or GenAggressor on the frame's "
+        "victim (GenVictim finds the victim after it alongside), or a castling; make the move "
+        "found; exhausted: return the node's value (mate, stalemate or best) to the parent",
         ("NEXT_MOVE", "TEST_LEGAL", "RETURN", "IDLE")),
     "TEST_LEGAL": (
-        "TestCheck on the mover's king: unmake an illegal move; else push the child, counted "
-        "and tested for check in the same cycle (perft at depth 1: count a leaf and unmake)",
+        "GenVictim on the child: unmake an illegal move (the mover's king is a victim); else "
+        "push the child with its first victim, counted and tested for check in the same cycle "
+        "(perft at depth 1: count a leaf and unmake)",
         ("NEXT_MOVE", "STAND_PAT", "EVAL_LEAF")),
     "STAND_PAT": (
         "depth 0, not in check: wait for Evaluate; return the score if it reaches beta, else "
@@ -120,261 +127,302 @@ class SearchCore(wiring.Component):
         self.transitions = set()
 
     def elaborate(self, platform):
-        m = Module()
-        m.submodules.board = board = Board()
-        m.submodules.genvictim = genvictim = GenVictim()
-        m.submodules.genaggressor = genaggressor = GenAggressor()
-        m.submodules.castlestatus = castlestatus = CastleStatus()
-        # two TestChecks: the mover's king (legality) and the side to move's (in check)
-        m.submodules.mover_check = mover_check = TestCheck()
-        m.submodules.side_check = side_check = TestCheck()
-        m.submodules.evaluate = evaluate = Evaluate(latency=self.eval_latency)
-        m.submodules.stack = stack = SearchStack(self.max_ply)
+        return _AlphaBetaFSM(self).build()
 
+
+class _AlphaBetaFSM:
+    """Builds the SearchCore's module: the blocks, their wiring and one method per FSM state.
+
+    The state being built is ``self.state``; ``goto`` checks each transition against STATES.
+    """
+
+    def __init__(self, core):
+        self.core = core
+        self.m = m = Module()
+        m.submodules.board = self.board = Board()
+        m.submodules.genvictim = self.genvictim = GenVictim()
+        m.submodules.genaggressor = self.genaggressor = GenAggressor()
+        m.submodules.castlestatus = self.castlestatus = CastleStatus()
+        # in check? the side to move's king on the board as it stands
+        m.submodules.side_check = self.side_check = TestCheck()
+        m.submodules.evaluate = self.evaluate = Evaluate(latency=core.eval_latency)
+        m.submodules.stack = self.stack = SearchStack(core.max_ply)
+        self.state = None
+
+        self.job = Signal(SearchJob)        # the running job (latched at start)
+        self.value = Signal(Score)          # the value RETURN hands to the parent
+        self.nodes = Signal(NODE_BITS)
+        self.cycles = Signal(CYCLE_BITS)
+        self.eval_ready = Signal()
+        self.searching = self.job.mode == Mode.SEARCH
+        self.top, self.parent = self.stack.top, self.stack.parent
+
+    # --- helpers shared by the states ---------------------------------------------------------
+
+    def goto(self, target):
+        self.core.transitions.add((self.state, target))
+        if target not in STATES[self.state][1]:
+            raise AssertionError(f"undeclared transition {self.state} -> {target}")
+        self.m.next = target
+
+    def finish(self, status, node_count=None):
+        result = self.core.result
+        self.m.d.sync += [result.status.eq(status),
+                          result.nodes.eq(self.nodes if node_count is None else node_count),
+                          result.cycles.eq(self.cycles)]
+        self.goto("IDLE")
+
+    def enter(self, frame, in_check, quiescent):
+        """Fill ``frame`` (a next-top view) for a node just entered: in-check flag, quiescence,
+        and its first victim, found by GenVictim on the board (nothing disabled) this cycle."""
+        victims = self.genvictim
+        self.m.d.comb += [
+            victims.mask.eq(0),
+            victims.captures_only.eq(quiescent),
+            frame.in_check.eq(in_check),
+            frame.captures_only.eq(quiescent),
+            frame.victim.eq(victims.victim),
+            frame.victim_valid.eq(victims.valid),
+        ]
+
+    def make(self, from_sq, to_sq, promo, moving, castle=0):
+        """Make the move (``moving``: the type of the piece moved; ``castle``: a castling) and
+        note it, with its undo record, in the top frame."""
+        board, next_top = self.board, self.stack.next_top
+        self.m.d.comb += [
+            board.op.eq(BoardOp.MAKE),
+            board.move.from_sq.eq(from_sq), board.move.to_sq.eq(to_sq),
+            board.move.promo.as_value().eq(promo),
+            board.moving.eq(moving), board.castle.eq(castle),
+            self.stack.op.eq(StackOp.WRITE),
+            next_top.move.from_sq.eq(from_sq), next_top.move.to_sq.eq(to_sq),
+            next_top.move.promo.as_value().eq(promo),
+            next_top.undo.eq(board.undo),
+        ]
+        self.goto("TEST_LEGAL")
+
+    def return_value(self, node_value, may_be_root=True):
+        """The top node's value is known: hand it to the parent in this cycle (unmake the
+        parent's move, raise its best and alpha; a cutoff there goes on in RETURN), or, at
+        the root, finish the job."""
+        m = self.m
+        if may_be_root:
+            with m.If(self.stack.ply == 0):
+                m.d.sync += [self.core.result.score.eq(node_value),
+                             self.core.result.best_move.eq(self.top.best_move)]
+                self.finish(Status.DONE)
+            with m.Else():
+                self.to_parent(node_value)
+        else:
+            self.to_parent(node_value)
+
+    def to_parent(self, node_value):
+        m, stack, board, parent = self.m, self.stack, self.board, self.parent
+        m.d.comb += [stack.op.eq(StackOp.POP), stack.next_top.eq(parent),
+                     board.op.eq(BoardOp.UNMAKE), board.move.eq(parent.move),
+                     board.restore.eq(parent.undo)]
+        score = Signal(Score, name=f"{self.state.lower()}_score")
+        cutoff = Signal(name=f"{self.state.lower()}_cutoff")
+        m.d.comb += score.eq(-node_value)
+        with m.If(self.searching & (score > parent.best)):
+            m.d.comb += [stack.next_top.best.eq(score),
+                         stack.next_top.best_move.eq(parent.move)]
+            with m.If(score > parent.alpha):
+                m.d.comb += stack.next_top.alpha.eq(score)
+                m.d.comb += cutoff.eq(score >= parent.beta)
+        with m.If(cutoff):
+            m.d.sync += self.value.eq(score)
+            self.goto("RETURN")
+        with m.Else():
+            self.goto("NEXT_MOVE")
+
+    # --- the module ------------------------------------------------------------------------------
+
+    def build(self):
+        m, core = self.m, self.core
+        board, stack, top = self.board, self.stack, self.top
         position = board.position
         side = position.side.as_value()
-        black = position.side == Color.BLACK
-        top, parent = stack.top, stack.parent
 
-        job = Signal(SearchJob)        # the running job (latched at start)
-        value = Signal(Score)          # the value RETURN hands to the parent
-        nodes = Signal(NODE_BITS)
-        cycles = Signal(CYCLE_BITS)
-
-        # --- the blocks all look at the board as it stands ---
+        # --- the blocks look at the board as it stands ---
         m.d.comb += [
-            genvictim.position.eq(position),
-            genvictim.mask.eq(top.mask),
-            genvictim.captures_only.eq(top.captures_only),
-            genaggressor.position.eq(position),
-            genaggressor.victim.eq(genvictim.victim),
-            genaggressor.mask.eq(top.mask),
-            genaggressor.captures_only.eq(top.captures_only),
-            castlestatus.position.eq(position),
-            mover_check.position.eq(position),
-            mover_check.square.eq(board.king_squares[~side]),
-            mover_check.by.as_value().eq(side),
-            side_check.position.eq(position),
-            side_check.square.eq(board.king_squares[side]),
-            side_check.by.as_value().eq(~side),
-            evaluate.position.eq(position),
+            self.genvictim.position.eq(position),
+            self.genaggressor.position.eq(position),
+            self.castlestatus.position.eq(position),
+            self.side_check.position.eq(position),
+            self.side_check.square.eq(board.king_squares[side]),
+            self.side_check.by.as_value().eq(~side),
+            self.evaluate.position.eq(position),
         ]
+        self.own = own_squares(m, position)
 
         # Evaluate is a free-running pipeline: its score belongs to the board once the board
         # has stood still for its latency.
-        latency = self.eval_latency
+        latency = core.eval_latency
         board_age = Signal(range(latency + 1))
-        board_changes = Signal()
-        m.d.comb += board_changes.eq(board.op != BoardOp.HOLD)
-        with m.If(board_changes):
+        with m.If(board.op != BoardOp.HOLD):
             m.d.sync += board_age.eq(0)
         with m.Elif(board_age != latency):
             m.d.sync += board_age.eq(board_age + 1)
-        eval_ready = Signal()
-        m.d.comb += eval_ready.eq(board_age == latency)
+        m.d.comb += self.eval_ready.eq(board_age == latency)
 
-        own = Signal(SQUARES)
-        for s in range(SQUARES):
-            piece = position.squares[s]
-            m.d.comb += own[s].eq((piece.type != PieceType.NONE) & (piece.color == position.side))
-
-        # --- defaults: the stack holds, next_top is the top, the board idles ---
-        m.d.comb += [stack.op.eq(StackOp.HOLD), stack.next_top.eq(top), stack.store.eq(top)]
-        m.d.comb += [board.move.eq(top.move), board.restore.eq(top.undo)]
-
-        searching = job.mode == Mode.SEARCH
-        m.d.comb += self.busy.eq(self.result.status == Status.BUSY)
-
-        promotion_piece = Array(Const(p.value, PieceType.as_shape()) for p in PROMOTION_ORDER)
-        castle_from = Mux(black, square(KING_FILE, HOME_RANK[Color.BLACK]),
-                          square(KING_FILE, HOME_RANK[Color.WHITE]))
-
-        def goto(target):
-            self.transitions.add((current, target))
-            if target not in STATES[current][1]:
-                raise AssertionError(f"undeclared transition {current} -> {target}")
-            m.next = target
-
-        def finish(status, node_count=nodes):
-            m.d.sync += [self.result.status.eq(status), self.result.nodes.eq(node_count),
-                         self.result.cycles.eq(cycles)]
-            goto("IDLE")
-
-        def make(from_sq, to_sq, promo):
-            """Make the move and note it, with its undo record, in the top frame."""
-            m.d.comb += [
-                board.op.eq(BoardOp.MAKE),
-                board.move.from_sq.eq(from_sq), board.move.to_sq.eq(to_sq),
-                board.move.promo.as_value().eq(promo),
-                stack.op.eq(StackOp.WRITE),
-                stack.next_top.move.from_sq.eq(from_sq), stack.next_top.move.to_sq.eq(to_sq),
-                stack.next_top.move.promo.as_value().eq(promo),
-                stack.next_top.undo.eq(board.undo),
-            ]
-            goto("TEST_LEGAL")
-
-        def return_value(node_value, may_be_root=True):
-            """The top node's value is known: hand it to the parent in this cycle (unmake the
-            parent's move, raise its best and alpha; a cutoff there goes on in RETURN), or, at
-            the root, finish the job."""
-            if may_be_root:
-                with m.If(stack.ply == 0):
-                    m.d.sync += [self.result.score.eq(node_value),
-                                 self.result.best_move.eq(top.best_move)]
-                    finish(Status.DONE)
-                with m.Else():
-                    to_parent(node_value)
-            else:
-                to_parent(node_value)
-
-        def to_parent(node_value):
-            m.d.comb += [stack.op.eq(StackOp.POP), stack.next_top.eq(parent),
-                         board.op.eq(BoardOp.UNMAKE), board.move.eq(parent.move),
-                         board.restore.eq(parent.undo)]
-            score = Signal(Score, name=f"{current.lower()}_score")
-            cutoff = Signal(name=f"{current.lower()}_cutoff")
-            m.d.comb += score.eq(-node_value)
-            with m.If(searching & (score > parent.best)):
-                m.d.comb += [stack.next_top.best.eq(score),
-                             stack.next_top.best_move.eq(parent.move)]
-                with m.If(score > parent.alpha):
-                    m.d.comb += stack.next_top.alpha.eq(score)
-                    m.d.comb += cutoff.eq(score >= parent.beta)
-            with m.If(cutoff):
-                m.d.sync += value.eq(score)
-                goto("RETURN")
-            with m.Else():
-                goto("NEXT_MOVE")
-
-        with m.If(self.busy):
-            m.d.sync += cycles.eq(cycles + 1)
+        # --- defaults: the stack holds, next_top is the top, the board idles; GenVictim looks
+        # past the frame's victim (the next victim, for NEXT_MOVE) ---
+        m.d.comb += [stack.op.eq(StackOp.HOLD), stack.next_top.eq(top), stack.store.eq(top),
+                     board.move.eq(top.move), board.restore.eq(top.undo),
+                     self.genvictim.mask.eq(top.mask | onehot(top.victim)),
+                     self.genvictim.captures_only.eq(top.captures_only),
+                     self.genaggressor.victim.eq(top.victim),
+                     self.genaggressor.mask.eq(top.mask),
+                     self.genaggressor.captures_only.eq(top.captures_only)]
+        m.d.comb += core.busy.eq(core.result.status == Status.BUSY)
+        with m.If(core.busy):
+            m.d.sync += self.cycles.eq(self.cycles + 1)
 
         with m.FSM(name="alphabeta"):
-            for current, (comment, _) in STATES.items():
-                with m.State(current):
-                    if current != "IDLE":
-                        with m.If(self.abort):
-                            # abort: the implicit edge of every busy state (not in STATES)
-                            m.d.sync += self.result.status.eq(Status.ABORTED)
-                            m.next = "IDLE"
-                        body = m.Else()
-                    else:
-                        body = m.If(1)
-                    with body:
-                        scope = {k: v for k, v in locals().items() if k != "self"}
-                        getattr(self, f"_state_{current.lower()}")(**scope)
+            for state in STATES:
+                self.state = state
+                with m.State(state):
+                    if state == "IDLE":
+                        self._state_idle()
+                        continue
+                    with m.If(core.abort):
+                        # abort: the implicit edge of every busy state (not in STATES)
+                        m.d.sync += core.result.status.eq(Status.ABORTED)
+                        m.next = "IDLE"
+                    with m.Else():
+                        getattr(self, f"_state_{state.lower()}")()
         return m
 
-    # One method per state; the locals of ``elaborate`` come in as keyword arguments.
+    # --- one method per state ----------------------------------------------------------------
 
-    def _state_idle(self, m, job, board, stack, nodes, cycles, goto, **_):
-        with m.If(self.start):
-            bad_depth = self.job.depth > MAX_DEPTH
-            bad_window = (self.job.mode == Mode.SEARCH) & (
-                (self.job.alpha < -INF) | (self.job.beta > INF)
-                | (self.job.alpha >= self.job.beta))
+    def _state_idle(self):
+        m, core, board, stack = self.m, self.core, self.board, self.stack
+        job = core.job
+        with m.If(core.start):
+            bad_depth = job.depth > MAX_DEPTH
+            bad_window = (job.mode == Mode.SEARCH) & (
+                (job.alpha < -INF) | (job.beta > INF) | (job.alpha >= job.beta))
             # the Board's king-square registers and TestCheck need exactly one king a side
             bad_kings = Const(0)
             for color in Color:
                 kings = [(piece.type == PieceType.KING) & (piece.color == color)
-                         for piece in (self.job.position.squares[s] for s in range(SQUARES))]
+                         for piece in (job.position.squares[s] for s in range(SQUARES))]
                 some, several = _one_hot_check(kings)
                 bad_kings = bad_kings | ~some | several
             with m.If(bad_depth | bad_window | bad_kings):
-                m.d.sync += self.result.status.eq(Status.BAD_JOB)
-                goto("IDLE")
+                m.d.sync += core.result.status.eq(Status.BAD_JOB)
+                self.goto("IDLE")
             with m.Else():
-                m.d.sync += [job.eq(self.job), nodes.eq(0), cycles.eq(0),
-                             self.result.status.eq(Status.BUSY)]
-                m.d.comb += [board.op.eq(BoardOp.LOAD), board.load_position.eq(self.job.position),
+                m.d.sync += [self.job.eq(job), self.nodes.eq(0), self.cycles.eq(0),
+                             core.result.status.eq(Status.BUSY)]
+                m.d.comb += [board.op.eq(BoardOp.LOAD), board.load_position.eq(job.position),
                              stack.op.eq(StackOp.CLEAR),
                              stack.next_top.as_value().eq(0),
-                             stack.next_top.depth.eq(self.job.depth),
-                             stack.next_top.alpha.eq(self.job.alpha),
-                             stack.next_top.beta.eq(self.job.beta),
+                             stack.next_top.depth.eq(job.depth),
+                             stack.next_top.alpha.eq(job.alpha),
+                             stack.next_top.beta.eq(job.beta),
                              stack.next_top.best.eq(-INF)]
-                goto("ENTER_ROOT")
+                self.goto("ENTER_ROOT")
 
-    def _state_enter_root(self, m, stack, top, side_check, searching, nodes, goto, finish,
-                          **_):
-        m.d.comb += [self.trace_valid.eq(1), self.trace_ply.eq(0), self.trace_move.eq(0)]
-        with m.If(~searching & (top.depth == 0)):
-            finish(Status.DONE, node_count=1)  # perft 0: the root is the one leaf
+    def _state_enter_root(self):
+        m, core, stack, top = self.m, self.core, self.stack, self.top
+        m.d.comb += [core.trace_valid.eq(1), core.trace_ply.eq(0), core.trace_move.eq(0)]
+        with m.If(~self.searching & (top.depth == 0)):
+            self.finish(Status.DONE, node_count=1)  # perft 0: the root is the one leaf
         with m.Else():
-            quiescent = searching & (top.depth == 0) & ~side_check.attacked
-            with m.If(searching):
-                m.d.sync += nodes.eq(1)
-            m.d.comb += [stack.op.eq(StackOp.WRITE),
-                         stack.next_top.in_check.eq(side_check.attacked),
-                         stack.next_top.captures_only.eq(quiescent)]
+            in_check = self.side_check.attacked
+            quiescent = self.searching & (top.depth == 0) & ~in_check
+            with m.If(self.searching):
+                m.d.sync += self.nodes.eq(1)
+            m.d.comb += stack.op.eq(StackOp.WRITE)
+            self.enter(stack.next_top, in_check, quiescent)
             with m.If(quiescent):
-                goto("STAND_PAT")
+                self.goto("STAND_PAT")
             with m.Else():
-                goto("NEXT_MOVE")
+                self.goto("NEXT_MOVE")
 
-    def _state_next_move(self, m, stack, top, genvictim, genaggressor, castlestatus, own,
-                         promotion_piece, castle_from, make, return_value, goto, **_):
-        victim, aggressor = genvictim.victim, genaggressor.aggressor
-        victim_bit = Const(1, SQUARES) << victim
-        aggressor_bit = Const(1, SQUARES) << aggressor
-        kingside = (castle_from + (KINGSIDE_FILE - KING_FILE), castle_from)
-        queenside = (castle_from - (KING_FILE - QUEENSIDE_FILE), castle_from)
+    def _state_next_move(self):
+        m, stack, top = self.m, self.stack, self.top
+        next_top = stack.next_top
+        victims, aggressors, castling = self.genvictim, self.genaggressor, self.castlestatus
+        victim_bit = onehot(top.victim)
         full_width = ~top.captures_only
+        promotion_piece = Array(Const(p.value, PieceType.as_shape()) for p in PROMOTION_ORDER)
+        black = self.board.position.side == Color.BLACK
+        castle_from = Mux(black, square(KING_FILE, CASTLING_RANK[Color.BLACK]),
+                          square(KING_FILE, CASTLING_RANK[Color.WHITE]))
+
+        def victim_done():
+            # the victim has no aggressor left: disable it, give the own pieces back, take the
+            # next victim (GenVictim ran on the mask with this victim disabled)
+            m.d.comb += [next_top.mask.eq((top.mask | victim_bit) & ~self.own),
+                         next_top.victim.eq(victims.victim),
+                         next_top.victim_valid.eq(victims.valid)]
 
         def exhausted():
             # no legal move in a full-width node: mated (in check) or stalemate
             with m.If(~top.has_legal & full_width):
-                return_value(Mux(top.in_check, stack.ply - MATE, 0))
+                self.return_value(Mux(top.in_check, stack.ply - MATE, 0))
             with m.Else():
-                return_value(top.best)
+                self.return_value(top.best)
 
         def castle(to_sq, stage_after):
-            m.d.comb += stack.next_top.stage.eq(stage_after)
-            make(castle_from, to_sq, PieceType.NONE)
+            m.d.comb += next_top.stage.eq(stage_after)
+            self.make(castle_from, to_sq, PieceType.NONE, PieceType.KING, castle=1)
 
         with m.If(top.promoting):
             # the same pawn, the same victim, the next promotion piece
             last = top.promo == len(PROMOTION_ORDER) - 1
-            m.d.comb += [stack.next_top.promo.eq(Mux(last, 0, top.promo + 1)),
-                         stack.next_top.promoting.eq(~last)]
-            with m.If(last):
-                m.d.comb += stack.next_top.mask.eq(
-                    top.mask | (Const(1, SQUARES) << top.move.from_sq))
-            make(top.move.from_sq, top.move.to_sq, promotion_piece[top.promo])
-        with m.Elif((top.stage == GenStage.VICTIMS) & genvictim.valid):
-            with m.If(~genaggressor.valid):
-                m.d.comb += [stack.op.eq(StackOp.WRITE),
-                             stack.next_top.mask.eq((top.mask | victim_bit) & ~own)]
-                goto("NEXT_MOVE")
-            with m.Elif(genaggressor.promotion):
-                m.d.comb += [stack.next_top.promoting.eq(1), stack.next_top.promo.eq(1)]
-                make(aggressor, victim, promotion_piece[0])
+            m.d.comb += [next_top.promo.eq(Mux(last, 0, top.promo + 1)),
+                         next_top.promoting.eq(~last)]
+            with m.If(last & top.more):
+                m.d.comb += next_top.mask.eq(top.mask | onehot(top.move.from_sq))
+            with m.Elif(last):
+                victim_done()
+            self.make(top.move.from_sq, top.move.to_sq, promotion_piece[top.promo], PieceType.PAWN)
+        with m.Elif((top.stage == GenStage.VICTIMS) & top.victim_valid):
+            aggressor = aggressors.aggressor
+            with m.If(~aggressors.valid):
+                # a victim without aggressor (never the first step of a victim: every receiver
+                # has a transmitter, and the own pieces are enabled again with each new victim)
+                m.d.comb += stack.op.eq(StackOp.WRITE)
+                victim_done()
+                self.goto("NEXT_MOVE")
+            with m.Elif(aggressors.promotion):
+                m.d.comb += [next_top.promoting.eq(1), next_top.promo.eq(1),
+                             next_top.more.eq(aggressors.more)]
+                self.make(aggressor, top.victim, promotion_piece[0], PieceType.PAWN)
             with m.Else():
-                m.d.comb += stack.next_top.mask.eq(top.mask | aggressor_bit)
-                make(aggressor, victim, PieceType.NONE)
+                with m.If(aggressors.more):
+                    m.d.comb += next_top.mask.eq(top.mask | onehot(aggressor))
+                with m.Else():
+                    victim_done()
+                self.make(aggressor, top.victim, PieceType.NONE, aggressors.aggressor_type)
         # victims exhausted: kingside castling, then queenside, in this same cycle if allowed
-        with m.Elif((top.stage == GenStage.VICTIMS) & full_width & castlestatus.kingside_ok):
-            castle(kingside[0], GenStage.CASTLE_QUEENSIDE)
+        with m.Elif((top.stage == GenStage.VICTIMS) & full_width & castling.kingside_ok):
+            castle(castle_from + (KINGSIDE_FILE - KING_FILE), GenStage.CASTLE_QUEENSIDE)
         with m.Elif(((top.stage == GenStage.VICTIMS) | (top.stage == GenStage.CASTLE_QUEENSIDE))
-                    & full_width & castlestatus.queenside_ok):
-            castle(queenside[0], GenStage.DONE)
+                    & full_width & castling.queenside_ok):
+            castle(castle_from - (KING_FILE - QUEENSIDE_FILE), GenStage.DONE)
         with m.Else():
             exhausted()
 
-    def _state_test_legal(self, m, board, stack, top, mover_check, side_check, searching,
-                          nodes, goto, **_):
-        # the board now holds the child: the mover is the side *not* to move
+    def _state_test_legal(self):
+        m, core, board, stack, top = self.m, self.core, self.board, self.stack, self.top
+        # the board now holds the child: GenVictim's KING receiver is the mover's king attacked
         child_ply = stack.ply + 1
         child_depth = Mux(top.depth == 0, 0, top.depth - 1)
-        with m.If(mover_check.attacked):
+        in_check = self.side_check.attacked
+        quiescent = self.searching & (child_depth == 0) & ~in_check
+        with m.If(self.genvictim.king_attacked):
             m.d.comb += board.op.eq(BoardOp.UNMAKE)
-            goto("NEXT_MOVE")
-        with m.Elif(~searching & (top.depth == 1)):
-            m.d.sync += nodes.eq(nodes + 1)
+            self.goto("NEXT_MOVE")
+        with m.Elif(~self.searching & (top.depth == 1)):
+            m.d.sync += self.nodes.eq(self.nodes + 1)
             m.d.comb += board.op.eq(BoardOp.UNMAKE)
-            goto("NEXT_MOVE")
+            self.goto("NEXT_MOVE")
         with m.Else():
-            quiescent = searching & (child_depth == 0) & ~side_check.attacked
             m.d.comb += [
                 stack.op.eq(StackOp.PUSH),
                 stack.store.has_legal.eq(1),
@@ -383,40 +431,40 @@ class SearchCore(wiring.Component):
                 stack.next_top.alpha.eq(-top.beta),
                 stack.next_top.beta.eq(-top.alpha),
                 stack.next_top.best.eq(-INF),
-                stack.next_top.in_check.eq(side_check.attacked),
-                stack.next_top.captures_only.eq(quiescent),
             ]
-            with m.If(searching):
-                m.d.sync += nodes.eq(nodes + 1)
-                m.d.comb += [self.trace_valid.eq(1), self.trace_ply.eq(child_ply),
-                             self.trace_move.eq(top.move)]
-            with m.If(searching & (child_ply == self.max_ply)):
-                goto("EVAL_LEAF")
+            self.enter(stack.next_top, in_check, quiescent)
+            with m.If(self.searching):
+                m.d.sync += self.nodes.eq(self.nodes + 1)
+                m.d.comb += [core.trace_valid.eq(1), core.trace_ply.eq(child_ply),
+                             core.trace_move.eq(top.move)]
+            with m.If(self.searching & (child_ply == core.max_ply)):
+                self.goto("EVAL_LEAF")
             with m.Elif(quiescent):
-                goto("STAND_PAT")
+                self.goto("STAND_PAT")
             with m.Else():
-                goto("NEXT_MOVE")
+                self.goto("NEXT_MOVE")
 
-    def _state_stand_pat(self, m, evaluate, eval_ready, stack, top, goto, return_value, **_):
-        score = evaluate.score
-        with m.If(~eval_ready):
-            goto("STAND_PAT")
+    def _state_stand_pat(self):
+        m, stack, top = self.m, self.stack, self.top
+        score = self.evaluate.score
+        with m.If(~self.eval_ready):
+            self.goto("STAND_PAT")
         with m.Elif(score >= top.beta):
-            return_value(score)
+            self.return_value(score)
         with m.Else():
             m.d.comb += [stack.op.eq(StackOp.WRITE), stack.next_top.best.eq(score)]
             with m.If(score > top.alpha):
                 m.d.comb += stack.next_top.alpha.eq(score)
-            goto("NEXT_MOVE")
+            self.goto("NEXT_MOVE")
 
-    def _state_eval_leaf(self, m, evaluate, eval_ready, goto, return_value, **_):
-        with m.If(eval_ready):
-            return_value(evaluate.score, may_be_root=False)  # max_ply >= 1: never the root
-        with m.Else():
-            goto("EVAL_LEAF")
+    def _state_eval_leaf(self):
+        with self.m.If(self.eval_ready):
+            self.return_value(self.evaluate.score, may_be_root=False)  # max_ply >= 1: not root
+        with self.m.Else():
+            self.goto("EVAL_LEAF")
 
-    def _state_return(self, m, value, return_value, **_):
-        return_value(value)
+    def _state_return(self):
+        self.return_value(self.value)
 
 
 def _one_hot_check(bits):

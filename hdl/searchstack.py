@@ -18,7 +18,8 @@ from amaranth.lib import data, enum, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from chessaccel.defs import GenStage, MAX_DEPTH, MAX_PLY, Move, PROMOTION_ORDER, Score, UndoRecord
+from chessaccel.defs import (GenStage, MAX_DEPTH, MAX_PLY, Move, PROMOTION_ORDER, Score, Square,
+                             UndoRecord)
 
 __all__ = ["Frame", "StackOp", "SearchStack"]
 
@@ -34,6 +35,9 @@ class Frame(data.Struct):
     captures_only: 1
     has_legal:     1   # a legal move was found (mate / stalemate test)
     mask:          64  # GenVictim / GenAggressor disable mask
+    victim:        Square  # the victim whose aggressors are being walked (found in advance)
+    victim_valid:  1   # ``victim`` is one (else the victims are exhausted: castling next)
+    more:          1   # another aggressor follows the promoting pawn (``GenAggressor.more``)
     stage:         GenStage
     promoting:     1   # the move's pawn still has promotions to try
     promo:         range(len(PROMOTION_ORDER))  # index of the next promotion piece

@@ -19,7 +19,7 @@ from chessaccel.geometry import KING_TARGETS, KNIGHT_TARGETS, QUEEN_DIRS, step
 __all__ = ["SQUARES", "MIRROR", "RANK_OF_EP", "ROOK_DIR_INDICES", "BISHOP_DIR_INDICES",
            "RelativeBoard", "to_relative", "to_absolute", "permute_mask", "ray_fill",
            "pattern_sources", "pawn_capture_targets", "pawn_capturers", "lowest_set",
-           "pick_first_level", "SuperPiece", "onehot", "PIECE_TYPES"]
+           "or_reduce", "two_or_more", "PriorityPick", "en_passant_square", "own_squares", "SuperPiece", "onehot", "PIECE_TYPES"]
 
 SQUARES = 64
 #: XOR that flips a square's rank: absolute <-> relative square for black.
@@ -80,19 +80,6 @@ class RelativeBoard:
                     self.enemy[t][r].eq((kind == t.value) & ~own_color),
                 ]
 
-    def own_any(self):
-        return _or_all([self.own[t] for t in PIECE_TYPES])
-
-    def enemy_any(self):
-        return _or_all([self.enemy[t] for t in PIECE_TYPES])
-
-
-def _or_all(vectors):
-    out = vectors[0]
-    for v in vectors[1:]:
-        out = out | v
-    return out
-
 
 def ray_fill(sources, passable, direction):
     """Squares a ray reaches moving in ``direction`` (a (file, rank) step) from any source.
@@ -120,7 +107,7 @@ def pattern_sources(vector, targets_of):
     For symmetric patterns (knight, king) this is both "a piece on s reaches a marked square" and
     "a marked square's super piece reaches s".
     """
-    return Cat(_or_all([vector[t] for t in targets_of[s]]) if targets_of[s] else Const(0, 1)
+    return Cat(or_reduce([vector[t] for t in targets_of[s]]) if targets_of[s] else Const(0, 1)
                for s in range(SQUARES))
 
 
@@ -147,27 +134,71 @@ def lowest_set(bits, lo=0, width=SQUARES):
     return any_lo | any_hi, Cat(Mux(any_lo, index_lo, index_hi), ~any_lo)
 
 
-def pick_first_level(m, levels, prefix):
+def or_reduce(values):
+    """OR of a list of equal-width Values (a balanced tree)."""
+    values = list(values)
+    while len(values) > 1:
+        values = [values[i] | values[i + 1] if i + 1 < len(values) else values[i]
+                  for i in range(0, len(values), 2)]
+    return values[0]
+
+
+def two_or_more(bits):
+    """1 when at least two bits of the 64-bit ``bits`` are set: a balanced (any, many) tree."""
+    level = [(bits[i], Const(0, 1)) for i in range(len(bits))]
+    while len(level) > 1:
+        paired = []
+        for i in range(0, len(level) - 1, 2):
+            (a_any, a_many), (b_any, b_many) = level[i], level[i + 1]
+            paired.append((a_any | b_any, a_many | b_many | (a_any & b_any)))
+        if len(level) % 2:
+            paired.append(level[-1])
+        level = paired
+    return level[0][1]
+
+
+class PriorityPick:
     """Comparator tree over squares ranked by level, then by lowest (relative) square.
 
-    ``levels`` is a list of 64-bit Values in priority order (first = preferred). Returns
-    ``(valid, level_index, square)``: the first level holding any square, and that level's lowest
-    set square. A one-hot level select feeding one 64-bit priority encoder is shallower than a
-    6-deep tree of (class, index) comparators, because the level test is an OR per level.
+    ``levels`` is a list of 64-bit Values in priority order (first = preferred); ``enables``
+    (optional, one 1-bit Value per level, default 1) switches a whole level off *late*: it enters
+    only at the final select, so a slow enable (e.g. quiescence decided by a TestCheck in the
+    same cycle) does not lengthen the tree. Every level has its own lowest-set-bit encoder, all in
+    parallel with the level's OR; the first present level is then chosen by a one-hot select.
+
+    ``valid``: some enabled level holds a square; ``first``: one-hot over levels (the chosen
+    one); ``square``: its lowest set square.
     """
-    present = Signal(len(levels), name=f"{prefix}_present")
-    m.d.comb += present.eq(Cat(v.any() for v in levels))
-    chosen = Signal(SQUARES, name=f"{prefix}_chosen")
-    level_index = Signal(range(len(levels)), name=f"{prefix}_level")
-    selected = Const(0, SQUARES)
-    index = Const(0, level_index.shape())
-    # Walk from the least preferred level up, so the first present level wins.
-    for i in reversed(range(len(levels))):
-        selected = Mux(present[i], levels[i], selected)
-        index = Mux(present[i], i, index)
-    m.d.comb += [chosen.eq(selected), level_index.eq(index)]
-    valid, sq = lowest_set(chosen)
-    return valid, level_index, sq
+
+    def __init__(self, m, levels, prefix, enables=None):
+        count = len(levels)
+        enables = enables or [Const(1, 1)] * count
+        self.first = Signal(count, name=f"{prefix}_first")
+        self.square = Signal(6, name=f"{prefix}_square")
+        self.valid = Signal(name=f"{prefix}_valid")
+        present = Signal(count, name=f"{prefix}_present")
+        encoded = []
+        for i, vector in enumerate(levels):
+            level = Signal(SQUARES, name=f"{prefix}_level{i}")
+            m.d.comb += level.eq(vector)
+            any_set, index = lowest_set(level)
+            index_signal = Signal(6, name=f"{prefix}_index{i}")
+            m.d.comb += [present[i].eq(any_set & enables[i]), index_signal.eq(index)]
+            encoded.append(index_signal)
+        taken = Const(0, 1)
+        for i in range(count):
+            m.d.comb += self.first[i].eq(present[i] & ~taken)
+            taken = taken | present[i]
+        m.d.comb += [
+            self.valid.eq(present.any()),
+            self.square.eq(or_reduce([encoded[i] & self.first[i].replicate(6)
+                                      for i in range(count)])),
+        ]
+
+    def select(self, values, width):
+        """The entry of ``values`` (one constant per level) of the chosen level; 0 if none."""
+        return or_reduce([Const(v, width) & self.first[i].replicate(width)
+                          for i, v in enumerate(values)])
 
 
 class SuperPiece:
@@ -188,8 +219,8 @@ class SuperPiece:
         self.king = Signal(SQUARES, name=f"{prefix}_king")
         self.pawn_capture = Signal(SQUARES, name=f"{prefix}_pawn_capture")
         m.d.comb += [
-            self.rook.eq(_or_all([rays[d] for d in ROOK_DIR_INDICES])),
-            self.bishop.eq(_or_all([rays[d] for d in BISHOP_DIR_INDICES])),
+            self.rook.eq(or_reduce([rays[d] for d in ROOK_DIR_INDICES])),
+            self.bishop.eq(or_reduce([rays[d] for d in BISHOP_DIR_INDICES])),
             self.knight.eq(pattern_sources(onehot, KNIGHT_TARGETS)),
             self.king.eq(pattern_sources(onehot, KING_TARGETS)),
             self.pawn_capture.eq(pattern_sources(
@@ -207,6 +238,25 @@ class SuperPiece:
             PieceType.QUEEN:  pieces[PieceType.QUEEN] & (self.rook | self.bishop),
             PieceType.KING:   pieces[PieceType.KING] & self.king,
         }
+
+
+def en_passant_square(m, ep, prefix):
+    """One-hot 64-bit Signal of the en-passant square (relative frame of the side to move: always
+    on RANK_OF_EP), zero when ``ep`` (an ``EnPassant`` view) is not valid."""
+    target = Signal(SQUARES, name=f"{prefix}_ep_square")
+    for f in range(8):
+        m.d.comb += target[RANK_OF_EP * 8 + f].eq(ep.valid & (ep.file == f))
+    return target
+
+
+def own_squares(m, position, name="own"):
+    """64-bit Signal (absolute squares) of the squares holding a piece of the side to move: the
+    own pieces a victim's exhaustion re-enables in the disable mask."""
+    own = Signal(SQUARES, name=name)
+    for s in range(SQUARES):
+        piece = position.squares[s]
+        m.d.comb += own[s].eq((piece.type != PieceType.NONE) & (piece.color == position.side))
+    return own
 
 
 def onehot(sq):

@@ -13,7 +13,7 @@ from amaranth.lib.wiring import In, Out
 
 from chessaccel.defs import Color, Position, Square
 
-from .squarearray import SQUARES, RelativeBoard, SuperPiece, onehot, to_relative
+from .squarearray import SQUARES, RelativeBoard, SuperPiece, onehot, or_reduce, to_relative
 
 __all__ = ["TestCheck"]
 
@@ -39,8 +39,5 @@ class TestCheck(wiring.Component):
         m.d.comb += target.eq(onehot(to_relative(self.square, black)))
         radiated = SuperPiece(m, target, board.empty, "check_super")
         attackers = radiated.attackers(board.own)
-        any_attacker = 0
-        for vector in attackers.values():
-            any_attacker = any_attacker | vector
-        m.d.comb += self.attacked.eq(any_attacker.any())
+        m.d.comb += self.attacked.eq(or_reduce(list(attackers.values())).any())
         return m

@@ -1,6 +1,7 @@
 """hdl/board.py against sim/model/board.py: LOAD, then MAKE / UNMAKE round trips.
 
-For every position: LOAD it, then for each tested move MAKE it (the record ``undo`` shown during
+For every position: LOAD it, then for each tested move MAKE it, told the moving piece's type and
+whether it castles as the move generator tells it (the record ``undo`` shown during
 the MAKE must equal the model's Undo; the board after it the model's board after ``make``), and
 UNMAKE it with that record (the board must be the loaded one again). The moves are every legal
 move, and the pseudo-legal ones (so kings step into check too), including all castlings,
@@ -12,8 +13,8 @@ import random
 import pytest
 from amaranth.lib import data
 
-from chessaccel.defs import CastlingRights, EnPassant, Piece, UndoRecord
-from chessaccel.geometry import ep_pack, move_uci, pack_move
+from chessaccel.defs import CastlingRights, EnPassant, Piece, PieceType, UndoRecord
+from chessaccel.geometry import TYPE_OF, ep_pack, move_uci, pack_move
 from chessaccel.hdl.board import Board, BoardOp, KingSquares
 from chessaccel.sim.cocotb_runner import run_testbench
 from chessaccel.sim.rtl_movegen import pack_position
@@ -64,7 +65,7 @@ def board_operations(fen_list, moves_per_position=None):
     for fen in fen_list:
         board = board_of(fen)
         loaded = pack_position(board)
-        rows.append([BoardOp.LOAD.value, loaded, 0, NO_UNDO])
+        rows.append([BoardOp.LOAD.value, loaded, 0, 0, 0, NO_UNDO])
         expected.append([None, loaded, pack_kings(board)])
         context.append((fen, "LOAD"))
         moves = pseudo_moves(board)
@@ -75,12 +76,15 @@ def board_operations(fen_list, moves_per_position=None):
                 moves, moves_per_position - len(special[:moves_per_position // 2]))
         for move in moves:
             bits = pack_move(*move)
+            # what the move generator tells MAKE: the moving piece's type, castling or not
+            moving = TYPE_OF[board.sq[move[0]]]
+            castle = int(moving == PieceType.KING.value and abs(move[1] - move[0]) == 2)
             undo = board.make(move)
-            rows.append([BoardOp.MAKE.value, 0, bits, NO_UNDO])
+            rows.append([BoardOp.MAKE.value, 0, bits, moving, castle, NO_UNDO])
             expected.append([pack_undo(undo), pack_position(board), pack_kings(board)])
             context.append((fen, f"MAKE {move_uci(move)}"))
             board.unmake(move, undo)
-            rows.append([BoardOp.UNMAKE.value, 0, bits, pack_undo(undo)])
+            rows.append([BoardOp.UNMAKE.value, 0, bits, 0, 0, pack_undo(undo)])
             expected.append([None, loaded, pack_kings(board)])
             context.append((fen, f"UNMAKE {move_uci(move)}"))
     return rows, expected, context

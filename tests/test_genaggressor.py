@@ -2,7 +2,8 @@
 
 Each position's MovePicker is walked with ``trace=True`` (full width and quiescence); every
 GenAggressor transaction it records (victim, disable mask -> aggressor) is replayed through the
-RTL, which must answer the same aggressor, its piece type and whether it promotes.
+RTL, which must answer the same aggressor, its piece type, whether it promotes and whether another
+enabled candidate follows it (``more``, the one-aggressor look-ahead of the search core).
 """
 
 import pytest
@@ -12,6 +13,7 @@ from chessaccel.geometry import TYPE_OF, rank_of, relative
 from chessaccel.hdl.genaggressor import GenAggressor, LAST_RANK
 from chessaccel.sim.cocotb_runner import run_testbench
 from chessaccel.sim.rtl_movegen import pack_position
+from chessaccel.sim.model.genaggressor import candidates
 from chessaccel.sim.model.movegen import MovePicker
 from movegen_positions import (LONG_RANDOM, SEED, board_of, movegen_fens, report_first_mismatch,
                                requires_simulator)
@@ -36,13 +38,16 @@ def aggressor_transactions(fen_list, steps_per_node=None):
                 steps = steps[:steps_per_node]
             for _, victim, mask, aggressor in steps:
                 rows.append([bits, victim, mask, int(captures_only)])
+                enabled = [s for s in candidates(board, victim, captures_only)
+                           if not (mask >> s) & 1]
+                more = int(len(enabled) >= 2)
                 if aggressor is None:
-                    expected.append([0, None, PieceType.NONE.value, 0])
+                    expected.append([0, None, PieceType.NONE.value, 0, more])
                 else:
                     kind = TYPE_OF[board.sq[aggressor]]
                     promotes = (kind == PieceType.PAWN.value
                                 and rank_of(relative(victim, board.side)) == LAST_RANK)
-                    expected.append([1, aggressor, kind, int(promotes)])
+                    expected.append([1, aggressor, kind, int(promotes), more])
                 context.append((fen, f"captures_only={captures_only} victim={victim} "
                                      f"mask={mask:#018x}"))
     return rows, expected, context
@@ -53,16 +58,17 @@ def check_genaggressor(fen_list, steps_per_node=None):
     observed = run_testbench(GenAggressor, "genaggressor",
                              "chessaccel.sim.cocotb.tb_genaggressor", {
         "inputs": ["position", "victim", "mask", "captures_only"],
-        "outputs": ["valid", "aggressor", "aggressor_type", "promotion"],
+        "outputs": ["valid", "aggressor", "aggressor_type", "promotion", "more"],
         "rows": rows,
     })
-    observed = [[v, a if v else None, t, p] for v, a, t, p in observed]
+    observed = [[v, a if v else None, t, p, more] for v, a, t, p, more in observed]
     report_first_mismatch("GenAggressor", context, expected, observed)
-    return len(rows)
+    return len(rows), sum(want[4] for want in expected)
 
 
 def test_genaggressor_matches_model():
-    assert check_genaggressor(movegen_fens(), DEFAULT_STEPS_PER_NODE) > 10_000
+    rows, with_more = check_genaggressor(movegen_fens(), DEFAULT_STEPS_PER_NODE)
+    assert rows > 10_000 and 1000 < with_more < rows - 1000   # both answers of ``more`` occur
 
 
 @pytest.mark.long

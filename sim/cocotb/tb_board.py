@@ -1,6 +1,7 @@
 """cocotb testbench of hdl/board.py (Board): replays LOAD / MAKE / UNMAKE operations.
 
-Rows come from tests/test_board.py as ``[op, load_position, move, restore]``; for each the bench
+Rows come from tests/test_board.py as ``[op, load_position, move, moving, castle, restore]``;
+for each the bench
 records ``[undo, position, king_squares]``: ``undo`` sampled during the operation's clock (what a
 MAKE asks to keep), the others after its clock edge. The pytest side compares with the model.
 """
@@ -23,10 +24,12 @@ async def replay_board_operations(dut):
     dut.op.value = 0
     await FallingEdge(dut.clk)
     observed = []
-    for op, load_position, move, restore in rows:
+    for op, load_position, move, moving, castle, restore in rows:
         dut.op.value = op
         dut.load_position.value = load_position
         dut.move.value = move
+        dut.moving.value = moving
+        dut.castle.value = castle
         dut.restore.value = restore
         await Timer(SETTLE_NS, unit="ns")
         undo = int(dut.undo.value)

@@ -1,0 +1,87 @@
+"""The search core's cycle budget: cycles per node on the bench set may not grow unnoticed.
+
+Cycle counts are deterministic (the core's walk is the model's, node for node, and every state
+takes a fixed number of cycles), so tests/data/cycle_budget.json holds, per bench position
+(host/bench.py), the node count and the most cycles the core may take. A change that makes the
+core slower on any position fails here; if the slowdown is meant (a trade of cycles for clock
+rate, say), rewrite the budget on purpose and say so in the commit and in docs/fsm.md:
+
+    python tests/test_cycle_budget.py --update
+
+which runs the bench set on the RTL and writes the measured cycles as the new budget.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from chessaccel.host.bench import BENCH
+from chessaccel.sim.rtl_search import RtlJob, run_jobs, toolchain_missing
+from chessaccel.defs import Status
+
+import suites
+
+BUDGET = Path(__file__).resolve().parent / "data" / "cycle_budget.json"
+
+
+def measure():
+    """{name: (nodes, cycles)} of the bench set on the simulated core, in one simulator run."""
+    jobs = [RtlJob(suites.board_of(job.fen), job.depth) for job in BENCH]
+    results = run_jobs(jobs)
+    out = {}
+    for job, result in zip(BENCH, results):
+        if result.status != Status.DONE:
+            raise RuntimeError(f"{job.name}: the core answered {result.status.name}")
+        out[job.name] = (result.nodes, result.cycles)
+    return out
+
+
+def write_budget(measured):
+    positions = {}
+    for job in BENCH:
+        nodes, cycles = measured[job.name]
+        positions[job.name] = {"depth": job.depth, "nodes": nodes, "max_cycles": cycles,
+                               "max_cycles_per_node": round(cycles / nodes, 4)}
+    nodes = sum(n for n, _ in measured.values())
+    cycles = sum(c for _, c in measured.values())
+    BUDGET.write_text(json.dumps({
+        "about": "SearchCore cycle budget on the bench set (host/bench.py), full window; "
+                 "written by `python tests/test_cycle_budget.py --update`",
+        "total": {"nodes": nodes, "max_cycles": cycles,
+                  "max_cycles_per_node": round(cycles / nodes, 4)},
+        "positions": positions,
+    }, indent=2) + "\n")
+
+
+@pytest.mark.skipif(toolchain_missing() is not None,
+                    reason=f"RTL simulation unavailable: {toolchain_missing()}")
+def test_bench_cycles_stay_within_budget():
+    budget = json.loads(BUDGET.read_text())["positions"]
+    assert set(budget) == {job.name for job in BENCH}, "the budget does not cover the bench set"
+    measured = measure()
+    over = []
+    for job in BENCH:
+        nodes, cycles = measured[job.name]
+        want = budget[job.name]
+        assert nodes == want["nodes"], (
+            f"{job.name}: {nodes} nodes, the budget's walk has {want['nodes']} (the node count "
+            f"is the model's: a change of walk is a contract change, not a cycle change)")
+        if cycles > want["max_cycles"]:
+            over.append(f"{job.name}: {cycles} cycles ({cycles / nodes:.3f}/node) > budget "
+                        f"{want['max_cycles']} ({want['max_cycles_per_node']:.3f}/node)")
+    assert not over, ("the core got slower: " + "; ".join(over)
+                      + ". If meant, run `python tests/test_cycle_budget.py --update`.")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--update"]:
+        print("usage: python tests/test_cycle_budget.py --update", file=sys.stderr)
+        raise SystemExit(2)
+    figures = measure()
+    write_budget(figures)
+    total_nodes = sum(n for n, _ in figures.values())
+    total_cycles = sum(c for _, c in figures.values())
+    print(f"wrote {BUDGET}: {total_nodes} nodes, {total_cycles} cycles, "
+          f"{total_cycles / total_nodes:.3f} cycles/node")
