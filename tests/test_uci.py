@@ -319,9 +319,21 @@ def test_the_readmes_python_example_runs():
     assert move in chess.Board().legal_moves
 
 
-def test_the_engine_learns_the_lag_a_gui_charges(raw):
+@pytest.fixture
+def fresh_raw():
+    """An engine of its own: nothing another test left running or unread can mix in."""
+    e = RawEngine()
+    e.send("uci")
+    e.read_until(lambda l: l == "uciok")
+    assert e.sync(60) == []
+    yield e
+    e.close()
+
+
+def test_the_engine_learns_the_lag_a_gui_charges(fresh_raw):
     """The GUI takes 1,000 ms off the clock where the engine thought far less: the engine
     learns the difference and plans with it."""
+    raw = fresh_raw
     raw.send("position startpos")
     raw.send("go depth 1")          # the backend's workers start here, not on the clock below
     raw.read_until(lambda l: l.startswith("bestmove"))
