@@ -79,6 +79,7 @@ def test_a_complete_uci_game_on_the_simulated_board():
     try:
         ours.configure({"Backend": "verilator", "Accelerators": CORES, "HardwarePlies": 1})
         theirs.configure({"UCI_LimitStrength": True, "UCI_Elo": 1350})
+        ours.ping()     # isready: the board is built and started here, before any clock runs
         board = chess.Board()
         while not board.is_game_over(claim_draw=True) and board.ply() < 300:
             if board.turn == chess.WHITE:
