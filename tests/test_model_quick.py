@@ -7,11 +7,14 @@ recursive alpha-beta of tests/oracle.py (score, best move and node count), in fu
 windows, at depths 0-2, and quiescence.
 """
 
+import dataclasses
+
 import chess
 import pytest
 
 from chessaccel.defs import INF
 from chessaccel.geometry import move_uci
+from chessaccel.sim.model.board import Board
 from chessaccel.sim.model.movegen import legal_moves
 from chessaccel.sim.model.search import perft, search
 
@@ -67,3 +70,43 @@ def test_quick_search_equals_the_oracle(fen, deepest):
                 f"{fen} depth {depth} ({alpha}, {beta}): model {mine}, contract {(score, best, nodes)}"
             if got.pv:
                 assert got.pv[0] == got.best_move
+
+
+# --- the model board's conversions (sim/model/board.py) --------------------------------------
+
+#: En-passant squares for each side to move, castling rights, promotions about to happen.
+ROUND_TRIP_FENS = tuple(fen for fen, _, _ in PERFT_JOBS) + (
+    "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+    "rnbqkbnr/pppp1ppp/8/8/3Pp3/8/PPP1PPPP/RNBQKBNR b KQkq d3 0 3",
+    "4k3/8/8/8/Pp6/8/8/4K3 b - a3 0 1",
+    "4k3/8/8/6pP/8/8/8/4K3 w - g6 0 1",
+)
+
+
+@pytest.mark.parametrize("fen", ROUND_TRIP_FENS)
+def test_a_packed_position_unpacks_to_the_same_board(fen):
+    """What a job carries (Position bits) is the board it was packed from: squares, side,
+    castling, the en-passant square (rank 6 with white to move, rank 3 with black) and kings."""
+    board = suites.board_of(fen)
+    back = Board.from_bits(board.to_bits())
+    assert (back.key(), back.kings) == (board.key(), board.kings), fen
+    assert back.ep == chess.Board(fen).ep_square, fen
+
+
+def test_a_copy_is_equal_and_independent():
+    board = suites.board_of(ROUND_TRIP_FENS[2])
+    copy = board.copy()
+    assert (copy.key(), copy.kings) == (board.key(), board.kings)
+    move = legal_moves(copy)[0]
+    copy.make(move)
+    copy.kings[0] = None
+    assert (board.key(), board.kings) == (suites.board_of(ROUND_TRIP_FENS[2]).key(),
+                                          suites.board_of(ROUND_TRIP_FENS[2]).kings)
+
+
+def test_an_undo_record_cannot_be_changed():
+    """The SearchStack keeps the records make returns: they are values, not shared state."""
+    board = suites.board_of(ROUND_TRIP_FENS[0])
+    undo = board.make(legal_moves(board)[0])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        undo.captured = 0
