@@ -222,14 +222,21 @@ def _projection(rtl):
         lut4, fmax = _synthesis_table_row("searchcore")
         sources["fmax"] = {"record": "docs/synthesis.md (searchcore row)",
                            "commit": _git_commit(ROOT / "docs" / "synthesis.md")}
+    # A board built with cores and met timing (synth/records/boards/) is the real figure: its
+    # own Fmax (the link and the cores placed together) and its core count.
     cores = None
+    best = 0.0
     for path, rec in records:
-        params = rec.get("parameters", {}) if isinstance(rec, dict) else {}
-        if isinstance(params, dict) and params.get("cores") and rec.get("placed"):
-            n = int(params["cores"])
-            if cores is None or n > cores:
-                cores = n
-                sources["cores"] = {"record": str(path.relative_to(ROOT)), "commit": _git_commit(path)}
+        if not (isinstance(rec, dict) and rec.get("kind") == "board" and rec.get("timing_met")
+                and rec.get("cores") and rec.get("fmax_mhz")):
+            continue
+        board_fmax = min(rec["fmax_mhz"].values())
+        if board_fmax * rec["cores"] > best:
+            best = board_fmax * rec["cores"]
+            fmax, cores = board_fmax, int(rec["cores"])
+            where = {"record": str(path.relative_to(ROOT)), "commit": _git_commit(path),
+                     "board": rec.get("board")}
+            sources["fmax"] = sources["cores"] = where
     if cores is None:
         cores = max(1, int(ROUTABLE_FRACTION * ECP5_85F_LUT4 // lut4))
         sources["cores"] = {"estimate": f"floor({ROUTABLE_FRACTION} x {ECP5_85F_LUT4} LUT4 / "

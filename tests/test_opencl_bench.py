@@ -70,6 +70,10 @@ def test_the_fpga_projection_names_its_sources():
         record = json.loads((ROOT / p["sources"]["cycles_per_node"]["record"]).read_text())
         assert p["cycles_per_node"] == record["cycles_per_node"]
     assert set(p["sources"]) == {"fmax", "cores", "cycles_per_node"}
+    if "board" in p["sources"]["cores"]:    # a board built with cores gives Fmax and cores
+        board = json.loads((ROOT / p["sources"]["cores"]["record"]).read_text())
+        assert board["kind"] == "board" and board["timing_met"]
+        assert (p["cores"], p["fmax_mhz"]) == (board["cores"], min(board["fmax_mhz"].values()))
     if "synthesis.md" in p["sources"]["fmax"].get("record", ""):
         assert (p["lut4_per_core"], p["fmax_mhz"]) == crossbench._synthesis_table_row("searchcore")
 
