@@ -37,12 +37,17 @@ def engine():
     e.quit()
 
 
-@pytest.fixture(scope="module")
-def raw():
+def _handshaken():
     e = RawEngine()
     e.send("uci")
     e.read_until(lambda l: l == "uciok")
     assert e.sync(60) == []
+    return e
+
+
+@pytest.fixture(scope="module")
+def raw():
+    e = _handshaken()
     yield e
     e.close()
 
@@ -322,10 +327,7 @@ def test_the_readmes_python_example_runs():
 @pytest.fixture
 def fresh_raw():
     """An engine of its own: nothing another test left running or unread can mix in."""
-    e = RawEngine()
-    e.send("uci")
-    e.read_until(lambda l: l == "uciok")
-    assert e.sync(60) == []
+    e = _handshaken()
     yield e
     e.close()
 
