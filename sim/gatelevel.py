@@ -149,7 +149,7 @@ def build_gatelevel(progress=print):
                 f"-DRESULT_BITS={SearchResult.as_shape().size}")
         cells = _cells_folder()
         command = ["verilator", "--cc", "--exe", "--build", *VERILATOR_FLAGS,
-                   "-Wno-SPECIFYIGNORE", "-Wno-MULTIDRIVEN", "--top-module", TOP_NAME,
+                   "-Wno-MULTIDRIVEN", "--top-module", TOP_NAME,
                    "-o", TOP_NAME, "-j", "2", f"-I{cells}", "-CFLAGS", bits,
                    "netlist.v", str(cells / "cells_sim.v"), "mult18x18d.v", str(_HARNESS)]
         progress("[gate-level] Verilator build of the mapped netlist (minutes)")
