@@ -31,7 +31,7 @@ from pathlib import Path
 from chessaccel.defs import INF, SearchJob, SearchResult
 from chessaccel.sim.buildtools import VERILATOR_FLAGS, locked, verilator_missing
 from chessaccel.sim.rtl_search import (RtlError, RtlJob, TOP_NAME, VERILATOR_BUILD, _design_files,
-                                       parse_results, run_jobs)
+                                       harness_input, parse_results, run_jobs)
 
 __all__ = ["gate_netlist", "build_gatelevel", "run_gate_jobs", "default_jobs", "compare", "main",
            "MULT18X18D_MODEL", "YOSYS_SCRIPT"]
@@ -161,10 +161,8 @@ def build_gatelevel(progress=print):
 def run_gate_jobs(jobs, progress=print):
     """``RtlResult`` per ``RtlJob`` from the gate-level simulation (one run)."""
     executable = build_gatelevel(progress)
-    hex_digits = (SearchJob.as_shape().size + 3) // 4
-    stdin = "".join(f"{j.packed():0{hex_digits}x} {int(j.trace)} "
-                    f"{-1 if j.abort_after is None else j.abort_after}\n" for j in jobs)
-    done = subprocess.run([str(executable)], input=stdin, capture_output=True, text=True)
+    done = subprocess.run([str(executable)], input=harness_input(jobs), capture_output=True,
+                          text=True)
     if done.returncode != 0:
         raise RtlError(f"the gate-level search core stopped ({done.returncode}): "
                        f"{done.stderr[-2000:]}")

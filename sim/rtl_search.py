@@ -182,12 +182,17 @@ def build_verilator(max_ply=MAX_PLY):
     return executable
 
 
+def harness_input(jobs):
+    """The job harness's stdin (sim/verilator/searchcore.cpp): one line per ``RtlJob``."""
+    hex_digits = (SearchJob.as_shape().size + 3) // 4
+    return "".join(f"{j.packed():0{hex_digits}x} {int(j.trace)} "
+                   f"{-1 if j.abort_after is None else j.abort_after}\n" for j in jobs)
+
+
 def _run_verilator(jobs, max_ply=MAX_PLY):
     executable = build_verilator(max_ply)
-    hex_digits = (SearchJob.as_shape().size + 3) // 4
-    stdin = "".join(f"{j.packed():0{hex_digits}x} {int(j.trace)} "
-                    f"{-1 if j.abort_after is None else j.abort_after}\n" for j in jobs)
-    done = subprocess.run([str(executable)], input=stdin, capture_output=True, text=True)
+    done = subprocess.run([str(executable)], input=harness_input(jobs), capture_output=True,
+                          text=True)
     if done.returncode != 0:
         raise RtlError(f"the Verilator search core stopped ({done.returncode}): "
                        f"{done.stderr[-2000:]}")
