@@ -129,8 +129,9 @@ class OpenCLBackend(Backend):
         return out
 
     def _run(self, what, kernel, global_size, local_size, *args):
+        """Launch and wait; every kernel takes the attack tables as its last argument."""
         queue = self.device.queue
-        kernel.set_args(*args)
+        kernel.set_args(*args, self.device.line_values)
         self._guard(what, self._cl().enqueue_nd_range_kernel, queue, kernel,
                     (int(global_size),), None if local_size is None else (int(local_size),))
         self._guard(what, queue.finish)

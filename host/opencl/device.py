@@ -24,7 +24,7 @@ from importlib import resources
 from pathlib import Path
 
 from chessaccel.host.backends import BackendError
-from .layout import eval_table, kernel_prelude
+from .layout import eval_table, kernel_prelude, line_tables
 
 __all__ = ["OpenCLError", "Device", "open_device", "cache_dir", "kernel_source", "KERNEL_FILES"]
 
@@ -151,6 +151,9 @@ class Device:
         #: the evaluation tables the search kernel reads (layout.eval_table)
         self.eval_values = cl.Buffer(self.context, mf.READ_ONLY | mf.COPY_HOST_PTR,
                                      hostbuf=eval_table())
+        #: the attack tables every kernel reads (layout.line_tables), the last argument of each
+        self.line_values = cl.Buffer(self.context, mf.READ_ONLY | mf.COPY_HOST_PTR,
+                                     hostbuf=line_tables())
 
     def describe(self):
         return f"{self.name} ({self.platform_name})"

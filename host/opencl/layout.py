@@ -19,7 +19,8 @@ from chessaccel.evaltables import (PHASE_INC, PHASE_MAX, PHASE_WEIGHT, SQUARE_EG
                                    TAPER_SHIFT)
 from chessaccel.geometry import CASTLE_BIT, CODE, COLOR_OF, TYPE_OF
 
-__all__ = ["POSITION_WORDS", "MAX_MOVES", "kernel_prelude", "eval_table", "pack_positions",
+__all__ = ["POSITION_WORDS", "MAX_MOVES", "kernel_prelude", "eval_table", "line_tables",
+           "LINE_TABLE_OFFSETS", "pack_positions",
            "unpack_positions", "encode_move", "decode_moves", "relative_castling"]
 
 #: ulongs per position in device memory (kernels/board.cl, load_position)
@@ -64,6 +65,7 @@ def kernel_prelude(overrides=None):
         "MOVE_PROMO_SHIFT": _MOVE_FIELDS["promo"].offset,
     }
     defines.update({name: PieceType[name].value for name in _TYPES})
+    defines.update({f"LINES_{name}": offset for name, offset in LINE_TABLE_OFFSETS.items()})
     for name, value in (overrides or {}).items():
         if name not in defines:
             raise KeyError(f"no kernel constant {name!r}")
@@ -85,6 +87,114 @@ def eval_table():
         table[t * 64:(t + 1) * 64, 2] = PHASE_INC.get(t, 0)
     table[7 * 64:, 0] = PHASE_WEIGHT
     return table
+
+
+# --- attack tables ------------------------------------------------------------------------------
+# Single-square slider attacks (TestCheck, GenAggressor, perft's per-piece targets) come from
+# "kindergarten" tables: the occupancy of a line is gathered into a 6-bit index (a shift for a
+# rank, one multiplication for a file or a diagonal) and looks up the attacks of that line. The
+# tables are 10 KB, so they stay in a multiprocessor's L1 cache, where 32 lanes can look up 32
+# different entries at once; Kogge-Stone fills stay for sets of pieces (GenVictim's receivers).
+
+_FILE_A = 0x0101010101010101
+_FILE_B = _FILE_A << 1
+#: c2-h7: gathers the inner squares of file A (ranks 2..7) into bits 58..63, rank 7 first
+_DIAGONAL_C2H7 = 0x0080402010080400
+_M64 = (1 << 64) - 1
+
+#: Where each table starts in the buffer (board.cl's LINES_* constants are generated from it):
+#: FILL_UP[f * 64 + i] the attacks along a rank of a slider on file f, inner occupancy i
+#: (files b..g), copied onto every rank; FILE_ATTACKS[r * 64 + i] the attacks along file A of a
+#: slider on rank r; the diagonal and anti-diagonal through each square; knight and king targets.
+LINE_TABLE_OFFSETS = {"FILL_UP": 0, "FILE_ATTACKS": 512, "DIAGONAL": 1024, "ANTI_DIAGONAL": 1088,
+                      "KNIGHT": 1152, "KING": 1216}
+_LINE_TABLE_SIZE = 1280
+
+
+def _ray_walk(square, occupied, steps):
+    """Squares reached from ``square`` along each (file, rank) step, up to and including the
+    first occupied square: the slow definition the tables are checked against."""
+    out = 0
+    f0, r0 = square & 7, square >> 3
+    for df, dr in steps:
+        f, r = f0 + df, r0 + dr
+        while 0 <= f < 8 and 0 <= r < 8:
+            out |= 1 << (r * 8 + f)
+            if occupied >> (r * 8 + f) & 1:
+                break
+            f, r = f + df, r + dr
+    return out
+
+
+def _line_index(occupied, mask, multiplier):
+    return (((occupied & mask) * multiplier) & _M64) >> 58
+
+
+def line_tables():
+    """The kindergarten attack tables (uint64, layout in LINE_TABLE_OFFSETS), each entry
+    checked against a ray walk over every occupancy of its line."""
+    o = LINE_TABLE_OFFSETS
+    t = [0] * _LINE_TABLE_SIZE
+    for f in range(8):
+        for i in range(64):
+            rank = _ray_walk(f, i << 1, ((1, 0), (-1, 0)))
+            t[o["FILL_UP"] + f * 64 + i] = (rank * _FILE_A) & _M64
+    for s in range(64):
+        diagonal = anti = 0
+        for q in range(64):
+            if (q & 7) - (q >> 3) == (s & 7) - (s >> 3):
+                diagonal |= 1 << q
+            if (q & 7) + (q >> 3) == (s & 7) + (s >> 3):
+                anti |= 1 << q
+        t[o["DIAGONAL"] + s] = diagonal
+        t[o["ANTI_DIAGONAL"] + s] = anti
+        t[o["KNIGHT"] + s] = _ray_walk(s, _M64, ((1, 2), (2, 1), (2, -1), (1, -2),
+                                                 (-1, -2), (-2, -1), (-2, 1), (-1, 2)))
+        t[o["KING"] + s] = _ray_walk(s, _M64, ((1, 0), (1, 1), (0, 1), (-1, 1),
+                                               (-1, 0), (-1, -1), (0, -1), (1, -1)))
+    filled = [False] * 512
+    for r in range(8):
+        for inner in range(64):
+            occupied = sum(1 << ((k + 1) * 8) for k in range(6) if inner >> k & 1)
+            i = _line_index(occupied, _FILE_A, _DIAGONAL_C2H7)
+            attacks = _ray_walk(r * 8, occupied, ((0, 1), (0, -1)))
+            entry = o["FILE_ATTACKS"] + r * 64 + i
+            if filled[r * 64 + i] and t[entry] != attacks:
+                raise AssertionError(f"file index collision on rank {r}")
+            t[entry], filled[r * 64 + i] = attacks, True
+    _check_line_tables(t)
+    return np.array(t, dtype=np.uint64)
+
+
+def straight_from(t, s, occupied):
+    """Rook attacks of square s, computed as board.cl's straight_from does (for the check)."""
+    o = LINE_TABLE_OFFSETS
+    f, r = s & 7, s >> 3
+    rank = t[o["FILL_UP"] + f * 64 + ((occupied >> (8 * r + 1)) & 63)] & (0xFF << (8 * r))
+    i = _line_index(occupied >> f, _FILE_A, _DIAGONAL_C2H7)
+    return rank | ((t[o["FILE_ATTACKS"] + r * 64 + i] << f) & _M64)
+
+
+def diagonal_from(t, s, occupied):
+    """Bishop attacks of square s, as board.cl's diagonal_from computes them."""
+    o = LINE_TABLE_OFFSETS
+    out = 0
+    for name in ("DIAGONAL", "ANTI_DIAGONAL"):
+        mask = t[o[name] + s]
+        out |= t[o["FILL_UP"] + (s & 7) * 64 + _line_index(occupied, mask, _FILE_B)] & mask
+    return out
+
+
+def _check_line_tables(t):
+    rng = np.random.default_rng(1)
+    occupancies = [int(x) for x in rng.integers(0, 1 << 63, size=48, dtype=np.int64)]
+    occupancies += [0, _M64] + [o & int(m) for o in occupancies[:8] for m in (0x00FF00FF00FF00FF,)]
+    for s in range(64):
+        for occ in occupancies:
+            if straight_from(t, s, occ) != _ray_walk(s, occ, ((1, 0), (-1, 0), (0, 1), (0, -1))):
+                raise AssertionError(f"rook attack table wrong on square {s}")
+            if diagonal_from(t, s, occ) != _ray_walk(s, occ, ((1, 1), (-1, -1), (1, -1), (-1, 1))):
+                raise AssertionError(f"bishop attack table wrong on square {s}")
 
 
 # --- positions ----------------------------------------------------------------------------------

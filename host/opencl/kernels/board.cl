@@ -30,7 +30,11 @@
 #define ENEMY_K 4u
 #define ENEMY_Q 8u
 
+// The kindergarten attack tables (layout.line_tables; offsets LINES_* from the prelude).
+typedef __global const ulong *Lines;
+
 typedef struct {
+    Lines lines;        // the attack tables the job's kernel was given
     ulong q0, q1, q2;   // PieceType bit-planes
     ulong own;          // pieces of the side to move
     uint castle;        // OWN_K | OWN_Q | ENEMY_K | ENEMY_Q
@@ -151,14 +155,37 @@ static inline ulong king_attacks(ulong g) {
 static inline ulong pawn_attacks_up(ulong p) { return ((p << 9) & NOT_A) | ((p << 7) & NOT_H); }
 static inline ulong pawn_attacks_down(ulong p) { return ((p >> 7) & NOT_A) | ((p >> 9) & NOT_H); }
 
+// --- attacks of one square: table look-ups -------------------------------------------------
+// A line's occupancy is gathered into a 6-bit index (files or ranks 2..7: the end squares
+// never block) by a shift (rank) or one multiplication (file, diagonals), which picks the
+// line's attacks from a table (layout.line_tables, where the construction is checked).
+
+#define FILE_B (FILE_A << 1)
+#define DIAGONAL_C2H7 0x0080402010080400UL
+
+static inline ulong straight_from(Lines t, int s, ulong occ) {
+    int f = s & 7, r = s >> 3;
+    ulong rank = t[LINES_FILL_UP + f * 64 + (int)((occ >> (8 * r + 1)) & 63)] & (0xFFUL << (8 * r));
+    int i = (int)((((occ >> f) & FILE_A) * DIAGONAL_C2H7) >> 58);
+    return rank | (t[LINES_FILE_ATTACKS + r * 64 + i] << f);
+}
+static inline ulong diagonal_from(Lines t, int s, ulong occ) {
+    const Lines fill_up = t + LINES_FILL_UP + (s & 7) * 64;
+    ulong d = t[LINES_DIAGONAL + s], a = t[LINES_ANTI_DIAGONAL + s];
+    return (fill_up[(int)(((occ & d) * FILE_B) >> 58)] & d)
+         | (fill_up[(int)(((occ & a) * FILE_B) >> 58)] & a);
+}
+#define KNIGHT_FROM(t, s) ((t)[LINES_KNIGHT + (s)])
+#define KING_FROM(t, s) ((t)[LINES_KING + (s)])
+
 // Enemy pieces attacking square s: the square radiates the super piece (TestCheck).
 static inline ulong attackers(const Board *b, int s) {
-    ulong sb = BIT(s), occ = occupied(b), enemy = occ & ~b->own, empty = ~occ;
-    return enemy & ((knight_attacks(sb) & type_set(b, KNIGHT))
-                  | (king_attacks(sb) & type_set(b, KING))
-                  | (pawn_attacks_up(sb) & type_set(b, PAWN))
-                  | (straight_attacks(sb, empty) & straight_set(b))
-                  | (diagonal_attacks(sb, empty) & diagonal_set(b)));
+    ulong occ = occupied(b), enemy = occ & ~b->own;
+    return enemy & ((KNIGHT_FROM(b->lines, s) & type_set(b, KNIGHT))
+                  | (KING_FROM(b->lines, s) & type_set(b, KING))
+                  | (pawn_attacks_up(BIT(s)) & type_set(b, PAWN))
+                  | (straight_from(b->lines, s, occ) & straight_set(b))
+                  | (diagonal_from(b->lines, s, occ) & diagonal_set(b)));
 }
 static inline bool attacked(const Board *b, int s) { return attackers(b, s) != 0; }
 
@@ -302,7 +329,8 @@ static inline void unmake(Board *b, const Undo *u, int from, int to, int promo, 
 // castle (bits 0-3, OWN_K..ENEMY_Q) | ep (bits 4-10, NO_SQ = none).
 #define POSITION_WORDS 5
 
-static inline void load_position(Board *b, __global const ulong *p) {
+static inline void load_position(Board *b, __global const ulong *p, Lines lines) {
+    b->lines = lines;
     b->q0 = p[0]; b->q1 = p[1]; b->q2 = p[2]; b->own = p[3];
     b->castle = (uint)(p[4] & 15u);
     b->ep = (int)((p[4] >> 4) & 127u);

@@ -70,10 +70,10 @@ static inline ulong aggressors_of(const Board *b, int v, bool captures_only) {
     }
     if (captures_only && !occupied_victim)
         return found;   // in quiescence an empty victim is the en-passant square: pawns only
-    return found | (own & ((knight_attacks(vb) & type_set(b, KNIGHT))
-                         | (king_attacks(vb) & type_set(b, KING))
-                         | (straight_attacks(vb, empty) & straight_set(b))
-                         | (diagonal_attacks(vb, empty) & diagonal_set(b))));
+    return found | (own & ((KNIGHT_FROM(b->lines, v) & type_set(b, KNIGHT))
+                         | (KING_FROM(b->lines, v) & type_set(b, KING))
+                         | (straight_from(b->lines, v, occ) & straight_set(b))
+                         | (diagonal_from(b->lines, v, occ) & diagonal_set(b))));
 }
 
 static inline bool castle_allowed(const Board *b, bool kingside) {

@@ -41,14 +41,14 @@ static inline int try_moves(Board *b, ulong from_mask, ushort *list) {
     while (pieces) {
         int from = lowest(pieces);
         pieces &= pieces - 1;
-        ulong fb = BIT(from), att;
+        ulong att;
         int t = type_at(b, from);
-        if (t == KNIGHT) att = knight_attacks(fb);
-        else if (t == KING) att = king_attacks(fb);
+        if (t == KNIGHT) att = KNIGHT_FROM(b->lines, from);
+        else if (t == KING) att = KING_FROM(b->lines, from);
         else {
             att = 0;
-            if (t != ROOK) att |= diagonal_attacks(fb, empty);
-            if (t != BISHOP) att |= straight_attacks(fb, empty);
+            if (t != ROOK) att |= diagonal_from(b->lines, from, occ);
+            if (t != BISHOP) att |= straight_from(b->lines, from, occ);
         }
         att &= ~own;
         while (att) {
@@ -87,21 +87,26 @@ typedef struct {
     bool in_check;
 } Legality;
 
-// One direction of the pin scan: `blocker` is the own piece the king's ray meets first; if the
-// ray continued past it meets an enemy slider of the direction's kind, the piece is pinned and
-// may move only along the ray (r2: the squares up to and including the pinner). With COUNT,
-// a pinned slider of the direction's kind adds its moves along the ray to `count`.
-#define PIN_SCAN(FILL, SLIDERS, COUNT)                                              \
-    {                                                                               \
-        ulong blocker = FILL(kb, L->empty) & L->own;                                \
-        if (blocker) {                                                              \
-            ulong r2 = FILL(kb, L->empty | blocker);                                \
-            if (r2 & L->enemy & (SLIDERS)) {                                        \
-                L->pinned |= blocker;                                               \
-                if ((COUNT) && (blocker & (SLIDERS)))                               \
-                    *count += popcount(r2) - 1;                                     \
-            }                                                                       \
-        }                                                                           \
+// The pin scan of one kind of line (straight or diagonal): the king's lines with the own
+// pieces they meet first taken away reach the enemy sliders that pin those pieces. A pinned
+// piece may move only between its king and its pinner (the squares both attack, on the
+// board without it), capture included; with `count`, a pinned slider of the line's kind adds
+// those moves to `*count`.
+#define PIN_SCAN(FROM, SLIDERS)                                                           \
+    {                                                                                     \
+        ulong first = FROM(b->lines, L->king, L->occ) & L->own;                           \
+        ulong through = L->occ & ~first;                                                  \
+        ulong reach = FROM(b->lines, L->king, through);                                   \
+        ulong pinners = reach & L->enemy & (SLIDERS);                                     \
+        while (pinners) {                                                                 \
+            int p = lowest(pinners);                                                      \
+            pinners &= pinners - 1;                                                       \
+            ulong between = reach & FROM(b->lines, p, through);                           \
+            ulong pinned = between & first;                                               \
+            L->pinned |= pinned;                                                          \
+            if (count_pinned_sliders && (pinned & (SLIDERS)))                             \
+                *count += popcount(between);                                              \
+        }                                                                                 \
     }
 
 static inline void legality(const Board *b, Legality *L, bool count_pinned_sliders, ulong *count) {
@@ -110,26 +115,18 @@ static inline void legality(const Board *b, Legality *L, bool count_pinned_slide
     L->enemy = L->occ & ~L->own;
     L->empty = ~L->occ;
     L->king = own_king(b);
-    ulong kb = BIT(L->king);
     ulong enemy = L->enemy;
     L->danger = pawn_attacks_down(enemy & type_set(b, PAWN))
               | knight_attacks(enemy & type_set(b, KNIGHT))
               | king_attacks(enemy & type_set(b, KING))
               | straight_attacks(enemy & straight_set(b), L->empty)
               | diagonal_attacks(enemy & diagonal_set(b), L->empty);
-    L->in_check = (L->danger & kb) != 0;
+    L->in_check = (L->danger & BIT(L->king)) != 0;
     L->pinned = 0;
     if (L->in_check)
         return;
-    ulong straight = straight_set(b), diagonal = diagonal_set(b);
-    PIN_SCAN(fill_north, straight, count_pinned_sliders)
-    PIN_SCAN(fill_south, straight, count_pinned_sliders)
-    PIN_SCAN(fill_east, straight, count_pinned_sliders)
-    PIN_SCAN(fill_west, straight, count_pinned_sliders)
-    PIN_SCAN(fill_north_east, diagonal, count_pinned_sliders)
-    PIN_SCAN(fill_north_west, diagonal, count_pinned_sliders)
-    PIN_SCAN(fill_south_east, diagonal, count_pinned_sliders)
-    PIN_SCAN(fill_south_west, diagonal, count_pinned_sliders)
+    PIN_SCAN(straight_from, straight_set(b))
+    PIN_SCAN(diagonal_from, diagonal_set(b))
 }
 
 // Castling when not in check: the right, the empty squares, no attacked square on the king's way.
@@ -154,7 +151,7 @@ static inline int legal_moves(Board *b, ushort *list) {
     if (L.in_check)
         return try_moves(b, ~0UL, list);
     int n = 0;
-    ulong att = king_attacks(BIT(L.king)) & ~L.own & ~L.danger;
+    ulong att = KING_FROM(b->lines, L.king) & ~L.own & ~L.danger;
     while (att) {
         int to = lowest(att);
         att &= att - 1;
@@ -169,9 +166,9 @@ static inline int legal_moves(Board *b, ushort *list) {
         ulong one = pieces & (0UL - pieces);
         pieces ^= one;
         ulong targets = 0;
-        if (one & knights) targets = knight_attacks(one);
-        if (one & diagonal) targets |= diagonal_attacks(one, L.empty);
-        if (one & straight) targets |= straight_attacks(one, L.empty);
+        if (one & knights) targets = KNIGHT_FROM(b->lines, from);
+        if (one & diagonal) targets |= diagonal_from(b->lines, from, L.occ);
+        if (one & straight) targets |= straight_from(b->lines, from, L.occ);
         targets &= ~L.own;
         while (targets) {
             int to = lowest(targets);
@@ -211,23 +208,19 @@ static inline ulong count_legal(Board *b) {
     legality(b, &L, true, &count);
     if (L.in_check)
         return (ulong)try_moves(b, ~0UL, 0);
-    count += popcount(king_attacks(BIT(L.king)) & ~L.own & ~L.danger);
+    count += popcount(KING_FROM(b->lines, L.king) & ~L.own & ~L.danger);
     count += castlings(b, &L, 0, 0);
     ulong free_pieces = L.own & ~L.pinned;
     ulong knights = type_set(b, KNIGHT), straight = straight_set(b), diagonal = diagonal_set(b);
-    ulong s = free_pieces & knights;
+    ulong s = free_pieces & (knights | straight | diagonal);
     while (s) {
-        ulong one = s & (0UL - s);
-        s ^= one;
-        count += popcount(knight_attacks(one) & ~L.own);
-    }
-    s = free_pieces & (straight | diagonal);
-    while (s) {
+        int from = lowest(s);
         ulong one = s & (0UL - s);
         s ^= one;
         ulong att = 0;
-        if (one & diagonal) att |= diagonal_attacks(one, L.empty);
-        if (one & straight) att |= straight_attacks(one, L.empty);
+        if (one & knights) att = KNIGHT_FROM(b->lines, from);
+        if (one & diagonal) att |= diagonal_from(b->lines, from, L.occ);
+        if (one & straight) att |= straight_from(b->lines, from, L.occ);
         count += popcount(att & ~L.own);
     }
     ulong pawns = free_pieces & type_set(b, PAWN);
@@ -290,13 +283,13 @@ static inline ulong perft_below_3(Board *b) {
 // deepest path, so depth 1 and 2 do not pay for depth 3); one partial sum per work-group.
 #define PERFT_BULK_KERNEL(NAME, COUNT)                                                    \
 __kernel void NAME(__global const ulong *positions, const uint n,                        \
-                   __global ulong *partial_sums, __local ulong *scratch)                 \
+                   __global ulong *partial_sums, __local ulong *scratch, Lines lines)    \
 {                                                                                         \
     uint i = get_global_id(0), lid = get_local_id(0), size = get_local_size(0);          \
     ulong leaves = 0;                                                                     \
     if (i < n) {                                                                          \
         Board b;                                                                          \
-        load_position(&b, positions + (size_t)i * POSITION_WORDS);                       \
+        load_position(&b, positions + (size_t)i * POSITION_WORDS, lines);                \
         leaves = COUNT(&b);                                                               \
     }                                                                                     \
     scratch[lid] = leaves;                                                                \
@@ -315,13 +308,14 @@ PERFT_BULK_KERNEL(perft_bulk_2, perft_below_2)
 PERFT_BULK_KERNEL(perft_bulk_3, perft_below_3)
 
 // Breadth-first expansion, pass 1: how many children each position has.
-__kernel void count_children(__global const ulong *positions, const uint n, __global uint *counts)
+__kernel void count_children(__global const ulong *positions, const uint n, __global uint *counts,
+                             Lines lines)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
     Board b;
-    load_position(&b, positions + (size_t)i * POSITION_WORDS);
+    load_position(&b, positions + (size_t)i * POSITION_WORDS, lines);
     counts[i] = (uint)count_legal(&b);
 }
 
@@ -329,13 +323,13 @@ __kernel void count_children(__global const ulong *positions, const uint n, __gl
 // counts). A child list whose length disagrees with pass 1 raises the error flag.
 __kernel void expand(__global const ulong *positions, const uint n,
                      __global const ulong *offsets, __global ulong *children,
-                     __global volatile uint *error_flag)
+                     __global volatile uint *error_flag, Lines lines)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
     Board b;
-    load_position(&b, positions + (size_t)i * POSITION_WORDS);
+    load_position(&b, positions + (size_t)i * POSITION_WORDS, lines);
     ushort list[MAX_MOVES];
     int count = legal_moves(&b, list);
     ulong first = offsets[i];

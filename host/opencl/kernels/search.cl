@@ -108,7 +108,8 @@ __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS p
                           const uint want_pv,
                           __global ushort *pv_moves,         // PV_STRIDE^2 per job when wanted
                           __global uchar *pv_lengths,        // PV_STRIDE per job when wanted
-                          Values values)                     // evaluation tables
+                          Values values,                     // evaluation tables
+                          Lines lines)                       // attack tables
 {
     ulong stack[MAX_PLY * FRAME_WORDS];
     Board b;
@@ -134,7 +135,7 @@ __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS p
                 job = atomic_inc(job_counter);
                 if (job >= n_jobs)
                     return;
-                load_position(&b, positions + (size_t)job * POSITION_WORDS);
+                load_position(&b, positions + (size_t)job * POSITION_WORDS, lines);
                 init_eval(&b, values);
                 int4 p = params[job];
                 cur.depth = p.x; cur.alpha = p.y; cur.beta = p.z;
@@ -199,13 +200,13 @@ __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS p
 // The legal moves of each position in generation order (make, TestCheck, unmake).
 __kernel void list_moves(__global const ulong *positions, const uint n_jobs,
                          __global ushort *moves,      // MAX_MOVES per job
-                         __global uint *counts)
+                         __global uint *counts, Lines lines)
 {
     uint job = get_global_id(0);
     if (job >= n_jobs)
         return;
     Board b;
-    load_position(&b, positions + (size_t)job * POSITION_WORDS);
+    load_position(&b, positions + (size_t)job * POSITION_WORDS, lines);
     Gen g;
     gen_init(&g, &b, false);
     Move m;
@@ -249,7 +250,7 @@ static inline void pop_walk(const ulong *w, WalkFrame *f) {
 
 __kernel void perft_walk(__global const ulong *positions, __global const int *depths,
                          const uint n_jobs, __global volatile uint *job_counter,
-                         __global ulong *leaf_counts)
+                         __global ulong *leaf_counts, Lines lines)
 {
     ulong stack[MAX_DEPTH * WALK_WORDS];
     for (;;) {
@@ -257,7 +258,7 @@ __kernel void perft_walk(__global const ulong *positions, __global const int *de
         if (job >= n_jobs)
             return;
         Board b;
-        load_position(&b, positions + (size_t)job * POSITION_WORDS);
+        load_position(&b, positions + (size_t)job * POSITION_WORDS, lines);
         int depth = depths[job];
         ulong leaves = 0;
         if (depth == 0) {
