@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from chessaccel.defs import INF
 from chessaccel.host import crossbench
@@ -43,13 +44,22 @@ def test_the_device_runner_checks_and_times_a_job_file(tmp_path):
              perft_depths=np.array([sorted(c) for _, _, c in PERFT_ROOTS]),
              perft_counts=np.array([[c[d] for d in sorted(c)] for _, _, c in PERFT_ROOTS]))
     out = tmp_path / "record.json"
-    assert gpubench.main([str(jobs), "--out", str(out), "--backend", "opencl:pocl"]) == 0
+    assert gpubench.main([str(jobs), "--out", str(out), "--backend", "opencl:pocl",
+                          "--split", "300/100"]) == 0
     record = json.loads(out.read_text())
     assert record["check"] == {**record["check"], "jobs": 24, "mismatches": 0}
     assert all(p["correct"] for p in record["perft"]) and len(record["perft"]) == 4
     labels = [r["label"] for r in record["leaf_search"]["runs"]]
     assert "the largest job alone" in labels and labels[0] == "default"
     assert record["leaf_search"]["nodes"] == sum(r.nodes for r in expected)
+    split = [r for r in record["leaf_search"]["runs"] if r["label"].startswith("split")]
+    assert len(split) == 1 and split[0]["same_as_whole_jobs"] and split[0]["split_jobs"] > 0
+
+
+def test_the_device_runner_refuses_bad_split_budgets(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        gpubench.main(["jobs.npz", "--out", "x.json", "--split", "100/0"])
+    assert exit_.value.code == 2 and "node budgets must be positive" in capsys.readouterr().err
 
 
 def test_the_committed_h100_record_is_correct_and_large_enough():

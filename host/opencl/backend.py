@@ -199,9 +199,11 @@ class OpenCLBackend(Backend):
                             "nodes": int(raw["nodes"][i]), "cycles": None})
         return results
 
-    def run_search(self, positions, params, pv=False):
+    def run_search(self, positions, params, pv=False, node_budget=0):
         """The search kernel on packed arrays (positions: (N, POSITION_WORDS) uint64, params:
-        (N, 4) int32 depth/alpha/beta/0). Returns numpy arrays; ``last_run`` gets the timing."""
+        (N, 4) int32 depth/alpha/beta/ply, ply 0 for a whole job). Returns numpy arrays;
+        ``last_run`` gets the timing. A job that would count more than ``node_budget`` nodes
+        (0: no budget) is given up and comes back with 0 nodes (split.search_split)."""
         n = len(positions)
         local, per_unit, _ = self._defaults()
         d = self.device
@@ -218,7 +220,8 @@ class OpenCLBackend(Backend):
         pv_lengths = self._buffer(nbytes=stride * n if pv else 8)
         t0 = time.perf_counter()
         self._run("search", self.kernel("search_jobs"), global_size, local, pos_buf, par_buf,
-                  np.uint32(n), counter, scores, moves, nodes, np.uint32(1 if pv else 0),
+                  np.uint32(n), np.uint64(node_budget), counter, scores, moves, nodes,
+                  np.uint32(1 if pv else 0),
                   pv_moves, pv_lengths, self.device.eval_values)
         seconds = time.perf_counter() - t0
         out = {"scores": self._read(scores, np.int32, n), "best_moves": self._read(moves, np.uint32, n),
@@ -232,6 +235,29 @@ class OpenCLBackend(Backend):
                          "local_size": local, "seconds": seconds,
                          "nodes": int(out["nodes"].sum())}
         return out
+
+    def node_children(self, positions, params):
+        """What the search finds on entering each packed node (params: depth/-/-/ply): the
+        number of legal children, whether it is in check, its stand-pat value, and the children
+        in generation order (captures only in quiescence) as packed moves and positions."""
+        n = len(positions)
+        chunk = max(1, int(self._memory_budget() // (8 * POSITION_WORDS * MAX_MOVES)))
+        if n > chunk:
+            parts = [self.node_children(positions[i:i + chunk], params[i:i + chunk])
+                     for i in range(0, n, chunk)]
+            return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+        pos_buf = self._buffer(positions)
+        par_buf = self._buffer(params)
+        moves = self._buffer(nbytes=4 * MAX_MOVES * n)
+        children = self._buffer(nbytes=8 * POSITION_WORDS * MAX_MOVES * n)
+        info = self._buffer(nbytes=12 * n)
+        self._launch_1d("node expansion", "node_children", n, pos_buf, par_buf, np.uint32(n),
+                        moves, children, info, self.device.eval_values)
+        info = self._read(info, np.int32, 3 * n).reshape(n, 3)
+        return {"counts": info[:, 0], "in_check": info[:, 1].astype(bool), "stand_pat": info[:, 2],
+                "moves": self._read(moves, np.uint32, MAX_MOVES * n).reshape(n, MAX_MOVES),
+                "children": self._read(children, np.uint64, POSITION_WORDS * MAX_MOVES * n
+                                       ).reshape(n, MAX_MOVES, POSITION_WORDS)}
 
     # --- perft ---------------------------------------------------------------------------------
 

@@ -30,6 +30,7 @@ import numpy as np
 
 from chessaccel.host.backends import get_backend
 from .device import OpenCLError
+from .split import search_split
 
 __all__ = ["main"]
 
@@ -175,6 +176,22 @@ def run(args):
         _timed_search(backend, pos[keep], par[keep], f"without the top {round((1 - q) * 100)}% of jobs",
                       runs, **best_cfg)
     _timed_search(backend, pos[order[-1:]], par[order[-1:]], "the largest job alone", runs, **best_cfg)
+    for budgets in args.split:
+        budget, child_budget = budgets
+        t0 = time.perf_counter()
+        split = search_split(backend, pos, par, budget=budget, child_budget=child_budget)
+        seconds = time.perf_counter() - t0
+        same = all((split[k] == base_raw[k]).all() for k in ("scores", "best_moves", "nodes"))
+        info = {k: backend.last_run[k] for k in ("split_jobs", "split_nodes", "split_rounds",
+                                                 "split_child_jobs")}
+        runs.append({"label": f"split past {budget} nodes (children past {child_budget})",
+                     "jobs": int(len(pos)), "nodes": int(split["nodes"].sum()), "seconds": seconds,
+                     "nodes_per_second": split["nodes"].sum() / seconds,
+                     "first_launch_seconds": backend.last_run["seconds"],
+                     "same_as_whole_jobs": bool(same), **info})
+        print(f"  split past {budget}/{child_budget}: {seconds:.3f} s "
+              f"({split['nodes'].sum() / seconds / 1e6:.1f} M nodes/s; first launch "
+              f"{backend.last_run['seconds']:.3f} s) {info} same results: {same}", flush=True)
     # one job repeated: no divergence between lanes, the same instruction mix
     median_job = order[len(order) // 2]
     uniform = min(len(pos), max(1000, len(pos) // 4))
@@ -219,6 +236,16 @@ def run(args):
     return out
 
 
+def _budgets(text):
+    try:
+        budget, child = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected BUDGET/CHILD node counts, got {text!r}") from None
+    if budget <= 0 or child <= 0:
+        raise argparse.ArgumentTypeError(f"node budgets must be positive, got {text!r}")
+    return budget, child
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m chessaccel.host.opencl.gpubench",
                                 description=__doc__.splitlines()[0])
@@ -231,6 +258,8 @@ def main(argv=None):
     p.add_argument("--threads", type=int, nargs="*", default=[],
                    help="also run with these work-items per compute unit (at --local)")
     p.add_argument("--local", type=int, default=64, help="work-group size for --threads")
+    p.add_argument("--split", type=_budgets, nargs="*", default=[], metavar="BUDGET/CHILD",
+                   help="also run the batch with jobs past BUDGET nodes split (children past CHILD)")
     args = p.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     try:

@@ -98,9 +98,15 @@ static inline bool enter_node(Frame *f, Board *b, Values v, int ply, int *value)
 // returns), then takes the NEXT move, makes and TESTs it and ENTERs the child. Lanes of a warp
 // that are in different steps thus meet again in the expensive part (make, TestCheck,
 // generation) on the same turn instead of idling through each other's steps.
+//
+// A job starts at ply params.w (0 for the accelerator's jobs; a part of a split job starts at
+// its own depth in the tree, which the MAX_PLY rule and mate scores count from). With a
+// node_budget, a job that would count more nodes is given up and reported with 0 nodes (a real
+// job has at least one): the host splits it into its children (host/opencl/split.py).
 __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS per job
-                          __global const int4 *params,       // (depth, alpha, beta, -) per job
+                          __global const int4 *params,       // (depth, alpha, beta, ply) per job
                           const uint n_jobs,
+                          const ulong node_budget,           // 0: none
                           __global volatile uint *job_counter,
                           __global int *scores,
                           __global uint *best_moves,
@@ -115,8 +121,9 @@ __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS p
     Board b;
     Frame cur;
     uint job = 0;
-    int ply = 0, value = 0;
+    int ply = 0, root_ply = 0, value = 0;
     ulong nodes = 0;
+    bool given_up = false;
     __global ushort *pv = pv_moves;
     __global uchar *pv_len = pv_lengths;
     // "the root has returned": the first turn takes a job from the queue
@@ -125,11 +132,11 @@ __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS p
     for (;;) {
         // RETURN: values go up until a parent continues (or the root is done)
         while (have_value) {
-            if (ply == 0) {
+            if (ply == root_ply) {
                 if (started) {
-                    scores[job] = value;
-                    best_moves[job] = cur.best_move;
-                    node_counts[job] = nodes;
+                    scores[job] = given_up ? 0 : value;
+                    best_moves[job] = given_up ? 0u : cur.best_move;
+                    node_counts[job] = given_up ? 0UL : nodes;
                 }
                 started = true;
                 job = atomic_inc(job_counter);
@@ -139,11 +146,13 @@ __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS p
                 init_eval(&b, values);
                 int4 p = params[job];
                 cur.depth = p.x; cur.alpha = p.y; cur.beta = p.z;
+                ply = root_ply = p.w;
+                given_up = false;
                 nodes = 1;
                 pv = pv_moves + (size_t)job * PV_STRIDE * PV_STRIDE;
                 pv_len = pv_lengths + (size_t)job * PV_STRIDE;
                 if (want_pv) pv_len[0] = 0;
-                have_value = enter_node(&cur, &b, values, 0, &value);
+                have_value = enter_node(&cur, &b, values, ply, &value);
                 continue;
             }
             ply--;
@@ -192,9 +201,53 @@ __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS p
         cur.beta = -alpha;
         ply++;
         nodes++;
+        if (node_budget && nodes > node_budget) {   // give the job up: straight to the next one
+            given_up = true;
+            ply = root_ply;
+            have_value = true;
+            continue;
+        }
         if (want_pv) pv_len[ply] = 0;
         have_value = enter_node(&cur, &b, values, ply, &value);
     }
+}
+
+// The nodes of split jobs (host/opencl/split.py): for each (position, depth, -, ply), what the
+// search kernel's ENTER and NEXT would find there: whether the side to move is in check, the
+// stand-pat value, and the legal children in generation order (captures only in quiescence),
+// each as its packed move and its position.
+__kernel void node_children(__global const ulong *positions, __global const int4 *params,
+                            const uint n, __global uint *moves,   // MAX_MOVES per node
+                            __global ulong *children,             // MAX_MOVES positions per node
+                            __global int *info,                   // (count, in check, stand pat)
+                            Values values, Lines lines)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    Board b;
+    load_position(&b, positions + (size_t)i * POSITION_WORDS, lines);
+    init_eval(&b, values);
+    bool in_check = attacked(&b, own_king(&b));
+    bool quiescence = params[i].x == 0 && !in_check;
+    Gen g;
+    gen_init(&g, &b, quiescence);
+    Move m;
+    Undo u;
+    int count = 0;
+    while (next_move(&g, &b, &m)) {
+        if (!make_legal(&b, &u, m.from, m.to, m.promo, m.mover, m.victim, values,
+                        needs_test(&b, in_check, m.from, m.to, m.mover)))
+            continue;
+        size_t slot = (size_t)i * MAX_MOVES + count;
+        moves[slot] = pack_move(m.from, m.to, m.promo);
+        store_position(&b, children + slot * POSITION_WORDS);
+        unmake(&b, &u, m.from, m.to, m.promo, m.mover, m.victim);
+        count++;
+    }
+    info[3 * i] = count;
+    info[3 * i + 1] = in_check;
+    info[3 * i + 2] = evaluate(&b, values);
 }
 
 // The legal moves of each position in generation order (make, TestCheck, unmake).
