@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -133,6 +134,8 @@ def build_board_sim(cores=1, clocks_per_bit=SIM_CLOCKS_PER_BIT, log=None):
         if done.returncode != 0:
             raise BoardSimError(f"Verilator could not build the board (log in {staging / 'build.log'}):\n"
                                 + (done.stdout + done.stderr)[-2000:])
+        if folder.exists():     # an unfinished build (no executable) left by a killed run
+            shutil.rmtree(folder)
         os.replace(staging, folder)
     return executable
 
