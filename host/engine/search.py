@@ -34,8 +34,9 @@ from dataclasses import dataclass, field
 
 from chessaccel.defs import INF, MATE, MAX_DEPTH
 from chessaccel.host.position import board_from_chess
+from .hostboard import HostBoard
 from .jobs import Job
-from .order import from_model, order_key, ordered_moves, to_model
+from .order import from_model, ordered_moves
 from .scores import HOST_MAX_PLY, MATE_BOUND, from_job, from_tt, is_mate, job_window, mate_moves, to_tt
 from .tt import Bound
 
@@ -46,7 +47,6 @@ __all__ = ["SearchOptions", "Limits", "IterationInfo", "SearchResult", "HostSear
 MAX_ITERATION = 64
 #: Longest wait for a job result before the stop flag and the clock are looked at again.
 _POLL_SECONDS = 0.01
-_QUIET_CLASS_KEY = 7 - 1     # order_key's victim field for VictimClass.QUIET
 _KILLERS = 2
 
 
@@ -252,15 +252,17 @@ class HostSearch:
         return moves
 
     def _setup(self, cb):
-        self.cb = cb.copy()
+        self.cb = cb.copy()         # the root, for what is done once a search
         self.board = board_from_chess(self.cb)
-        self.undos = []
+        self.hb = HostBoard(self.cb)    # the host's plies (push/pop, moves, keys, draws)
         # keys of the game's positions back to the last irreversible move, oldest first
         history = self.cb.copy()
-        keys = [hash(history._transposition_key())]
+        keys = [self.hb.key()]
+        earlier = HostBoard(history)
         for _ in range(min(len(history.move_stack), history.halfmove_clock)):
             history.pop()
-            keys.append(hash(history._transposition_key()))
+            earlier.set_root(board_from_chess(history))
+            keys.append(earlier.key())
         keys.reverse()
         self.keys = keys
         self.host_nodes = 0
@@ -400,13 +402,10 @@ class HostSearch:
     # --- moving at the top --------------------------------------------------------------------
 
     def _push(self, move):
-        self.undos.append(self.board.make(to_model(move)))
-        self.cb.push(move)
-        self.keys.append(hash(self.cb._transposition_key()))
+        self.keys.append(self.hb.push(move))
 
     def _pop(self):
-        move = self.cb.pop()
-        self.board.unmake(to_model(move), self.undos.pop())
+        self.hb.pop()
         self.keys.pop()
 
     def _repeats(self, key, halfmoves, keys):
@@ -419,51 +418,38 @@ class HostSearch:
 
     def _drawn_here(self):
         """The position just pushed is a draw (repetition, fifty moves, dead material)."""
-        cb = self.cb
-        if self._repeats(self.keys[-1], cb.halfmove_clock, self.keys[:-1]):
+        hb = self.hb
+        if self._repeats(self.keys[-1], hb.halfmove_clock, self.keys[:-1]):
             return True
-        if cb.halfmove_clock >= 100 and not cb.is_checkmate():
-            return True
-        return cb.is_insufficient_material()
+        return hb.is_drawn()        # fifty moves (unless mate), dead material
 
     def _child_is_draw(self, move):
         """A frontier child that is a draw by repetition or the fifty-move rule (a capture or a
         pawn move resets both; only those can leave dead material, which jobs score well
         enough). Pushes only when a draw is possible."""
-        cb = self.cb
-        halfmoves = cb.halfmove_clock + 1
-        if halfmoves < 4 or not self.options.draws or cb.is_zeroing(move):
+        hb = self.hb
+        halfmoves = hb.halfmove_clock + 1
+        if halfmoves < 4 or not self.options.draws or hb.is_zeroing(move):
             return False
-        cb.push(move)
+        key = hb.push(move)
         try:
-            key = hash(cb._transposition_key())
             if self._repeats(key, halfmoves, self.keys):
                 return True
-            return halfmoves >= 100 and not cb.is_checkmate()
+            return hb.is_fifty_moves()
         finally:
-            cb.pop()
+            hb.pop()
 
     def _ordered(self, ply, tt_move):
-        cb = self.cb
-        moves = ordered_moves(cb)
+        """The node's legal moves: the hash move, captures in the accelerator's order, the
+        killers (legal here, not the hash move), quiet moves in the accelerator's order."""
         opts = self.options
-        if opts.killers and ply < HOST_MAX_PLY and self.killers[ply]:
-            killers = [k for k in self.killers[ply] if k != tt_move and k in moves]
-            if killers:
-                for k in killers:
-                    moves.remove(k)
-                at = next((i for i, m in enumerate(moves)
-                           if order_key(cb, m) >> 20 >= _QUIET_CLASS_KEY), len(moves))
-                moves[at:at] = killers
-        if tt_move is not None and opts.tt and tt_move in moves:
-            moves.remove(tt_move)
-            moves.insert(0, tt_move)
-        return moves
+        killers = self.killers[ply] if opts.killers and ply < HOST_MAX_PLY else ()
+        return self.hb.ordered(tt_move, opts.tt, killers)
 
     def _remember_killer(self, ply, move):
         if ply >= HOST_MAX_PLY or not self.options.killers:
             return
-        if move.promotion or self.cb.is_capture(move):
+        if move.promotion or self.hb.is_capture(move):
             return
         killers = self.killers[ply]
         if move in killers:
@@ -494,14 +480,11 @@ class HostSearch:
                             or (entry.bound == Bound.LOWER and score >= beta)
                             or (entry.bound == Bound.UPPER and score <= alpha)):
                         return score, ([tt_move] if tt_move else [])
-        if ply > 0 and tt_move is not None and tt is not None and self.cb.is_legal(tt_move):
-            moves = _HashMoveFirst(tt_move, lambda: self._ordered(ply, tt_move))
-        else:
-            moves = self._ordered(ply, tt_move)
-            if ply == 0:
-                moves = self._root_filter(moves)
-            if not moves:
-                return (-(MATE - ply) if self.cb.is_check() else 0), []
+        moves = self._ordered(ply, tt_move)
+        if ply == 0:
+            moves = self._root_filter(moves)
+        if not moves:
+            return (-(MATE - ply) if self.hb.is_check() else 0), []
         alpha0 = alpha
         if depth - 1 <= opts.hardware_plies:
             best, best_move, pv = self._frontier(ply, depth, alpha, beta, moves)
@@ -550,9 +533,7 @@ class HostSearch:
         return best, best_move, best_pv
 
     def _child_board(self, move):
-        child = self.board.copy()
-        child.make(to_model(move))
-        return child
+        return self.hb.child_board(move)
 
     def _take(self, result, child_ply, job_depth, count=True):
         """Account for a used job result (unless counted already); its host-frame score from
@@ -713,31 +694,3 @@ class HostSearch:
                     if score >= beta:
                         break
         return best, best_move, best_pv
-
-
-class _HashMoveFirst:
-    """A node's moves when the table gives a legal move: that move at once, the others
-    generated and ordered only when they are needed. A hash move that cuts off (most of them)
-    saves the host the generation and ordering, its main cost per node."""
-
-    __slots__ = ("_first", "_make", "_all")
-
-    def __init__(self, first, make):
-        self._first, self._make, self._all = first, make, None
-
-    def _moves(self):
-        if self._all is None:
-            self._all = self._make()
-        return self._all
-
-    def __getitem__(self, index):
-        if index == 0 and self._all is None:
-            return self._first
-        return self._moves()[index]
-
-    def __len__(self):
-        return len(self._moves())
-
-    def __iter__(self):
-        yield self._first
-        yield from self._moves()[1:]
