@@ -47,6 +47,7 @@ int knight_to[64][8], knight_n[64];
 int king_to[64][8], king_n[64];
 int ray_sq[64][8][7], ray_n[64][8];         // directions 0-3 orthogonal, 4-7 diagonal
 uint8_t castle_clear[64];
+bool aligned[64][64];                       // on one rank, file or diagonal
 uint64_t z_piece[16][64], z_side, z_castle[16], z_ep[8];
 // the order key's promotion field: PROMOTION_ORDER is queen, rook, bishop, knight
 const int promo_rank[8] = {0, 0, 3, 2, 1, 0, 0, 0};
@@ -76,6 +77,11 @@ struct Tables {
                     ray_sq[s][d][ray_n[s][d]++] = (r + k * dr) * 8 + f + k * df;
             }
         }
+        for (int a = 0; a < 64; a++)
+            for (int b = 0; b < 64; b++) {
+                int df = file_of(a) - file_of(b), dr = rank_of(a) - rank_of(b);
+                aligned[a][b] = a != b && (df == 0 || dr == 0 || df == dr || df == -dr);
+            }
         std::memset(castle_clear, 0, sizeof castle_clear);
         castle_clear[4] = 1 | 2;
         castle_clear[7] = 1;
@@ -253,20 +259,29 @@ void pseudo_moves(const Pos& p, MoveList& ml) {
     }
 }
 
+// Out of check, a move by a piece that does not stand on a line through its own king cannot
+// expose the king (no pin, no discovered check on it); only the others are played out.
+inline bool needs_test(const Pos& p, uint32_t move, bool check) {
+    int f = move & 63, t = (move >> 6) & 63, king = p.king[p.side];
+    return check || f == king || aligned[f][king] || (t == p.ep && type_of(p.sq[f]) == PAWN);
+}
+
 int legal_moves(const Pos& p, uint32_t* out) {
     MoveList ml;
     pseudo_moves(p, ml);
+    bool check = in_check(p);
     int n = 0;
     for (int k = 0; k < ml.n; k++)
-        if (legal_after(p, ml.move[k])) out[n++] = ml.move[k];
+        if (!needs_test(p, ml.move[k], check) || legal_after(p, ml.move[k])) out[n++] = ml.move[k];
     return n;
 }
 
 bool has_legal_move(const Pos& p) {
     MoveList ml;
     pseudo_moves(p, ml);
+    bool check = in_check(p);
     for (int k = 0; k < ml.n; k++)
-        if (legal_after(p, ml.move[k])) return true;
+        if (!needs_test(p, ml.move[k], check) || legal_after(p, ml.move[k])) return true;
     return false;
 }
 
@@ -398,6 +413,11 @@ int hb_ordered(const Pos* stack, int i, uint32_t tt, int tt_front, uint32_t k1, 
         }
     }
     return m;
+}
+
+// The children of ply i after each of `moves` (what their jobs carry), into out[0 .. n).
+void hb_children(const Pos* stack, int i, const uint32_t* moves, int n, Pos* out) {
+    for (int k = 0; k < n; k++) make_board(stack[i], moves[k], out[k]);
 }
 
 int hb_in_check(const Pos* stack, int i) { return in_check(stack[i]); }

@@ -112,7 +112,16 @@ def move_code(move):
     """The library's code of a python-chess move (0 for None)."""
     if move is None:
         return _NONE
-    return move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
+    try:
+        return move.code        # the moves this module hands out carry it
+    except AttributeError:
+        return move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
+
+
+def _move(code):
+    move = chess.Move(code & 63, code >> 6 & 63, code >> 12 or None)
+    move.code = code    # not a dataclass field: equality and hashing do not see it
+    return move
 
 
 #: python-chess moves by code: the same object every time, made once.
@@ -120,9 +129,8 @@ _MOVES = [None] * (6 << 12)
 for _f in range(64):
     for _t in range(64):
         if _f != _t:
-            _MOVES[_f | _t << 6] = chess.Move(_f, _t)
-            for _p in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
-                _MOVES[_f | _t << 6 | _p << 12] = chess.Move(_f, _t, _p)
+            for _p in (0, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
+                _MOVES[_f | _t << 6 | _p << 12] = _move(_f | _t << 6 | _p << 12)
 del _f, _t, _p
 
 
@@ -135,7 +143,8 @@ class HostBoard:
     """A stack of positions for one search, rooted at a python-chess board (its move stack is
     not looked at: the search keeps the game's history keys itself)."""
 
-    __slots__ = ("_lib", "_stack", "_view", "_words", "_keys", "_moves", "ply")
+    __slots__ = ("_lib", "_stack", "_view", "_words", "_keys", "_moves", "_codes", "_children", "_moves_view", "_count",
+                 "_children_view", "ply")
 
     def __init__(self, cb):
         self._lib = library()
@@ -144,7 +153,12 @@ class HostBoard:
         self._words = self._view.cast("I")     # the halfmove clocks, read in one index
         self._keys = self._view.cast("Q")
         self._moves = (ctypes.c_uint32 * 256)()
+        self._moves_view = memoryview(self._moves).cast("B").cast("I")
+        self._codes = (ctypes.c_uint32 * 256)()
+        self._children = (ctypes.c_uint8 * (_POS_BYTES * 256))()
+        self._children_view = memoryview(self._children).cast("B")
         self.ply = 0
+        self._count = 0
         self.set_root(board_from_chess(cb), cb.halfmove_clock)
 
     def set_root(self, board, halfmove=0):
@@ -185,11 +199,25 @@ class HostBoard:
         """Legal moves in the host's order (HostSearch._ordered): ``tt_move`` first when it is
         legal and ``tt_front``, then captures in the accelerator's generation order, the
         killers that are legal here and are not ``tt_move``, quiet moves and castling."""
+        self.order(tt_move, tt_front, killers)
+        return self.listed()
+
+    def order(self, tt_move=None, tt_front=True, killers=()):
+        """``ordered``'s moves into the board's buffer (until the next ``order``): their number.
+        ``first()`` and ``listed()`` read them."""
         k1 = move_code(killers[0]) if killers else _NONE
         k2 = move_code(killers[1]) if len(killers) > 1 else _NONE
-        n = self._lib.hb_ordered(self._stack, self.ply, move_code(tt_move), tt_front, k1, k2,
-                                 self._moves)
-        return list(map(_MOVES.__getitem__, self._moves[:n]))
+        self._count = self._lib.hb_ordered(self._stack, self.ply, move_code(tt_move), tt_front,
+                                           k1, k2, self._moves)
+        return self._count
+
+    def first(self):
+        """The first move ``order`` put in the buffer."""
+        return _MOVES[self._moves[0]]
+
+    def listed(self):
+        """The moves ``order`` put in the buffer, as a list."""
+        return list(map(_MOVES.__getitem__, self._moves_view[:self._count].tolist()))
 
     def is_check(self):
         return bool(self._lib.hb_in_check(self._stack, self.ply))
@@ -216,21 +244,29 @@ class HostBoard:
 
     def child_board(self, move):
         """The model ``Board`` after ``move`` (what a job carries); the stack stays as it is."""
-        index = self.ply + 1
         self._lib.hb_push(self._stack, self.ply, move_code(move))
-        return self._board(index)
+        return _board(self._view, (self.ply + 1) * _POS_BYTES)
+
+    def child_boards(self, moves):
+        """The model ``Board`` after each of ``moves``, in one call to the library."""
+        codes = self._codes
+        for k, move in enumerate(moves):
+            codes[k] = move_code(move)
+        self._lib.hb_children(self._stack, self.ply, codes, len(moves), self._children)
+        view = self._children_view
+        return [_board(view, k * _POS_BYTES) for k in range(len(moves))]
 
     def board(self):
         """The model ``Board`` of the current ply."""
-        return self._board(self.ply)
+        return _board(self._view, self.ply * _POS_BYTES)
 
-    def _board(self, index):
-        view, base = self._view, index * _POS_BYTES
-        b = Board.__new__(Board)
-        b.sq = view[base:base + 64].tolist()
-        b.side = view[base + _SIDE]
-        b.castling = view[base + _CASTLING]
-        ep = view[base + _EP]
-        b.ep = None if ep == _NO_EP else ep
-        b.kings = [view[base + _KING_W], view[base + _KING_B]]
-        return b
+
+def _board(view, base):
+    """The model Board of the position at byte ``base`` of ``view``."""
+    b = Board.__new__(Board)
+    fields = view[base:base + _KING_B + 1].tolist()
+    b.sq = fields[:64]
+    b.side, b.castling, ep, white_king, black_king = fields[64:]
+    b.ep = None if ep == _NO_EP else ep
+    b.kings = [white_king, black_king]
+    return b

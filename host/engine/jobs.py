@@ -29,6 +29,7 @@ docs/engine.md shows how.
 """
 
 import itertools
+import operator
 import os
 import signal
 import subprocess
@@ -54,6 +55,9 @@ class Job(NamedTuple):
 
 class ExecutorError(BackendError):
     """The accelerators cannot run jobs (start-up failed, a worker died, the link broke)."""
+
+
+_nodes_of = operator.itemgetter("nodes")
 
 
 class _NoLock:
@@ -123,6 +127,10 @@ class Batch:
             self._cond.notify_all()
 
     def _deliver_all(self, results):
+        if self._cond is _NO_LOCK:
+            self.results = list(results)
+            self._finished.extend(range(len(self.results)))
+            return
         with self._cond:
             self.results = list(results)
             self._finished.extend(range(len(self.results)))
@@ -587,7 +595,7 @@ class BatchExecutor(Executor):
             return
         stats = self.stats
         stats["jobs"] += len(results)
-        stats["nodes"] += sum(r["nodes"] for r in results)
+        stats["nodes"] += sum(map(_nodes_of, results))
         if not batch.cancelled:
             batch._deliver_all(results)
 

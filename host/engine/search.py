@@ -419,8 +419,13 @@ class HostSearch:
     def _drawn_here(self):
         """The position just pushed is a draw (repetition, fifty moves, dead material)."""
         hb = self.hb
-        if self._repeats(self.keys[-1], hb.halfmove_clock, self.keys[:-1]):
-            return True
+        halfmoves = hb.halfmove_clock
+        if halfmoves >= 4:          # _repeats(keys[-1], halfmoves, keys[:-1]), no copy
+            keys = self.keys
+            key = keys[-1]
+            for back in range(5, min(halfmoves + 1, len(keys)) + 1, 2):
+                if keys[-back] == key:
+                    return True
         return hb.is_drawn()        # fifty moves (unless mate), dead material
 
     def _child_is_draw(self, move):
@@ -480,16 +485,25 @@ class HostSearch:
                             or (entry.bound == Bound.LOWER and score >= beta)
                             or (entry.bound == Bound.UPPER and score <= alpha)):
                         return score, ([tt_move] if tt_move else [])
-        moves = self._ordered(ply, tt_move)
-        if ply == 0:
-            moves = self._root_filter(moves)
-        if not moves:
-            return (-(MATE - ply) if self.hb.is_check() else 0), []
         alpha0 = alpha
-        if depth - 1 <= opts.hardware_plies:
-            best, best_move, pv = self._frontier(ply, depth, alpha, beta, moves)
+        if ply and depth - 1 <= opts.hardware_plies:
+            # a frontier parent: its moves stay in the host board's buffer, made into a list
+            # only when the eldest's job does not cut off (most do)
+            killers = self.killers[ply] if opts.killers and ply < HOST_MAX_PLY else ()
+            count = self.hb.order(tt_move, opts.tt, killers)
+            if not count:
+                return (-(MATE - ply) if self.hb.is_check() else 0), []
+            best, best_move, pv = self._frontier(ply, depth, alpha, beta, None, count)
         else:
-            best, best_move, pv = self._expand(ply, depth, alpha, beta, moves)
+            moves = self._ordered(ply, tt_move)
+            if ply == 0:
+                moves = self._root_filter(moves)
+            if not moves:
+                return (-(MATE - ply) if self.hb.is_check() else 0), []
+            if depth - 1 <= opts.hardware_plies:
+                best, best_move, pv = self._frontier(ply, depth, alpha, beta, moves, len(moves))
+            else:
+                best, best_move, pv = self._expand(ply, depth, alpha, beta, moves)
         if best >= beta:
             self._remember_killer(ply, best_move)
         if tt is not None:
@@ -506,10 +520,12 @@ class HostSearch:
         """Children searched by the host, one after another (PVS)."""
         best, best_move, best_pv = -INF, None, []
         pvs = self.options.pvs
+        draws = self.options.draws
+        hb, keys = self.hb, self.keys
         for index, move in enumerate(moves):
-            self._push(move)
+            keys.append(hb.push(move))      # _push
             try:
-                if self.options.draws and self._drawn_here():
+                if draws and self._drawn_here():
                     self.host_nodes += 1
                     score, tail = 0, []
                 elif index == 0 or not pvs:
@@ -522,7 +538,8 @@ class HostSearch:
                         score, tail = self._node(ply + 1, depth - 1, -beta, -alpha)
                         score = -score
             finally:
-                self._pop()
+                hb.pop()                    # _pop
+                keys.pop()
             if score > best:
                 best, best_move, best_pv = score, move, [move] + tail
                 self._note_root(ply, score, move, best_pv)
@@ -541,7 +558,8 @@ class HostSearch:
         if count:
             self.accel_nodes += result["nodes"]
             self.jobs += 1
-        pv = [from_model(m) for m in result["pv"]]
+        pv = result["pv"]
+        pv = list(map(from_model, pv)) if pv else []
         reach = child_ply + max(job_depth, len(pv))
         if reach > self.seldepth:
             self.seldepth = reach
@@ -559,8 +577,10 @@ class HostSearch:
         self.span += result["nodes"]
         return self._take(result, child_ply, job_depth)
 
-    def _frontier(self, ply, depth, alpha, beta, moves):
-        """A frontier parent: its children are jobs (young brothers wait, see the module)."""
+    def _frontier(self, ply, depth, alpha, beta, moves, count):
+        """A frontier parent: its children are jobs (young brothers wait, see the module).
+        ``moves``: the ``count`` moves in order, or None when they wait in the host board's
+        buffer (HostBoard.order)."""
         child_ply, job_depth = ply + 1, depth - 1
         opts = self.options
         nothing = (-INF, None, [])
@@ -568,20 +588,35 @@ class HostSearch:
             # a null-window node: the eldest's result cannot narrow the window (it fails low,
             # or cuts off), so its brothers need not wait for it; if it cuts off, their jobs
             # were speculation, cancelled
+            if moves is None:
+                moves = self.hb.listed()
             return self._brothers(ply, child_ply, job_depth, alpha, beta, moves, nothing)
-        # the eldest brother alone
-        first = moves[0]
+        # the eldest brother alone (_single, written out: this is the host's busiest path)
+        first = moves[0] if moves is not None else self.hb.first()
         if self._child_is_draw(first):
             self.host_nodes += 1
             score, tail = 0, []
         else:
-            score, tail = self._single(child_ply, job_depth, first, alpha, beta)
+            a, b = job_window(-beta, -alpha, child_ply)
+            batch = self.executor.submit([Job(self.hb.child_board(first), job_depth, a, b)])
+            result = batch.results[0]
+            if result is None:
+                try:
+                    result = self._await(batch, 0)
+                finally:
+                    if batch.results[0] is None:
+                        batch.cancel()
+            self.span += result["nodes"]
+            score, tail = self._take(result, child_ply, job_depth)
         eldest = (score, first, [first] + tail)
-        self._note_root(ply, score, first, eldest[2])
+        if not ply:
+            self._note_root(ply, score, first, eldest[2])
         if score > alpha:
             alpha = score
-        if alpha >= beta or len(moves) == 1:
+        if alpha >= beta or count == 1:
             return eldest
+        if moves is None:
+            moves = self.hb.listed()
         if not opts.parallel:
             return self._frontier_in_turn(ply, child_ply, job_depth, alpha, beta, moves, eldest)
         return self._brothers(ply, child_ply, job_depth, alpha, beta, moves[1:], eldest)
@@ -601,13 +636,15 @@ class HostSearch:
         null = self.options.pvs and alpha + 1 < beta
         win_alpha, win_beta = alpha, (alpha + 1 if null else beta)
         job_alpha, job_beta = job_window(-win_beta, -win_alpha, child_ply)
-        slots, jobs = [], []
+        slots, live = [], []
         for move in moves:
             if self._child_is_draw(move):
                 slots.append(None)
             else:
-                slots.append(len(jobs))
-                jobs.append(Job(self._child_board(move), job_depth, job_alpha, job_beta))
+                slots.append(len(live))
+                live.append(move)
+        jobs = [Job(board, job_depth, job_alpha, job_beta)
+                for board in self.hb.child_boards(live)]
         batch = self.executor.submit(jobs) if jobs else None
         again = None        # the re-search batch: slot -> index in it
         used, used_again = [], []
