@@ -592,13 +592,14 @@ class HostSearch:
                 moves = self.hb.listed()
             return self._brothers(ply, child_ply, job_depth, alpha, beta, moves, nothing)
         # the eldest brother alone (_single, written out: this is the host's busiest path)
-        first = moves[0] if moves is not None else self.hb.first()
-        if self._child_is_draw(first):
+        hb = self.hb
+        first = moves[0] if moves is not None else hb.first()
+        if hb.halfmove_clock >= 3 and self._child_is_draw(first):
             self.host_nodes += 1
             score, tail = 0, []
         else:
             a, b = job_window(-beta, -alpha, child_ply)
-            batch = self.executor.submit([Job(self.hb.child_board(first), job_depth, a, b)])
+            batch = self.executor.submit([Job(hb.child_board(first), job_depth, a, b)])
             result = batch.results[0]
             if result is None:
                 try:
@@ -636,13 +637,17 @@ class HostSearch:
         null = self.options.pvs and alpha + 1 < beta
         win_alpha, win_beta = alpha, (alpha + 1 if null else beta)
         job_alpha, job_beta = job_window(-win_beta, -win_alpha, child_ply)
-        slots, live = [], []
-        for move in moves:
-            if self._child_is_draw(move):
-                slots.append(None)
-            else:
-                slots.append(len(live))
-                live.append(move)
+        if self.hb.halfmove_clock + 1 < 4 or not self.options.draws:
+            live = moves            # no child can be a draw (_child_is_draw)
+            slots = list(range(len(moves)))
+        else:
+            slots, live = [], []
+            for move in moves:
+                if self._child_is_draw(move):
+                    slots.append(None)
+                else:
+                    slots.append(len(live))
+                    live.append(move)
         jobs = [Job(board, job_depth, job_alpha, job_beta)
                 for board in self.hb.child_boards(live)]
         batch = self.executor.submit(jobs) if jobs else None
