@@ -10,9 +10,10 @@ speculative work too. Two figures come out:
   with the batch run in the submitting thread (``inline_batches``, as such a fast backend
   would) and through the executor's thread (as a slow one is): what the job interface costs;
 - **search**: the bench positions searched by the host to a fixed depth over that backend:
-  what the host's own work at the top (move generation and ordering in python-chess, the
-  board copies that jobs carry, the bookkeeping) allows. Hydra's host called its FPGA about
-  100,000 times a second; this is the number to hold against that.
+  what the host's own work at the top (move generation and ordering, the boards that jobs
+  carry, in engine/hostboard.py's compiled code; the search's bookkeeping in Python) allows.
+  Hydra's host called its FPGA about 100,000 times a second; this is the number to hold
+  against that.
 """
 
 import cProfile

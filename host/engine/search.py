@@ -4,8 +4,10 @@ Iterative deepening with aspiration windows over a fail-soft principal variation
 (docs/semantics.md's negamax, section 5, with the usual host refinements): a transposition
 table, move ordering at the top (hash move, then the accelerator's own MVV/LVA order with the
 killers placed first among the quiet moves), repetition, fifty-move and dead-material draws (the
-accelerator never sees the game's history: the host must). python-chess holds the position and
-the rules at the top; a model ``Board`` kept in step with it is what the jobs carry.
+accelerator never sees the game's history: the host must). The host's plies live in a
+``HostBoard`` (engine/hostboard.py: compiled code held to python-chess by the tests): push and
+pop, legal moves in the host's order, the model ``Board`` each job carries, keys and draws;
+python-chess holds the root and its game.
 
 **The frontier.** A node with ``HardwarePlies`` plies or fewer left (below the root) is not
 searched by the host: it becomes a job (position, depth, window) for an accelerator, whose score,
