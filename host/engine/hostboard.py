@@ -97,7 +97,9 @@ def library():
     global _library
     if _library is None:
         try:
-            lib = ctypes.CDLL(str(_build()))
+            # PyDLL: calls keep the GIL (each is a few microseconds; releasing and taking it
+            # back would cost more than the work)
+            lib = ctypes.PyDLL(str(_build()))
         except OSError as error:
             raise HostBoardError(f"cannot load the host's compiled move generator: {error}") from None
         lib.hb_push.restype = ctypes.c_uint64
