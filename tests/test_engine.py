@@ -12,9 +12,9 @@ from hypothesis import given, settings, strategies as st
 from chessaccel.defs import INF, MATE, MAX_PLY
 from chessaccel.host.backends import BackendError, ModelBackend, RtlBackend
 from chessaccel.host.engine import scores
+from chessaccel.host.engine.hostboard import position_key
 from chessaccel.host.engine.jobs import (BatchExecutor, ExecutorError, Job, PoolExecutor,
                                          make_executor)
-from chessaccel.host.engine.hostboard import position_key
 from chessaccel.host.engine.order import ordered_moves
 from chessaccel.host.engine.search import (HostSearch, Limits, SearchOptions, makespan)
 from chessaccel.host.engine.timeman import GoLimits, LagMeter, plan
