@@ -12,6 +12,7 @@ from hypothesis import given, settings, strategies as st
 from chessaccel.defs import INF, MATE, MAX_PLY
 from chessaccel.host.backends import BackendError, ModelBackend, RtlBackend
 from chessaccel.host.engine import scores
+from chessaccel.host.engine.hostboard import position_key
 from chessaccel.host.engine.jobs import (BatchExecutor, ExecutorError, Job, PoolExecutor,
                                          make_executor)
 from chessaccel.host.engine.order import ordered_moves
@@ -263,7 +264,7 @@ def test_the_table_remembers_the_root(inline):
     table = TranspositionTable(1)
     search = HostSearch(inline, table, SearchOptions(hardware_plies=1))
     first = search.search(chess.Board(ITALIAN), Limits(depth=3))
-    entry = table.probe(hash(chess.Board(ITALIAN)._transposition_key()))
+    entry = table.probe(position_key(chess.Board(ITALIAN)))
     assert (entry.depth, entry.bound, entry.score, entry.move) == \
         (3, Bound.EXACT, first.score, first.best_move)
     again = HostSearch(inline, table, SearchOptions(hardware_plies=1)).search(

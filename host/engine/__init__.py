@@ -5,6 +5,8 @@ One file per concern:
 
 - ``scores``:  mate scores across the host/accelerator boundary (job windows and results).
 - ``order``:   legal moves at the top in the accelerator's own generation order (MVV/LVA).
+- ``hostboard``: the host's plies in compiled code (hostboard.cpp through ctypes): moves in
+               that order, the boards jobs carry, keys, draws; held to python-chess by tests.
 - ``tt``:      the transposition table (size from the UCI ``Hash`` option).
 - ``jobs``:    the job interface: executors that run leaf jobs on a backend's accelerators
                (a process pool for ``model``, the board link's cores, one ``search_many`` call

@@ -61,8 +61,9 @@ def _en_passant_is_hot(cb):
 def ordered_moves(cb):
     """The legal moves of ``cb`` (python-chess board) in the accelerator's generation order.
 
-    ``order_key`` inlined over the board's bitboards: this runs at every host node and is most
-    of the host's own work per job (docs/engine.md, dispatch rate)."""
+    ``order_key`` inlined over the board's bitboards. The search's nodes below the root get
+    the same order from engine/hostboard.py (compiled; tests/test_hostboard.py holds it to
+    this function)."""
     us = cb.turn
     flip = 0 if us == chess.WHITE else _MIRROR
     theirs = cb.occupied_co[not us]

@@ -4,8 +4,10 @@ Iterative deepening with aspiration windows over a fail-soft principal variation
 (docs/semantics.md's negamax, section 5, with the usual host refinements): a transposition
 table, move ordering at the top (hash move, then the accelerator's own MVV/LVA order with the
 killers placed first among the quiet moves), repetition, fifty-move and dead-material draws (the
-accelerator never sees the game's history: the host must). python-chess holds the position and
-the rules at the top; a model ``Board`` kept in step with it is what the jobs carry.
+accelerator never sees the game's history: the host must). The host's plies live in a
+``HostBoard`` (engine/hostboard.py: compiled code held to python-chess by the tests): push and
+pop, legal moves in the host's order, the model ``Board`` each job carries, keys and draws;
+python-chess holds the root and its game.
 
 **The frontier.** A node with ``HardwarePlies`` plies or fewer left (below the root) is not
 searched by the host: it becomes a job (position, depth, window) for an accelerator, whose score,
@@ -34,8 +36,9 @@ from dataclasses import dataclass, field
 
 from chessaccel.defs import INF, MATE, MAX_DEPTH
 from chessaccel.host.position import board_from_chess
+from .hostboard import HostBoard
 from .jobs import Job
-from .order import from_model, order_key, ordered_moves, to_model
+from .order import from_model, ordered_moves
 from .scores import HOST_MAX_PLY, MATE_BOUND, from_job, from_tt, is_mate, job_window, mate_moves, to_tt
 from .tt import Bound
 
@@ -46,7 +49,6 @@ __all__ = ["SearchOptions", "Limits", "IterationInfo", "SearchResult", "HostSear
 MAX_ITERATION = 64
 #: Longest wait for a job result before the stop flag and the clock are looked at again.
 _POLL_SECONDS = 0.01
-_QUIET_CLASS_KEY = 7 - 1     # order_key's victim field for VictimClass.QUIET
 _KILLERS = 2
 
 
@@ -252,15 +254,17 @@ class HostSearch:
         return moves
 
     def _setup(self, cb):
-        self.cb = cb.copy()
+        self.cb = cb.copy()         # the root, for what is done once a search
         self.board = board_from_chess(self.cb)
-        self.undos = []
+        self.hb = HostBoard(self.cb)    # the host's plies (push/pop, moves, keys, draws)
         # keys of the game's positions back to the last irreversible move, oldest first
         history = self.cb.copy()
-        keys = [hash(history._transposition_key())]
+        keys = [self.hb.key()]
+        earlier = HostBoard(history)
         for _ in range(min(len(history.move_stack), history.halfmove_clock)):
             history.pop()
-            keys.append(hash(history._transposition_key()))
+            earlier.set_root(board_from_chess(history))
+            keys.append(earlier.key())
         keys.reverse()
         self.keys = keys
         self.host_nodes = 0
@@ -400,13 +404,10 @@ class HostSearch:
     # --- moving at the top --------------------------------------------------------------------
 
     def _push(self, move):
-        self.undos.append(self.board.make(to_model(move)))
-        self.cb.push(move)
-        self.keys.append(hash(self.cb._transposition_key()))
+        self.keys.append(self.hb.push(move))
 
     def _pop(self):
-        move = self.cb.pop()
-        self.board.unmake(to_model(move), self.undos.pop())
+        self.hb.pop()
         self.keys.pop()
 
     def _repeats(self, key, halfmoves, keys):
@@ -419,51 +420,43 @@ class HostSearch:
 
     def _drawn_here(self):
         """The position just pushed is a draw (repetition, fifty moves, dead material)."""
-        cb = self.cb
-        if self._repeats(self.keys[-1], cb.halfmove_clock, self.keys[:-1]):
-            return True
-        if cb.halfmove_clock >= 100 and not cb.is_checkmate():
-            return True
-        return cb.is_insufficient_material()
+        hb = self.hb
+        halfmoves = hb.halfmove_clock
+        if halfmoves >= 4:          # _repeats(keys[-1], halfmoves, keys[:-1]), no copy
+            keys = self.keys
+            key = keys[-1]
+            for back in range(5, min(halfmoves + 1, len(keys)) + 1, 2):
+                if keys[-back] == key:
+                    return True
+        return hb.is_drawn()        # fifty moves (unless mate), dead material
 
     def _child_is_draw(self, move):
         """A frontier child that is a draw by repetition or the fifty-move rule (a capture or a
         pawn move resets both; only those can leave dead material, which jobs score well
         enough). Pushes only when a draw is possible."""
-        cb = self.cb
-        halfmoves = cb.halfmove_clock + 1
-        if halfmoves < 4 or not self.options.draws or cb.is_zeroing(move):
+        hb = self.hb
+        halfmoves = hb.halfmove_clock + 1
+        if halfmoves < 4 or not self.options.draws or hb.is_zeroing(move):
             return False
-        cb.push(move)
+        key = hb.push(move)
         try:
-            key = hash(cb._transposition_key())
             if self._repeats(key, halfmoves, self.keys):
                 return True
-            return halfmoves >= 100 and not cb.is_checkmate()
+            return hb.is_fifty_moves()
         finally:
-            cb.pop()
+            hb.pop()
 
     def _ordered(self, ply, tt_move):
-        cb = self.cb
-        moves = ordered_moves(cb)
+        """The node's legal moves: the hash move, captures in the accelerator's order, the
+        killers (legal here, not the hash move), quiet moves in the accelerator's order."""
         opts = self.options
-        if opts.killers and ply < HOST_MAX_PLY and self.killers[ply]:
-            killers = [k for k in self.killers[ply] if k != tt_move and k in moves]
-            if killers:
-                for k in killers:
-                    moves.remove(k)
-                at = next((i for i, m in enumerate(moves)
-                           if order_key(cb, m) >> 20 >= _QUIET_CLASS_KEY), len(moves))
-                moves[at:at] = killers
-        if tt_move is not None and opts.tt and tt_move in moves:
-            moves.remove(tt_move)
-            moves.insert(0, tt_move)
-        return moves
+        killers = self.killers[ply] if opts.killers and ply < HOST_MAX_PLY else ()
+        return self.hb.ordered(tt_move, opts.tt, killers)
 
     def _remember_killer(self, ply, move):
         if ply >= HOST_MAX_PLY or not self.options.killers:
             return
-        if move.promotion or self.cb.is_capture(move):
+        if move.promotion or self.hb.is_capture(move):
             return
         killers = self.killers[ply]
         if move in killers:
@@ -494,19 +487,25 @@ class HostSearch:
                             or (entry.bound == Bound.LOWER and score >= beta)
                             or (entry.bound == Bound.UPPER and score <= alpha)):
                         return score, ([tt_move] if tt_move else [])
-        if ply > 0 and tt_move is not None and tt is not None and self.cb.is_legal(tt_move):
-            moves = _HashMoveFirst(tt_move, lambda: self._ordered(ply, tt_move))
+        alpha0 = alpha
+        if ply and depth - 1 <= opts.hardware_plies:
+            # a frontier parent: its moves stay in the host board's buffer, made into a list
+            # only when the eldest's job does not cut off (most do)
+            killers = self.killers[ply] if opts.killers and ply < HOST_MAX_PLY else ()
+            count = self.hb.order(tt_move, opts.tt, killers)
+            if not count:
+                return (-(MATE - ply) if self.hb.is_check() else 0), []
+            best, best_move, pv = self._frontier(ply, depth, alpha, beta, None, count)
         else:
             moves = self._ordered(ply, tt_move)
             if ply == 0:
                 moves = self._root_filter(moves)
             if not moves:
-                return (-(MATE - ply) if self.cb.is_check() else 0), []
-        alpha0 = alpha
-        if depth - 1 <= opts.hardware_plies:
-            best, best_move, pv = self._frontier(ply, depth, alpha, beta, moves)
-        else:
-            best, best_move, pv = self._expand(ply, depth, alpha, beta, moves)
+                return (-(MATE - ply) if self.hb.is_check() else 0), []
+            if depth - 1 <= opts.hardware_plies:
+                best, best_move, pv = self._frontier(ply, depth, alpha, beta, moves, len(moves))
+            else:
+                best, best_move, pv = self._expand(ply, depth, alpha, beta, moves)
         if best >= beta:
             self._remember_killer(ply, best_move)
         if tt is not None:
@@ -523,10 +522,12 @@ class HostSearch:
         """Children searched by the host, one after another (PVS)."""
         best, best_move, best_pv = -INF, None, []
         pvs = self.options.pvs
+        draws = self.options.draws
+        hb, keys = self.hb, self.keys
         for index, move in enumerate(moves):
-            self._push(move)
+            keys.append(hb.push(move))      # _push
             try:
-                if self.options.draws and self._drawn_here():
+                if draws and self._drawn_here():
                     self.host_nodes += 1
                     score, tail = 0, []
                 elif index == 0 or not pvs:
@@ -539,7 +540,8 @@ class HostSearch:
                         score, tail = self._node(ply + 1, depth - 1, -beta, -alpha)
                         score = -score
             finally:
-                self._pop()
+                hb.pop()                    # _pop
+                keys.pop()
             if score > best:
                 best, best_move, best_pv = score, move, [move] + tail
                 self._note_root(ply, score, move, best_pv)
@@ -550,9 +552,7 @@ class HostSearch:
         return best, best_move, best_pv
 
     def _child_board(self, move):
-        child = self.board.copy()
-        child.make(to_model(move))
-        return child
+        return self.hb.child_board(move)
 
     def _take(self, result, child_ply, job_depth, count=True):
         """Account for a used job result (unless counted already); its host-frame score from
@@ -560,7 +560,8 @@ class HostSearch:
         if count:
             self.accel_nodes += result["nodes"]
             self.jobs += 1
-        pv = [from_model(m) for m in result["pv"]]
+        pv = result["pv"]
+        pv = list(map(from_model, pv)) if pv else []
         reach = child_ply + max(job_depth, len(pv))
         if reach > self.seldepth:
             self.seldepth = reach
@@ -578,8 +579,10 @@ class HostSearch:
         self.span += result["nodes"]
         return self._take(result, child_ply, job_depth)
 
-    def _frontier(self, ply, depth, alpha, beta, moves):
-        """A frontier parent: its children are jobs (young brothers wait, see the module)."""
+    def _frontier(self, ply, depth, alpha, beta, moves, count):
+        """A frontier parent: its children are jobs (young brothers wait, see the module).
+        ``moves``: the ``count`` moves in order, or None when they wait in the host board's
+        buffer (HostBoard.order)."""
         child_ply, job_depth = ply + 1, depth - 1
         opts = self.options
         nothing = (-INF, None, [])
@@ -587,20 +590,36 @@ class HostSearch:
             # a null-window node: the eldest's result cannot narrow the window (it fails low,
             # or cuts off), so its brothers need not wait for it; if it cuts off, their jobs
             # were speculation, cancelled
+            if moves is None:
+                moves = self.hb.listed()
             return self._brothers(ply, child_ply, job_depth, alpha, beta, moves, nothing)
-        # the eldest brother alone
-        first = moves[0]
-        if self._child_is_draw(first):
+        # the eldest brother alone (_single, written out: this is the host's busiest path)
+        hb = self.hb
+        first = moves[0] if moves is not None else hb.first()
+        if hb.halfmove_clock >= 3 and self._child_is_draw(first):
             self.host_nodes += 1
             score, tail = 0, []
         else:
-            score, tail = self._single(child_ply, job_depth, first, alpha, beta)
+            a, b = job_window(-beta, -alpha, child_ply)
+            batch = self.executor.submit([Job(hb.child_board(first), job_depth, a, b)])
+            result = batch.results[0]
+            if result is None:
+                try:
+                    result = self._await(batch, 0)
+                finally:
+                    if batch.results[0] is None:
+                        batch.cancel()
+            self.span += result["nodes"]
+            score, tail = self._take(result, child_ply, job_depth)
         eldest = (score, first, [first] + tail)
-        self._note_root(ply, score, first, eldest[2])
+        if not ply:
+            self._note_root(ply, score, first, eldest[2])
         if score > alpha:
             alpha = score
-        if alpha >= beta or len(moves) == 1:
+        if alpha >= beta or count == 1:
             return eldest
+        if moves is None:
+            moves = self.hb.listed()
         if not opts.parallel:
             return self._frontier_in_turn(ply, child_ply, job_depth, alpha, beta, moves, eldest)
         return self._brothers(ply, child_ply, job_depth, alpha, beta, moves[1:], eldest)
@@ -620,13 +639,19 @@ class HostSearch:
         null = self.options.pvs and alpha + 1 < beta
         win_alpha, win_beta = alpha, (alpha + 1 if null else beta)
         job_alpha, job_beta = job_window(-win_beta, -win_alpha, child_ply)
-        slots, jobs = [], []
-        for move in moves:
-            if self._child_is_draw(move):
-                slots.append(None)
-            else:
-                slots.append(len(jobs))
-                jobs.append(Job(self._child_board(move), job_depth, job_alpha, job_beta))
+        if self.hb.halfmove_clock + 1 < 4 or not self.options.draws:
+            live = moves            # no child can be a draw (_child_is_draw)
+            slots = list(range(len(moves)))
+        else:
+            slots, live = [], []
+            for move in moves:
+                if self._child_is_draw(move):
+                    slots.append(None)
+                else:
+                    slots.append(len(live))
+                    live.append(move)
+        jobs = [Job(board, job_depth, job_alpha, job_beta)
+                for board in self.hb.child_boards(live)]
         batch = self.executor.submit(jobs) if jobs else None
         again = None        # the re-search batch: slot -> index in it
         used, used_again = [], []
@@ -713,31 +738,3 @@ class HostSearch:
                     if score >= beta:
                         break
         return best, best_move, best_pv
-
-
-class _HashMoveFirst:
-    """A node's moves when the table gives a legal move: that move at once, the others
-    generated and ordered only when they are needed. A hash move that cuts off (most of them)
-    saves the host the generation and ordering, its main cost per node."""
-
-    __slots__ = ("_first", "_make", "_all")
-
-    def __init__(self, first, make):
-        self._first, self._make, self._all = first, make, None
-
-    def _moves(self):
-        if self._all is None:
-            self._all = self._make()
-        return self._all
-
-    def __getitem__(self, index):
-        if index == 0 and self._all is None:
-            return self._first
-        return self._moves()[index]
-
-    def __len__(self):
-        return len(self._moves())
-
-    def __iter__(self):
-        yield self._first
-        yield from self._moves()[1:]

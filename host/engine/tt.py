@@ -2,9 +2,10 @@
 
 A fixed number of slots, sized from the UCI ``Hash`` option (MiB), each holding one entry for
 the position whose key hashes to it: always-replace, except that an entry of the current search
-is kept against a shallower one of the same search. Keys are python-chess transposition keys
-(pieces, side, castling rights, en-passant square when a capture there is legal), hashed by
-Python; the full hash is stored, so a slot answers only for its own position.
+is kept against a shallower one of the same search. Keys are the host's 64-bit Zobrist keys
+(engine/hostboard.py: equal where python-chess's transposition keys are equal: pieces, side,
+castling rights, en-passant square when a capture there is legal); the full key is stored, so a
+slot answers only for its own position.
 
 Leaf jobs are not stored: the accelerator keeps no table and the host sees only the frontier.
 """

@@ -1,0 +1,200 @@
+"""The host's compiled positions (host/engine/hostboard.cpp) against python-chess, the oracle.
+
+Over every position of the public suites and seeded random play biased to checks, en passant,
+castling and promotions (tests/movegen_positions.py), and each of their children:
+
+- the legal moves in the host's order equal ``order.ordered_moves`` (python-chess's legal moves
+  in the accelerator's generation order) and the model's ``legal_moves``;
+- with a hash move and killers, the order is the one the host search has always used (the hash
+  move, captures, the legal killers, quiet moves), written out here over python-chess;
+- each child's model Board (what a job carries) is python-chess's position after the move;
+- keys are equal exactly where python-chess's transposition keys are; check, checkmate,
+  captures, zeroing moves, the fifty-move rule and dead material agree;
+- perft to depth 3 through ``push`` matches the suites' counts.
+"""
+
+import random
+
+import chess
+import pytest
+
+from chessaccel.geometry import move_uci
+from chessaccel.host.engine import hostboard
+from chessaccel.host.engine.hostboard import HostBoard, HostBoardError
+from chessaccel.host.engine.order import order_key, ordered_moves
+from chessaccel.host.position import board_from_chess
+from chessaccel.sim.model.movegen import legal_moves
+
+from movegen_positions import movegen_fens
+from suites import perft_records
+
+SEED = 4242
+_QUIET_CLASS_KEY = 6        # order_key's victim field for a quiet move
+
+
+def _positions():
+    return [chess.Board(fen) for fen in movegen_fens(random_count=150, seed=SEED)]
+
+
+POSITIONS = _positions()
+
+
+def _model_board(cb):
+    b = board_from_chess(cb)
+    return (b.sq, b.side, b.castling, b.ep, b.kings)
+
+
+def _described(cb, got, expected):
+    return f"{cb.fen()}: host board {[m.uci() for m in got]}, python-chess {[m.uci() for m in expected]}"
+
+
+def test_moves_children_and_rules_agree_with_python_chess():
+    """Every position and each of its children: moves and rules; at the positions themselves
+    also the model's moves, the child boards, captures and zeroing moves."""
+    checked = 0
+    for root in POSITIONS:
+        hb = HostBoard(root)
+        for move in [None] + list(root.legal_moves):
+            cb = root.copy(stack=False)
+            if move is not None:
+                cb.push(move)
+                hb.push(move)
+            expected = ordered_moves(cb)
+            got = hb.ordered()
+            assert got == expected, _described(cb, got, expected)
+            assert hb.is_check() == cb.is_check(), cb.fen()
+            assert hb.is_checkmate() == cb.is_checkmate(), cb.fen()
+            assert hb.is_insufficient_material() == cb.is_insufficient_material(), cb.fen()
+            assert hb.halfmove_clock == cb.halfmove_clock, cb.fen()
+            checked += 1
+            if move is not None:
+                hb.pop()
+                continue
+            model = [move_uci(m) for m in legal_moves(board_from_chess(cb))]
+            assert [m.uci() for m in got] == model, cb.fen()
+            for child in expected:
+                assert hb.is_capture(child) == cb.is_capture(child), (cb.fen(), child.uci())
+                assert hb.is_zeroing(child) == cb.is_zeroing(child), (cb.fen(), child.uci())
+                b = hb.child_board(child)
+                cb.push(child)
+                assert (b.sq, b.side, b.castling, b.ep, b.kings) == _model_board(cb), \
+                    f"{cb.fen()}: the child board after {child.uci()} differs"
+                cb.pop()
+    assert checked > 20_000
+
+
+def test_keys_are_equal_exactly_where_transposition_keys_are():
+    by_key, by_transposition = {}, {}
+    rng = random.Random(SEED)
+    boards = []
+    for root in POSITIONS[:400]:
+        boards.append(root)
+        for move in rng.sample(list(root.legal_moves), min(8, root.legal_moves.count())):
+            child = root.copy(stack=False)
+            child.push(move)
+            boards.append(child)
+    # en passant: the same pieces with and without a capture there that is legal
+    boards += [chess.Board("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2"),     # legal: part of the key
+               chess.Board("4k3/8/8/3pP3/8/8/8/4K3 w - - 0 2"),
+               chess.Board("4k3/8/8/r2pP2K/8/8/8/8 w - d6 0 2"),     # pinned: not part of it
+               chess.Board("4k3/8/8/r2pP2K/8/8/8/8 w - - 0 2")]
+    for cb in boards:
+        key, transposition = HostBoard(cb).key(), cb._transposition_key()
+        assert by_key.setdefault(key, transposition) == transposition, cb.fen()
+        assert by_transposition.setdefault(transposition, key) == key, cb.fen()
+    assert len(by_key) > 2000
+    assert HostBoard(boards[-4]).key() != HostBoard(boards[-3]).key()
+    assert HostBoard(boards[-2]).key() == HostBoard(boards[-1]).key()
+
+
+def _host_order(cb, tt_move, tt_front, killers):
+    """The order HostSearch._ordered has always given, over python-chess."""
+    moves = ordered_moves(cb)
+    killers = [k for k in killers if k != tt_move and k in moves]
+    if killers:
+        for k in killers:
+            moves.remove(k)
+        at = next((i for i, m in enumerate(moves) if order_key(cb, m) >> 20 >= _QUIET_CLASS_KEY),
+                  len(moves))
+        moves[at:at] = killers
+    if tt_move is not None and tt_front and tt_move in moves:
+        moves.remove(tt_move)
+        moves.insert(0, tt_move)
+    return moves
+
+
+def test_hash_move_and_killers_take_their_places():
+    rng = random.Random(SEED)
+    anywhere = [chess.Move(f, t) for f in range(64) for t in range(64) if f != t]
+    for cb in POSITIONS:
+        legal = list(cb.legal_moves)
+        hb = HostBoard(cb)
+        for _ in range(4):
+            # killers come from siblings: legal here or not, quiet here or captures
+            pool = legal + rng.sample(anywhere, 4)
+            killers = rng.sample(pool, min(len(pool), rng.choice((1, 2))))
+            tt_move = rng.choice(legal + [None]) if legal else None
+            tt_front = rng.random() < 0.8
+            expected = _host_order(cb, tt_move, tt_front, killers)
+            got = hb.ordered(tt_move, tt_front, killers)
+            assert got == expected, _described(cb, got, expected)
+
+
+def _perft(hb, depth):
+    moves = hb.ordered()
+    if depth == 1:
+        return len(moves)
+    total = 0
+    for move in moves:
+        hb.push(move)
+        total += _perft(hb, depth - 1)
+        hb.pop()
+    return total
+
+
+def test_perft_through_push_matches_the_suites():
+    records = [r for r in perft_records() if 3 in r.counts and r.counts[3] <= 60_000]
+    assert len(records) > 150
+    for record in records:
+        got = _perft(HostBoard(chess.Board(record.fen)), 3)
+        assert got == record.counts[3], f"{record.fen}: perft 3 {got}, suite {record.counts[3]}"
+
+
+def test_fifty_moves_and_dead_material():
+    # the clock reaches 100 with a quiet move: a draw, unless that move mates
+    cb = chess.Board("7k/8/6K1/8/8/8/8/R7 w - - 99 80")
+    hb = HostBoard(cb)
+    quiet, mate = chess.Move.from_uci("a1b1"), chess.Move.from_uci("a1a8")
+    assert not hb.is_fifty_moves()
+    hb.push(quiet)
+    assert hb.halfmove_clock == 100 and hb.is_fifty_moves() and hb.is_drawn()
+    hb.pop()
+    hb.push(mate)
+    assert hb.is_checkmate() and not hb.is_fifty_moves() and not hb.is_drawn()
+    for fen in ("8/8/4k3/8/8/3NK3/8/8 w - - 0 1", "8/8/4k3/8/8/3BK3/8/8 w - - 0 1",
+                "8/2b5/4k3/8/8/3BK3/8/8 w - - 0 1", "8/3b4/4k3/8/8/3BK3/8/8 w - - 0 1",
+                "8/8/4k3/8/8/2NNK3/8/8 w - - 0 1", "8/8/4kq2/8/8/3NK3/8/8 w - - 0 1",
+                "8/8/4kn2/8/8/3NK3/8/8 w - - 0 1", "8/8/4k3/8/8/4K3/8/8 w - - 0 1"):
+        cb = chess.Board(fen)
+        hb = HostBoard(cb)
+        assert hb.is_insufficient_material() == cb.is_insufficient_material(), fen
+        assert hb.is_drawn() == cb.is_insufficient_material(), fen
+
+
+def test_a_missing_compiler_is_one_line(monkeypatch, tmp_path):
+    monkeypatch.setattr(hostboard, "_CXX", "no-such-compiler-here")
+    monkeypatch.setattr(hostboard, "BUILD_ROOT", tmp_path)
+    with pytest.raises(HostBoardError) as error:
+        hostboard._build()
+    assert "no-such-compiler-here is not installed" in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_the_build_is_cached_by_its_source(monkeypatch, tmp_path):
+    monkeypatch.setattr(hostboard, "BUILD_ROOT", tmp_path)
+    first = hostboard._build()
+    assert first.exists() and hostboard._build() == first
+    edited = tmp_path / "hostboard.cpp"
+    edited.write_text(hostboard._SOURCE.read_text() + "\n// edited\n")
+    monkeypatch.setattr(hostboard, "_SOURCE", edited)
+    assert hostboard._build() != first
