@@ -398,16 +398,14 @@ def test_more_accelerators_same_result_shorter_critical_path(tt):
     assert two.span_nodes < 0.85 * one.span_nodes
 
 
-@pytest.mark.long
-def test_two_model_accelerators_finish_faster_on_the_clock():
-    """Wall clock, on a machine with two free cores: two worker processes beat one."""
-    times = {}
-    for count in (1, 2, 1, 2):
+def test_two_model_accelerators_search_at_the_same_time():
+    """Both worker processes hold a job at the same moment: the structure behind the speed-up
+    that `chessaccel bench --host` measures on a machine with two free cores (a benchmark, not a
+    timed test). With one worker the peak is one."""
+    for count in (1, 2):
         executor = make_executor("model", count)
         try:
-            start = time.monotonic()
-            _fixed(executor, ITALIAN, 5, 2, True)
-            times.setdefault(count, []).append(time.monotonic() - start)
+            _fixed(executor, ITALIAN, 4, 2, True)
+            assert executor.stats["peak_busy"] == count, executor.stats
         finally:
             executor.close()
-    assert min(times[2]) < 0.9 * min(times[1]), times

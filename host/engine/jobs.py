@@ -211,6 +211,8 @@ class PoolExecutor(Executor):
         self.name = spec
         self.slots = workers
         self.parallel = self.speculate = workers > 1
+        #: the most workers that held a job at the same moment
+        self.stats["peak_busy"] = 0
         self._spec = spec
         self._lock = threading.Lock()
         self._pending = deque()             # (batch, index) not started
@@ -319,6 +321,8 @@ class PoolExecutor(Executor):
                     return
                 worker.busy = (batch, index, job_id)
                 break
+        busy = sum(1 for worker in self._workers if worker.busy is not None)
+        self.stats["peak_busy"] = max(self.stats["peak_busy"], busy)
 
     def _dispatch(self):
         while True:
