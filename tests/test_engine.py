@@ -2,6 +2,7 @@
 with hash move and killers, draws, limits, and the executors (process pool, batch), with the
 exact values each must give."""
 
+import re
 import threading
 import time
 
@@ -10,7 +11,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from chessaccel.defs import INF, MATE, MAX_PLY
-from chessaccel.host.backends import BackendError, ModelBackend, RtlBackend
+from chessaccel.host.backends import Backend, BackendError, ModelBackend, RtlBackend
+from chessaccel.host.engine.dispatch import InstantBackend, ThreadedInstantBackend
 from chessaccel.host.engine import scores
 from chessaccel.host.engine.hostboard import position_key
 from chessaccel.host.engine.jobs import (BatchExecutor, ExecutorError, Job, PoolExecutor,
@@ -367,6 +369,57 @@ def test_a_failing_batch_backend_fails_the_batch(monkeypatch):
         assert executor.parallel is False and executor.slots is None
     finally:
         executor.close()
+
+
+class _InlineBackend(Backend):
+    """A backend whose batches run in the submitting thread; it answers ``answer(jobs)``."""
+    name = "inline"
+    inline_batches = True
+
+    def __init__(self, answer):
+        self.answer = answer
+
+    def search_many(self, jobs):
+        return self.answer(jobs)
+
+
+def _no_abacus(jobs):
+    raise RuntimeError("no abacus here\nsecond line")
+
+
+@pytest.mark.parametrize("answer,message", [
+    (_no_abacus, "inline backend failed: no abacus here$"),
+    (lambda jobs: [], "inline answered 0 results for 1 job"),
+], ids=["raises", "no-result"])
+def test_a_failing_inline_backend_is_one_line_on_the_fast_path(answer, message):
+    """The eldest brother's job skips the batch on an inline executor (run_inline): a backend
+    failure there is the same one-line ExecutorError, and a search reports it, not a traceback."""
+    executor = BatchExecutor(_InlineBackend(answer))
+    try:
+        with pytest.raises(ExecutorError, match=message):
+            executor.run_inline(Job(board(SCHOLAR), 1, -INF, INF))
+        result = HostSearch(executor, None, SearchOptions(hardware_plies=1)).search(
+            chess.Board(SCHOLAR), Limits(depth=3))
+        assert re.search(message, result.error) and result.best_move in chess.Board(SCHOLAR).legal_moves
+        assert executor.stats["jobs"] == 0
+    finally:
+        executor.close()
+
+
+def test_the_inline_fast_path_counts_what_a_batch_counts():
+    results = []
+    for inline in (True, False):
+        backend = InstantBackend() if inline else ThreadedInstantBackend()
+        executor = BatchExecutor(backend)
+        try:
+            result = HostSearch(executor, TranspositionTable(1),
+                                SearchOptions(hardware_plies=1)).search(
+                chess.Board(SCHOLAR), Limits(depth=4))
+            results.append((result.score, result.best_move, result.jobs, result.host_nodes,
+                            executor.stats["jobs"], executor.stats["nodes"]))
+        finally:
+            executor.close()
+    assert results[0] == results[1]
 
 
 # --- several accelerators ------------------------------------------------------------------------

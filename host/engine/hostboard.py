@@ -263,12 +263,14 @@ class HostBoard:
         return _board(self._view, self.ply * _POS_BYTES)
 
 
+_new_board = Board.__new__
+
+
 def _board(view, base):
     """The model Board of the position at byte ``base`` of ``view``."""
-    b = Board.__new__(Board)
-    fields = view[base:base + _KING_B + 1].tolist()
-    b.sq = fields[:64]
-    b.side, b.castling, ep, white_king, black_king = fields[64:]
+    b = _new_board(Board)
+    b.sq = view[base:base + 64].tolist()
+    b.side, b.castling, ep, white_king, black_king = view[base + _SIDE:base + _KING_B + 1]
     b.ep = None if ep == _NO_EP else ep
     b.kings = [white_king, black_king]
     return b

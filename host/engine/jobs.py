@@ -571,6 +571,25 @@ class BatchExecutor(Executor):
             self._cond.notify()
         return batch
 
+    def run_inline(self, job):
+        """The result of one job, run at once in this thread: for an ``inline`` executor only
+        (the search's busiest path, an eldest brother's job, where a batch object costs more
+        than a fast backend's whole job). Raises ExecutorError as a failed batch would."""
+        if self.broken is not None:
+            raise self.broken
+        try:
+            results = self.backend.search_many([job])
+        except Exception as error:  # any backend failure: one line, as in _run
+            raise ExecutorError(f"{self.name} backend failed: {_first_line(error)}") from None
+        if len(results) != 1:
+            raise ExecutorError(f"{self.name} answered {len(results)} results for 1 job")
+        result = results[0]
+        stats = self.stats
+        stats["batches"] += 1
+        stats["jobs"] += 1
+        stats["nodes"] += result["nodes"]
+        return result
+
     def _cancel(self, batch):
         pass    # a batch not started is skipped; one running is dropped when it returns
 

@@ -171,6 +171,8 @@ class HostSearch:
         self.stop = stop
         self.on_info = on_info
         self.killers = [[] for _ in range(HOST_MAX_PLY)]
+        # an executor whose batches run in this thread answers a lone job without a batch
+        self._run_inline = executor.run_inline if getattr(executor, "inline", False) else None
 
     # --- the driver: iterative deepening ------------------------------------------------------
 
@@ -561,8 +563,12 @@ class HostSearch:
             self.accel_nodes += result["nodes"]
             self.jobs += 1
         pv = result["pv"]
-        pv = list(map(from_model, pv)) if pv else []
-        reach = child_ply + max(job_depth, len(pv))
+        if pv:
+            pv = list(map(from_model, pv))
+            reach = child_ply + max(job_depth, len(pv))
+        else:
+            pv = []
+            reach = child_ply + job_depth
         if reach > self.seldepth:
             self.seldepth = reach
         return -from_job(result["score"], child_ply), pv
@@ -601,14 +607,18 @@ class HostSearch:
             score, tail = 0, []
         else:
             a, b = job_window(-beta, -alpha, child_ply)
-            batch = self.executor.submit([Job(hb.child_board(first), job_depth, a, b)])
-            result = batch.results[0]
-            if result is None:
-                try:
-                    result = self._await(batch, 0)
-                finally:
-                    if batch.results[0] is None:
-                        batch.cancel()
+            job = Job(hb.child_board(first), job_depth, a, b)
+            if self._run_inline is not None:
+                result = self._run_inline(job)
+            else:
+                batch = self.executor.submit([job])
+                result = batch.results[0]
+                if result is None:
+                    try:
+                        result = self._await(batch, 0)
+                    finally:
+                        if batch.results[0] is None:
+                            batch.cancel()
             self.span += result["nodes"]
             score, tail = self._take(result, child_ply, job_depth)
         eldest = (score, first, [first] + tail)
@@ -661,7 +671,9 @@ class HostSearch:
                     self.host_nodes += 1
                     score, tail = 0, []
                 else:
-                    result = self._await(batch, slot)
+                    result = batch.results[slot]
+                    if result is None:
+                        result = self._await(batch, slot)
                     score = -from_job(result["score"], child_ply)
                     counted = again is not None     # _research counted the whole first batch
                     if null and win_alpha < score < beta and not self.executor.parallel:
