@@ -44,7 +44,7 @@ PERFT_PLAN = {
     "large": [("startpos", 6, "bulk", 2), ("startpos", 7, "bulk", 2), ("startpos", 7, "bulk", 3),
               ("startpos", 8, "bulk", 2), ("startpos", 8, "bulk", 3),
               ("kiwipete", 5, "bulk", 2), ("kiwipete", 6, "bulk", 2), ("kiwipete", 6, "bulk", 3),
-              ("kiwipete", 7, "bulk", 3),
+              ("kiwipete", 7, "bulk", 2), ("kiwipete", 7, "bulk", 3),
               ("startpos", 6, "make", 3), ("startpos", 7, "make", 3), ("startpos", 7, "make", 2),
               ("kiwipete", 5, "make", 3), ("kiwipete", 6, "make", 3)],
 }
