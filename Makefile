@@ -51,11 +51,11 @@ test: setup
 test-long: setup
 	$(PY) -m pytest -n $(JOBS) -m "long" --durations=25
 
-# Mutation testing (mutmut 2, one worker, niced; long: hours for the default PATHS on 2 cores;
+# Mutation testing (mutmut 2, JOBS processes on shares of the files, niced; long: hours for the default PATHS on 2 cores;
 # incremental: run it again to go on). `make mutation PATHS=host/position.py` for a subset.
 mutation: setup
 	@$(PY) -c "import mutmut" 2>/dev/null || $(PY) -m pip install -q 'mutmut>=2.5,<3'
-	$(PY) tools/mutation.py $(PATHS) $(if $(SKIP),--skip $(SKIP))
+	$(PY) tools/mutation.py $(PATHS) --jobs $(JOBS) $(if $(SKIP),--skip $(SKIP))
 
 bench: setup
 	$(VENV)/bin/chessaccel bench --backend model

@@ -45,11 +45,16 @@ WORK = OUT / "work"
 LINKS = set()
 #: Added to the report's file names when mutation types are skipped (--skip).
 SUFFIX = ""
+#: True in a child run of --jobs.
+PART = False
 EQUIVALENT_FILE = ROOT / "tools" / "mutation_equivalent.json"
 DEFAULT_PATHS = ("sim/model", "host", "chessaccel")
 #: Files of the work copy that belong to mutmut, not to the tree.
 KEEP = {".mutmut-cache", "mutmut_config.py", "mutmut_pytest.py", "html", ".hypothesis",
         ".mutation-baseline"}
+#: Seconds a mutant's own tests may run (a mutant that loops is detected, as a failure):
+#: mutmut 2's own limit is 10 x the baseline of the whole selection, minutes for host/.
+MUTANT_TIMEOUT = 240
 #: Fixed for every mutant so that a verdict repeats.
 MUTANT_SEED = "20261201"
 
@@ -57,6 +62,11 @@ MUTANT_SEED = "20261201"
 TEST_SELECTION = {
     "sim/model/evaluate.py": ["tests/test_eval_reference.py"],
     "sim/model/search.py": ["tests/test_model_quick.py", "tests/test_model_search.py"],
+    # move generation: the quick oracle checks first, then deep perft and the random games;
+    # not every test that imports the module (the OpenCL and board tests take minutes a mutant)
+    **{f"sim/model/{name}.py": ["tests/test_model_quick.py", "tests/test_perft_deep.py",
+                                "tests/test_model_movegen.py"]
+       for name in ("board", "movegen", "genvictim", "genaggressor", "testcheck", "castlestatus")},
     "sim/model/": ["tests/test_model_quick.py", "tests/test_perft_deep.py"],
     "host/position.py": ["tests/test_host_edges.py", "tests/test_position.py"],
     "host/cli.py": ["tests/test_board_backend.py", "tests/test_cli.py", "tests/test_host_edges.py"],
@@ -67,6 +77,31 @@ TEST_SELECTION = {
     "host/backends.py": ["tests/test_backends.py", "tests/test_board_backend.py",
                          "tests/test_cli.py"],
     "host/bench.py": ["tests/test_cli.py"],
+    "host/crossbench.py": ["tests/test_opencl_bench.py", "tests/test_cli.py"],
+    # the engine: its own fast tests first (seconds), the frontier's node identity and the UCI
+    # engine in a subprocess (the work copy's, as the shim makes it) after
+    "host/engine/uci.py": ["tests/test_uci.py", "tests/test_cli.py"],
+    "host/engine/search.py": ["tests/test_engine.py", "tests/test_engine_frontier.py",
+                              "tests/test_engine_tools.py", "tests/test_uci.py"],
+    "host/engine/jobs.py": ["tests/test_engine.py", "tests/test_engine_tools.py",
+                            "tests/test_engine_frontier.py", "tests/test_engine_board.py"],
+    "host/engine/worker.py": ["tests/test_engine.py"],
+    "host/engine/scores.py": ["tests/test_engine.py", "tests/test_engine_frontier.py"],
+    "host/engine/timeman.py": ["tests/test_engine.py", "tests/test_uci.py"],
+    "host/engine/tt.py": ["tests/test_engine.py", "tests/test_uci.py"],
+    "host/engine/order.py": ["tests/test_hostboard.py", "tests/test_engine.py",
+                             "tests/test_engine_frontier.py"],
+    "host/engine/hostboard.py": ["tests/test_hostboard.py", "tests/test_engine.py",
+                                 "tests/test_engine_frontier.py"],
+    "host/engine/dispatch.py": ["tests/test_engine_tools.py", "tests/test_engine.py"],
+    "host/engine/hostbench.py": ["tests/test_engine_tools.py"],
+    "host/engine/epd.py": ["tests/test_epd.py", "tests/test_cli.py"],
+    "host/engine/match.py": ["tests/test_match.py"],
+    "host/engine/elo.py": ["tests/test_match.py"],
+    "host/engine/openings.py": ["tests/test_match.py"],
+    # OpenCL on PoCL: the kernels' host code (the kernels themselves are not Python)
+    "host/opencl/": ["tests/test_opencl_bench.py", "tests/test_opencl_perft.py",
+                     "tests/test_opencl_split.py", "tests/test_opencl.py"],
     "host/": ["tests/test_cli.py"],
     "chessaccel/protocol.py": ["tests/test_protocol.py", "tests/test_link_golden.py"],
     "chessaccel/evaltables.py": ["tests/test_eval_reference.py"],
@@ -188,10 +223,16 @@ def tests_for(path):
 #: mutmut 2 counts only exit status 1 as "killed": a mutant that breaks an import makes pytest
 #: exit 2 (collection error) and would pass for a survivor. Every failure becomes 1 here.
 MUTMUT_PYTEST = '''\
-"""Written by tools/mutation.py: pytest whose every failure (tests, collection, usage) exits 1."""
+"""Written by tools/mutation.py: pytest whose every failure (tests, collection, usage) exits 1;
+past CHESSACCEL_MUTANT_TIMEOUT seconds (when set) it dumps where it is and exits 1 too."""
+import faulthandler
+import os
 import sys
 import pytest
 
+limit = float(os.environ.get("CHESSACCEL_MUTANT_TIMEOUT") or 0)
+if limit:
+    faulthandler.dump_traceback_later(limit, exit=True)
 sys.exit(0 if pytest.main(sys.argv[1:]) == 0 else 1)
 '''
 
@@ -201,6 +242,7 @@ import json, shlex, sys
 
 _SELECTION = json.loads({selection!r})
 _PYTEST = {pytest!r}
+_LIMIT = {limit!r}
 
 
 def pre_mutation(context):
@@ -209,15 +251,17 @@ def pre_mutation(context):
         context.skip = True
         return
     context.config.test_command = " ".join(
-        [shlex.quote(sys.executable), "mutmut_pytest.py", *_PYTEST, *tests])
+        ["env", f"CHESSACCEL_MUTANT_TIMEOUT={{_LIMIT}}", shlex.quote(sys.executable), "mutmut_pytest.py",
+         *_PYTEST, *tests])
 '''
 
 
-def write_mutmut_config(files):
+def write_mutmut_config(files, limit=0):
     selection = {f: tests_for(f) for f in files}
     (WORK / "mutmut_pytest.py").write_text(MUTMUT_PYTEST)
     (WORK / "mutmut_config.py").write_text(MUTMUT_CONFIG.format(
-        selection=json.dumps(selection), pytest=[shlex_quote(a) for a in PYTEST_ARGS]))
+        selection=json.dumps(selection), pytest=[shlex_quote(a) for a in PYTEST_ARGS],
+        limit=limit))
     return selection
 
 
@@ -226,15 +270,16 @@ def shlex_quote(arg):
     return shlex.quote(arg)
 
 
-def source_files(paths):
+def source_files(paths, base=None):
+    base = base or WORK
     out = []
     for p in paths:
         p = p.rstrip("/")
-        full = WORK / p
+        full = base / p
         if full.is_file():
             out.append(p)
         elif full.is_dir():
-            out += sorted(str(f.relative_to(WORK)) for f in full.rglob("*.py")
+            out += sorted(str(f.relative_to(base)) for f in full.rglob("*.py")
                           if "__pycache__" not in f.parts)
         else:
             raise SystemExit(f"mutation: no such file or folder in the tree: {p}")
@@ -280,6 +325,8 @@ def run_mutmut(files, selection, skip=""):
                "--runner", baseline, "--tests-dir", "tests", "--simple-output"]
     if skip:
         command += ["--disable-mutation-types", skip]
+    if PART:
+        command.append("--no-progress")     # a part's output goes to a file: no spinner
     log(f"mutmut over {len(files)} files (progress below; resumable: run again to go on)")
     started = time.monotonic()
     status = subprocess.run(command, cwd=WORK, env=env).returncode
@@ -302,28 +349,81 @@ def folder_of(filename):
     return filename.split("/")[0]
 
 
-def mutant_diff(mutant_id, filename):
-    shown = subprocess.run([str(Path(sys.executable).with_name("mutmut")), "show", str(mutant_id)],
-                           cwd=WORK, capture_output=True, text=True)
-    lines = [l for l in shown.stdout.splitlines() if l[:1] in "+-" and not l.startswith(("+++", "---"))]
-    before = "\n".join(l[1:].strip() for l in lines if l.startswith("-"))
-    after = "\n".join(l[1:].strip() for l in lines if l.startswith("+"))
-    return before, after
+#: Run in a work copy: the diff of each mutant id in argv, as JSON. Through mutmut's cache with
+#: update_cache=False and the file's original text (mutmut keeps it in FILE.bak while a mutant
+#: is applied): ``mutmut show`` would re-read the file, perhaps mutated by a run going on, and
+#: rewrite the cache's line records under that run, which then fails.
+_DIFFS = """
+import json, os, sys
+from mutmut.cache import filename_and_mutation_id_from_pk, get_unified_diff
+out = {}
+for pk in sys.argv[1:]:
+    filename, _ = filename_and_mutation_id_from_pk(int(pk))
+    original = filename + ".bak" if os.path.exists(filename + ".bak") else filename
+    with open(original) as f:
+        out[pk] = get_unified_diff(int(pk), None, update_cache=False, source=f.read())
+print(json.dumps(out))
+"""
+
+
+def mutant_diffs(work, mutant_ids):
+    """{mutant id: (original lines, mutated lines)} of a work copy's mutants."""
+    if not mutant_ids:
+        return {}
+    shown = subprocess.run([sys.executable, "-c", _DIFFS, *map(str, mutant_ids)], cwd=work,
+                           capture_output=True, text=True)
+    if shown.returncode:
+        raise SystemExit(f"mutation: cannot read the mutants of {work}: "
+                         f"{shown.stderr.strip().splitlines()[-1:]}")
+    out = {}
+    for pk, diff in json.loads(shown.stdout).items():
+        lines = [l for l in diff.splitlines() if l[:1] in "+-" and not l.startswith(("+++", "---"))]
+        before = "\n".join(l[1:].strip() for l in lines if l.startswith("-"))
+        after = "\n".join(l[1:].strip() for l in lines if l.startswith("+"))
+        out[int(pk)] = (before, after)
+    return out
+
+
+def work_copies():
+    """The work copies holding results: WORK and the other parts' (--jobs)."""
+    return [w for w in [WORK, *sorted(OUT.glob(f"{WORK.name}-part*"))]
+            if (w / ".mutmut-cache").exists()]
+
+
+def cache_rows(work):
+    """(work, mutant id, file, line number, line, index, status) of a work copy's cache."""
+    with sqlite3.connect(work / ".mutmut-cache", timeout=30) as db:
+        rows = db.execute("""SELECT m.id, f.filename, l.line_number, l.line, m."index", m.status
+                             FROM Mutant m JOIN Line l ON m.line = l.id
+                             JOIN SourceFile f ON l.sourcefile = f.id""").fetchall()
+    return [(work, *row) for row in rows]
 
 
 def report(paths, skip=""):
-    cache = WORK / ".mutmut-cache"
-    if not cache.exists():
+    works = work_copies()
+    if not works:
         raise SystemExit("mutation: no results yet (run without --report-only first)")
-    db = sqlite3.connect(cache)
-    rows = db.execute("""SELECT m.id, f.filename, l.line_number, l.line, m."index", m.status
-                         FROM Mutant m JOIN Line l ON m.line = l.id
-                         JOIN SourceFile f ON l.sourcefile = f.id""").fetchall()
+    # a file mutated in several copies (another --jobs before): the copy that last ran it
+    # (OWNERS), else the one that tested most
+    owners = read_owners()
+    by_file = {}
+    for work in works:
+        for row in cache_rows(work):
+            by_file.setdefault(row[2], {}).setdefault(work.name, []).append(row)
+    rows = []
+    for filename, copies in by_file.items():
+        rows += copies.get(owners.get(filename)) or max(copies.values(),
+                                         key=lambda r: sum(x[6] != "untested" for x in r))
     wanted = tuple(p.rstrip("/") for p in paths)
-    rows = [r for r in rows if r[1] in wanted or r[1].startswith(tuple(w + "/" for w in wanted))]
+    rows = [r for r in rows if r[2] in wanted or r[2].startswith(tuple(w + "/" for w in wanted))]
     equivalent = json.loads(EQUIVALENT_FILE.read_text()) if EQUIVALENT_FILE.exists() else []
     folders, survivors = {}, []
-    for mutant_id, filename, line_number, line, index, status in sorted(rows, key=lambda r: (r[1], r[2], r[4])):
+    diffs = {}
+    for work in {r[0] for r in rows}:
+        ids = [r[1] for r in rows if r[0] == work and r[6] == "bad_survived"]
+        diffs.update({(work, k): v for k, v in mutant_diffs(work, ids).items()})
+    for work, mutant_id, filename, line_number, line, index, status in sorted(
+            rows, key=lambda r: (r[2], r[3], r[5])):
         entry = folders.setdefault(folder_of(filename), dict.fromkeys(
             ("mutants", "killed", "timeout", "survived", "suspicious", "equivalent", "untested",
              "skipped"), 0))
@@ -332,12 +432,13 @@ def report(paths, skip=""):
                "ok_suspicious": "suspicious", "skipped": "skipped"}.get(status, "untested")
         entry[key] += 1
         if status == "bad_survived":
-            before, after = mutant_diff(mutant_id, filename)
+            before, after = diffs[(work, mutant_id)]
             why = next((e["why"] for e in equivalent if e["file"] == filename
                         and e["line"].strip() == before and e["mutant"].strip() == after), None)
             if why:
                 entry["equivalent"] += 1
-            survivors.append({"id": mutant_id, "file": filename, "line_number": line_number,
+            survivors.append({"id": mutant_id, "work_copy": str(work.relative_to(ROOT)),
+                              "file": filename, "line_number": line_number,
                               "line": before or line.strip(), "mutant": after,
                               "status": status, "equivalent": why})
     for entry in folders.values():
@@ -374,31 +475,130 @@ def report(paths, skip=""):
           f"({len(survivors)} survivors)")
 
 
+# --- several mutmut processes at once (--jobs) ------------------------------------------------
+
+def shares(files, jobs):
+    """``files`` in ``jobs`` shares of about equal source size (the mutants follow the lines),
+    the same shares every time for the same files, so each part's cache goes on where it was."""
+    parts = [[] for _ in range(jobs)]
+    sizes = [0] * jobs
+    for f in sorted(files, key=lambda f: (-(ROOT / f).stat().st_size, f)):
+        k = sizes.index(min(sizes))
+        parts[k].append(f)
+        sizes[k] += (ROOT / f).stat().st_size
+    return [sorted(p) for p in parts if p]
+
+
+def owners_file():
+    return OUT / f"owners{SUFFIX}.json"
+
+
+def read_owners():
+    """file -> name of the work copy that last ran its mutants."""
+    return json.loads(owners_file().read_text()) if owners_file().exists() else {}
+
+
+def record_owners(works):
+    """Note which work copy runs each file ({file: work copy}), for the report."""
+    owners = read_owners()
+    owners.update({f: work.name for f, work in works.items()})
+    OUT.mkdir(parents=True, exist_ok=True)
+    owners_file().write_text(json.dumps(owners, indent=1, sort_keys=True) + "\n")
+
+
+def part_work(index):
+    return WORK if index == 0 else OUT / f"{WORK.name}-part{index}"
+
+
+def tally(work, files):
+    """(tested, killed or timed out, survived, mutants) of ``files`` in a work copy's cache."""
+    if not (work / ".mutmut-cache").exists():
+        return 0, 0, 0, 0
+    try:
+        statuses = [row[6] for row in cache_rows(work) if row[2] in files]
+    except sqlite3.Error:       # mutmut is writing: next time
+        return 0, 0, 0, 0
+    detected = sum(st in DETECTED for st in statuses)
+    survived = statuses.count("bad_survived")
+    return detected + survived, detected, survived, len(statuses)
+
+
+def run_parts(paths, jobs, skip, mutant_timeout):
+    """One child run of this script per share of the files, each with its own work copy and
+    cache (mutmut 2 runs one mutant at a time); their output goes to OUT/part-N.log, and one
+    progress line for all of them comes here every minute."""
+    files = source_files(paths, base=ROOT)
+    parts = shares(files, jobs)
+    OUT.mkdir(parents=True, exist_ok=True)
+    record_owners({f: part_work(i) for i, share in enumerate(parts) for f in share})
+    children = []
+    for index, share in enumerate(parts):
+        log(f"part {index + 1}/{len(parts)}: {len(share)} files, output in "
+            f"{(OUT / f'part-{index + 1}.log').relative_to(ROOT)}")
+        command = [sys.executable, __file__, *share, "--part", f"{index}/{len(parts)}"]
+        if skip:
+            command += ["--skip", skip]
+        command += ["--mutant-timeout", str(mutant_timeout)]
+        with open(OUT / f"part-{index + 1}.log", "w") as out:
+            children.append(subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT))
+    started = time.monotonic()
+    while any(child.poll() is None for child in children):
+        time.sleep(5 if time.monotonic() - started < 60 else 60)
+        counts = [tally(part_work(i), set(share)) for i, share in enumerate(parts)]
+        tested, detected, survived, total = (sum(c[k] for c in counts) for k in range(4))
+        log(f"{tested}/{total} tested, {detected} killed, {survived} survived "
+            f"({time.monotonic() - started:.0f} s; "
+            + ", ".join(f"part {i + 1}: {c[0]}/{c[3]}" for i, c in enumerate(counts)) + ")")
+    failed = [i + 1 for i, child in enumerate(children) if child.returncode]
+    if failed:
+        raise SystemExit(f"mutation: part(s) {failed} failed (see out/mutation/part-N.log)")
+
+
 def main(argv=None):
+    global WORK
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*", help=f"files or folders (default: {' '.join(DEFAULT_PATHS)})")
     parser.add_argument("--report-only", action="store_true", help="only write the report")
     parser.add_argument("--skip", default="",
                         help="mutation types left out, comma-separated (mutmut's names, e.g. "
                              "'string': help and message texts); the summary records it")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="mutmut processes at once (one per core), each with its own share "
+                             "of the files and its own work copy; the report takes them all")
+    parser.add_argument("--mutant-timeout", type=float, default=MUTANT_TIMEOUT,
+                        help="seconds a mutant's tests may run before it counts as detected "
+                             f"(default {MUTANT_TIMEOUT:g}; mutmut's own limit is 10 times the "
+                             "baseline of every test the run selects)")
+    parser.add_argument("--part", help=argparse.SUPPRESS)     # "I/N": a child of --jobs
     args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, got {args.jobs}")
     if args.skip:
         # mutmut numbers a line's mutants among the types applied: another set of types needs
         # its own cache, hence its own work copy and its own report
-        global WORK, SUFFIX
+        global SUFFIX
         SUFFIX = "-no-" + args.skip.replace(",", "-")
         WORK = OUT / f"work{SUFFIX}"
     paths = [p for arg in args.paths for p in arg.split()] or list(DEFAULT_PATHS)
-    if not args.report_only:
+    if args.part:
+        global PART
+        PART = True
+        WORK = part_work(int(args.part.split("/")[0]))
+    if args.jobs > 1 and not args.report_only:
+        run_parts(paths, args.jobs, args.skip, args.mutant_timeout)
+    elif not args.report_only:
         sync_work_copy()
         build_import_shim()
         check_imports_come_from_the_copy()
         files = source_files(paths)
-        selection = write_mutmut_config(files)
+        selection = write_mutmut_config(files, args.mutant_timeout)
+        if not PART:
+            record_owners(dict.fromkeys(files, WORK))
         for f in files:
             log(f"{f}: {' '.join(selection[f])}")
         run_mutmut(files, selection, args.skip)
-    report(paths, args.skip)
+    if not args.part:
+        report(paths, args.skip)
 
 
 if __name__ == "__main__":
