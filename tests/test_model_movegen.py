@@ -20,7 +20,9 @@ import collections
 import chess
 import pytest
 
+from chessaccel.defs import VictimClass
 from chessaccel.geometry import move_uci
+from chessaccel.sim.model.genvictim import receivers
 from chessaccel.sim.model.movegen import legal_moves, pseudo_moves
 
 import suites
@@ -127,3 +129,59 @@ def test_contract_key_orders_the_start_position():
     black = chess.Board()
     black.push_uci("e2e4")
     assert expected_order(black)[:3] == ["a7a6", "b8a6", "b7b6"]
+
+
+# --- GenVictim's receivers --------------------------------------------------------------------
+
+def expected_receivers(cb):
+    """The 64 receivers of GenVictim as docs/semantics.md defines them, from python-chess: an
+    enemy piece an own piece attacks raises its own class (VictimClass by piece name), an empty
+    square an own piece can move to raises QUIET (pawns: their pushes; the en-passant square an
+    own pawn attacks raises PAWN); castling is not GenVictim's. Square indices are python-chess's."""
+    classes = [VictimClass.NONE.value] * 64
+
+    def raise_to(square, victim_class):
+        classes[square] = max(classes[square], victim_class.value)
+
+    forward = 8 if cb.turn == chess.WHITE else -8
+    home_rank = 1 if cb.turn == chess.WHITE else 6
+    for square in cb.pieces(chess.PAWN, cb.turn):
+        one = square + forward
+        if cb.piece_at(one) is None:
+            raise_to(one, VictimClass.QUIET)
+            if chess.square_rank(square) == home_rank and cb.piece_at(one + forward) is None:
+                raise_to(one + forward, VictimClass.QUIET)
+        for target in chess.SquareSet(chess.BB_PAWN_ATTACKS[cb.turn][square]):
+            piece = cb.piece_at(target)
+            if piece is not None and piece.color != cb.turn:
+                raise_to(target, VictimClass[chess.piece_name(piece.piece_type).upper()])
+            elif target == cb.ep_square:
+                raise_to(target, VictimClass.PAWN)
+    for square, piece in cb.piece_map().items():
+        if piece.color != cb.turn or piece.piece_type == chess.PAWN:
+            continue
+        for target in cb.attacks(square):
+            other = cb.piece_at(target)
+            if other is None:
+                raise_to(target, VictimClass.QUIET)
+            elif other.color != cb.turn:
+                raise_to(target, VictimClass[chess.piece_name(other.piece_type).upper()])
+    return classes
+
+
+def test_receivers_match_python_chess(suite_positions, coverage_positions):
+    """GenVictim's receivers (which squares can be victims, and of what class) on every suite
+    position and a slice of the random games, against python-chess's attacks. The move lists
+    above cannot see a receiver raised where no aggressor answers (it costs the core cycles, not
+    moves): this can."""
+    fens = suite_positions + [fen for fen, _ in coverage_positions[::4]]
+    for fen in fens:
+        got = receivers(suites.board_of(fen))
+        want = expected_receivers(chess.Board(fen))
+        if got != want:
+            if len(got) != 64:
+                pytest.fail(f"{fen}: {len(got)} receivers, not 64")
+            square = next(s for s in range(64) if got[s] != want[s])
+            pytest.fail(f"{fen}: receiver {chess.square_name(square)} raises "
+                        f"{VictimClass(got[square]).name}, python-chess says "
+                        f"{VictimClass(want[square]).name}")

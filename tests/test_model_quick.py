@@ -13,10 +13,11 @@ import chess
 import pytest
 
 from chessaccel.defs import INF
-from chessaccel.geometry import move_uci
+from chessaccel.defs import PieceType
+from chessaccel.geometry import CODE, EMPTY, move_uci
 from chessaccel.sim.model.board import Board
 from chessaccel.sim.model.movegen import legal_moves
-from chessaccel.sim.model.search import perft, search
+from chessaccel.sim.model.search import job_problem, perft, search
 
 import suites
 from oracle import alphabeta, expected_order
@@ -110,3 +111,31 @@ def test_an_undo_record_cannot_be_changed():
     undo = board.make(legal_moves(board)[0])
     with pytest.raises(dataclasses.FrozenInstanceError):
         undo.captured = 0
+
+
+@pytest.mark.parametrize("placement,problem", [
+    ("4k3/8/8/8/8/8/8/K3K3", "2 white kings"),
+    ("4k2k/8/8/8/8/8/8/8", "0 white kings"),
+    ("4k2k/8/8/8/8/8/8/4K3", "2 black kings"),
+    ("8/8/8/8/8/8/8/4K3", "0 black kings"),
+])
+def test_a_refused_job_names_the_side_whose_kings_are_wrong(placement, problem):
+    """The core needs one king a side (job_problem): the refusal counts each colour's own."""
+    board = Board([EMPTY] * 64, 0, 0, None)
+    for square, piece in chess.Board(placement + " w - - 0 1").piece_map().items():
+        board.sq[square] = CODE[0 if piece.color == chess.WHITE else 1][PieceType.KING.value]
+    assert problem in job_problem(board, 1)
+
+
+@pytest.mark.parametrize("fen,uci,ep", [
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "e2e4", chess.E3),
+    ("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", "d7d5", chess.D6),
+])
+def test_a_double_push_sets_the_en_passant_square_it_passed(fen, uci, ep):
+    """make: the square a double push passes becomes the en-passant square, a square index
+    like any other (it is packed for the link and compared with move targets)."""
+    board = suites.board_of(fen)
+    move = next(m for m in legal_moves(board) if move_uci(m) == uci)
+    board.make(move)
+    assert board.ep == ep and type(board.ep) is int
+    assert Board.from_bits(board.to_bits()).key() == board.key()

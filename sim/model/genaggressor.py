@@ -19,7 +19,7 @@ _P, _N, _B, _R, _Q, _K = (PieceType[n].value for n in
                           ("PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING"))
 
 
-def candidates(board, victim, captures_only=False):
+def candidates(board, victim, captures_only):
     """Own squares that can move to ``victim``, in aggressor order (least valuable first)."""
     sq = board.sq
     side = board.side
