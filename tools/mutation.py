@@ -238,16 +238,27 @@ sys.exit(0 if pytest.main(sys.argv[1:]) == 0 else 1)
 
 MUTMUT_CONFIG = '''\
 """Written by tools/mutation.py: each mutant runs the fast tests of its own file."""
-import json, shlex, sys
+import json, shlex, sys, zlib
 
 _SELECTION = json.loads({selection!r})
 _PYTEST = {pytest!r}
 _LIMIT = {limit!r}
+_SAMPLE = {sample!r}
+
+
+def _sampled(context):
+    """1 mutant in _SAMPLE, chosen by a hash of its file, line text and index (the same
+    mutants every run while the line stands)."""
+    if _SAMPLE <= 1:
+        return True
+    m = context.mutation_id
+    key = f"{{context.filename}}:{{m.line.strip()}}:{{m.index}}".encode()
+    return zlib.crc32(key) % _SAMPLE == 0
 
 
 def pre_mutation(context):
     tests = _SELECTION.get(context.filename)
-    if tests is None:
+    if tests is None or not _sampled(context):
         context.skip = True
         return
     context.config.test_command = " ".join(
@@ -256,12 +267,12 @@ def pre_mutation(context):
 '''
 
 
-def write_mutmut_config(files, limit=0):
+def write_mutmut_config(files, limit=0, sample=1):
     selection = {f: tests_for(f) for f in files}
     (WORK / "mutmut_pytest.py").write_text(MUTMUT_PYTEST)
     (WORK / "mutmut_config.py").write_text(MUTMUT_CONFIG.format(
         selection=json.dumps(selection), pytest=[shlex_quote(a) for a in PYTEST_ARGS],
-        limit=limit))
+        limit=limit, sample=sample))
     return selection
 
 
@@ -399,6 +410,14 @@ def cache_rows(work):
     return [(work, *row) for row in rows]
 
 
+def wilson(successes, trials, z=1.96):
+    """Wilson score interval of a proportion."""
+    p = successes / trials
+    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = z * ((p * (1 - p) + z * z / (4 * trials)) / trials) ** 0.5 / (1 + z * z / trials)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def report(paths, skip=""):
     works = work_copies()
     if not works:
@@ -448,6 +467,9 @@ def report(paths, skip=""):
         entry["kill_rate"] = round(detected / tested, 4) if tested else None
         judged = tested - entry["equivalent"]
         entry["kill_rate_without_equivalent"] = round(detected / judged, 4) if judged else None
+        if entry["skipped"] and judged:     # a sample (--sample): the rate's 95 % interval
+            entry["kill_rate_without_equivalent_95"] = [round(x, 4) for x in
+                                                        wilson(detected, judged)]
     summary = {"tool": "mutmut 2 (tools/mutation.py)", "paths": list(paths),
                "mutation_types_skipped": skip or None,
                "folders": folders, "survivors": survivors,
@@ -468,9 +490,12 @@ def report(paths, skip=""):
         rate = f"{100 * e['kill_rate']:.1f} %" if e["kill_rate"] is not None else "-"
         rate2 = (f"{100 * e['kill_rate_without_equivalent']:.1f} %"
                  if e["kill_rate_without_equivalent"] is not None else "-")
+        interval = e.get("kill_rate_without_equivalent_95")
+        note = (f"  (sampled: {e['skipped']} skipped; 95 % interval "
+                f"{100 * interval[0]:.1f}-{100 * interval[1]:.1f} %)" if interval else "")
         print(f"{folder:12s} {e['mutants']:8d} {e['tested']:7d} {e['killed']:7d} {e['timeout']:8d} "
               f"{e['survived']:9d} {e['equivalent']:7d} {e['untested']:9d} "
-              f"{rate:>10s} {rate2:>11s}")
+              f"{rate:>10s} {rate2:>11s}{note}")
     print(f"\nwrote {OUT.relative_to(ROOT)}/summary{SUFFIX}.json and survivors{SUFFIX}.txt "
           f"({len(survivors)} survivors)")
 
@@ -523,7 +548,7 @@ def tally(work, files):
     return detected + survived, detected, survived, len(statuses)
 
 
-def run_parts(paths, jobs, skip, mutant_timeout):
+def run_parts(paths, jobs, skip, mutant_timeout, sample):
     """One child run of this script per share of the files, each with its own work copy and
     cache (mutmut 2 runs one mutant at a time); their output goes to OUT/part-N.log, and one
     progress line for all of them comes here every minute."""
@@ -538,7 +563,7 @@ def run_parts(paths, jobs, skip, mutant_timeout):
         command = [sys.executable, __file__, *share, "--part", f"{index}/{len(parts)}"]
         if skip:
             command += ["--skip", skip]
-        command += ["--mutant-timeout", str(mutant_timeout)]
+        command += ["--mutant-timeout", str(mutant_timeout), "--sample", str(sample)]
         with open(OUT / f"part-{index + 1}.log", "w") as out:
             children.append(subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT))
     started = time.monotonic()
@@ -569,10 +594,16 @@ def main(argv=None):
                         help="seconds a mutant's tests may run before it counts as detected "
                              f"(default {MUTANT_TIMEOUT:g}; mutmut's own limit is 10 times the "
                              "baseline of every test the run selects)")
+    parser.add_argument("--sample", type=int, default=1, metavar="K",
+                        help="test 1 mutant in K (a fixed choice by a hash of each mutant), the "
+                             "others skipped: an estimate, with its 95%% interval, where the whole "
+                             "run would take too long (host/: about 7,500 mutants)")
     parser.add_argument("--part", help=argparse.SUPPRESS)     # "I/N": a child of --jobs
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1, got {args.jobs}")
+    if args.sample < 1:
+        parser.error(f"--sample must be at least 1, got {args.sample}")
     if args.skip:
         # mutmut numbers a line's mutants among the types applied: another set of types needs
         # its own cache, hence its own work copy and its own report
@@ -585,13 +616,13 @@ def main(argv=None):
         PART = True
         WORK = part_work(int(args.part.split("/")[0]))
     if args.jobs > 1 and not args.report_only:
-        run_parts(paths, args.jobs, args.skip, args.mutant_timeout)
+        run_parts(paths, args.jobs, args.skip, args.mutant_timeout, args.sample)
     elif not args.report_only:
         sync_work_copy()
         build_import_shim()
         check_imports_come_from_the_copy()
         files = source_files(paths)
-        selection = write_mutmut_config(files, args.mutant_timeout)
+        selection = write_mutmut_config(files, args.mutant_timeout, args.sample)
         if not PART:
             record_owners(dict.fromkeys(files, WORK))
         for f in files:
