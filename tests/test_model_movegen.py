@@ -16,13 +16,14 @@ passant included, quiet promotions excluded) in the same order.
 """
 
 import collections
+import random
 
 import chess
 import pytest
 
 from chessaccel.defs import VictimClass
 from chessaccel.geometry import move_uci
-from chessaccel.sim.model.genvictim import receivers
+from chessaccel.sim.model.genvictim import CAPTURE_MIN, receivers, select_victim, victim_ranking
 from chessaccel.sim.model.movegen import legal_moves, pseudo_moves
 
 import suites
@@ -185,3 +186,24 @@ def test_receivers_match_python_chess(suite_positions, coverage_positions):
             pytest.fail(f"{fen}: receiver {chess.square_name(square)} raises "
                         f"{VictimClass(got[square]).name}, python-chess says "
                         f"{VictimClass(want[square]).name}")
+
+
+def test_the_comparator_tree_picks_the_first_unmasked_square_of_the_ranking(suite_positions):
+    """select_victim (the masked comparator tree, what the RTL's GenVictim is compared with) and
+    victim_ranking (the order the search model scans) must agree for every disable mask: the
+    highest class first, ties to the lowest relative square, masked squares never, None when
+    nothing is left, in full-width nodes and in quiescence."""
+    rng = random.Random(20261124)
+    for fen in suite_positions[::7]:
+        board = suites.board_of(fen)
+        classes = receivers(board)
+        for min_class in (VictimClass.QUIET.value, CAPTURE_MIN):
+            ranking = victim_ranking(classes, board.side, min_class)
+            masks = [0, (1 << 64) - 1] + [rng.getrandbits(64) & rng.getrandbits(64)
+                                          for _ in range(6)]
+            masks += [sum(1 << s for s in ranking[:k]) for k in range(len(ranking) + 1)]
+            for mask in masks:
+                want = next((s for s in ranking if not (mask >> s) & 1), None)
+                got = select_victim(classes, mask, board.side, min_class)
+                assert got == want, (f"{fen}: mask {mask:#018x}, min class {min_class}: the tree "
+                                     f"picks {got}, the ranking's first unmasked square is {want}")
