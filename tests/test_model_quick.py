@@ -12,12 +12,12 @@ import dataclasses
 import chess
 import pytest
 
-from chessaccel.defs import INF
-from chessaccel.defs import PieceType
+from chessaccel.defs import INF, MATE, MAX_DEPTH, MAX_PLY, PieceType
 from chessaccel.geometry import CODE, EMPTY, move_uci
 from chessaccel.sim.model.board import Board
 from chessaccel.sim.model.movegen import legal_moves
-from chessaccel.sim.model.search import job_problem, perft, search
+from chessaccel.sim.model.movegen import MovePicker
+from chessaccel.sim.model.search import job_problem, mate_distance, perft, search
 
 import suites
 from oracle import alphabeta, expected_order
@@ -124,7 +124,9 @@ def test_a_refused_job_names_the_side_whose_kings_are_wrong(placement, problem):
     board = Board([EMPTY] * 64, 0, 0, None)
     for square, piece in chess.Board(placement + " w - - 0 1").piece_map().items():
         board.sq[square] = CODE[0 if piece.color == chess.WHITE else 1][PieceType.KING.value]
-    assert problem in job_problem(board, 1)
+    kings, name = problem.split(" ", 1)
+    assert job_problem(board, 1) == \
+        f"the position has {kings} {name} (the accelerator needs exactly one)"
 
 
 @pytest.mark.parametrize("fen,uci,ep", [
@@ -139,3 +141,48 @@ def test_a_double_push_sets_the_en_passant_square_it_passed(fen, uci, ep):
     board.make(move)
     assert board.ep == ep and type(board.ep) is int
     assert Board.from_bits(board.to_bits()).key() == board.key()
+
+
+def test_job_problems_are_named_exactly():
+    """What the core refuses (its BAD_JOB), as the host's link client names it: depths 0 to
+    MAX_DEPTH are taken, the window only for a search (perft has none)."""
+    board = suites.board_of("4k3/8/8/8/8/8/8/4K3 w - - 0 1")
+    assert job_problem(board, 0) is None and job_problem(board, MAX_DEPTH) is None
+    assert job_problem(board, MAX_DEPTH + 1) == f"depth {MAX_DEPTH + 1} out of range 0..{MAX_DEPTH}"
+    assert job_problem(board, -1) == f"depth -1 out of range 0..{MAX_DEPTH}"
+    window = f"window (5, 5) must satisfy {-INF} <= alpha < beta <= {INF}"
+    assert job_problem(board, 2, 5, 5) == window
+    assert job_problem(board, 2, 5, 5, perft=True) is None
+
+
+@pytest.mark.parametrize("plies", [0, 1, 2, 3, 4, MAX_PLY - 1, MAX_PLY])
+def test_mate_distance_counts_moves_from_the_plies(plies):
+    """A mate found ``plies`` plies below the root scores MATE - plies for the side that mates
+    (plies odd: it moves first) and -(MATE - plies) for the side mated (plies even): moves to
+    mate are the mating side's moves, (plies + 1) // 2, negative for the side mated."""
+    moves = mate_distance(MATE - plies if plies % 2 else -(MATE - plies))
+    assert moves == ((plies + 1) // 2 if plies % 2 else -(plies // 2)) and type(moves) is int
+
+
+@pytest.mark.parametrize("score", [0, 1, -1, 900, -900, MATE - MAX_PLY - 1, -(MATE - MAX_PLY - 1)])
+def test_a_score_short_of_the_mate_range_is_no_mate(score):
+    assert mate_distance(score) is None
+
+
+def test_a_traced_picker_records_each_move_as_the_blocks_made_it():
+    """The transactions a traced MovePicker records (what the RTL block tests replay): each
+    pseudo-legal move comes from a GenAggressor answer for its victim, in order, and the node
+    ends with both castling questions (full width) after the victim tree runs dry."""
+    board = suites.board_of("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+    picker = MovePicker(board, False, trace=True)
+    moves = []
+    while (move := picker.next()) is not None:
+        moves.append(move)
+    answered = [(step[3], step[1]) for step in picker.steps
+                if step[0] == "aggressor" and step[3] is not None]
+    castles = [step for step in picker.steps if step[0] == "castle"]
+    assert [(a, v) for a, v, _ in moves[:len(answered)]] == answered   # no promotions here
+    assert len(moves) == len(answered) + sum(ok for _, _, ok in castles) == 48  # Kiwipete's 48
+    assert [step[0] for step in picker.steps[-3:]] == ["victim", "castle", "castle"]
+    assert picker.steps[-3][2] is None
+    assert MovePicker(board).steps is None
