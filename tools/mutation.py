@@ -52,9 +52,9 @@ DEFAULT_PATHS = ("sim/model", "host", "chessaccel")
 #: Files of the work copy that belong to mutmut, not to the tree.
 KEEP = {".mutmut-cache", "mutmut_config.py", "mutmut_pytest.py", "html", ".hypothesis",
         ".mutation-baseline"}
-#: Seconds a mutant's own tests may run (a mutant that loops is detected, as a failure):
-#: mutmut 2's own limit is 10 x the baseline of the whole selection, minutes for host/.
-MUTANT_TIMEOUT = 240
+#: Seconds a mutant's own tests may run (a mutant that loops is detected, as a failure); 0:
+#: four times the run's baseline, at least 60 s. mutmut 2's own limit is 10 x the baseline.
+MUTANT_TIMEOUT = 0
 #: Fixed for every mutant so that a verdict repeats.
 MUTANT_SEED = "20261201"
 
@@ -256,13 +256,28 @@ def _sampled(context):
     return zlib.crc32(key) % _SAMPLE == 0
 
 
+def _limit():
+    """Seconds a mutant's tests may run: _LIMIT, or (0) four times this run's baseline, at
+    least a minute (the baseline is every test of the run, measured by mutmut before the
+    first mutant)."""
+    if _LIMIT:
+        return _LIMIT
+    import sqlite3
+    try:
+        with sqlite3.connect(".mutmut-cache", timeout=30) as db:
+            row = db.execute("SELECT value FROM MiscData WHERE key = 'baseline_time_elapsed'").fetchone()
+        return max(60.0, 4 * float(row[0]))
+    except (sqlite3.Error, TypeError, ValueError):
+        return 240.0
+
+
 def pre_mutation(context):
     tests = _SELECTION.get(context.filename)
     if tests is None or not _sampled(context):
         context.skip = True
         return
     context.config.test_command = " ".join(
-        ["env", f"CHESSACCEL_MUTANT_TIMEOUT={{_LIMIT}}", shlex.quote(sys.executable), "mutmut_pytest.py",
+        ["env", f"CHESSACCEL_MUTANT_TIMEOUT={{_limit():.0f}}", shlex.quote(sys.executable), "mutmut_pytest.py",
          *_PYTEST, *tests])
 '''
 
@@ -592,8 +607,8 @@ def main(argv=None):
                              "of the files and its own work copy; the report takes them all")
     parser.add_argument("--mutant-timeout", type=float, default=MUTANT_TIMEOUT,
                         help="seconds a mutant's tests may run before it counts as detected "
-                             f"(default {MUTANT_TIMEOUT:g}; mutmut's own limit is 10 times the "
-                             "baseline of every test the run selects)")
+                             "(default 0: four times the run's baseline, at least 60 s; "
+                             "mutmut's own limit is 10 times that baseline)")
     parser.add_argument("--sample", type=int, default=1, metavar="K",
                         help="test 1 mutant in K (a fixed choice by a hash of each mutant), the "
                              "others skipped: an estimate, with its 95%% interval, where the whole "
