@@ -354,3 +354,26 @@ def test_the_engine_learns_the_lag_a_gui_charges(fresh_raw):
     lag = int(next(l for l in raw.sync() if l.startswith("info string lag")).split()[3])
     # what was charged, less what the first move took
     assert 1000 - thought_ms - 50 <= lag <= 1000, f"lag {lag} ms, first move {thought_ms:.0f} ms"
+
+
+@pytest.mark.parametrize("ending", ["quit\n", ""])
+def test_lines_sent_before_quit_or_the_end_of_input_are_answered_in_order(ending):
+    """A script that pipes its commands (``printf ... | chessaccel uci``) gets every answer, in
+    order: quit and the end of input stop the search at once but drop no earlier command."""
+    import subprocess
+    script = ("uci\nisready\nposition startpos moves e2e4 e7e5\ngo depth 3\nisready\n"
+              "position startpos moves e2e5\nsetoption name Hash value 8\ngo depth 2\n" + ending)
+    done = subprocess.run(ENGINE_COMMAND, input=script, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    lines = [l for l in done.stdout.splitlines() if not l.startswith(("id ", "option ", "info d"))]
+    assert lines[:3] == ["uciok", "readyok", "readyok"], lines
+    assert "illegal move 'e2e5'" in lines[3], lines
+    bestmoves = [l.split()[1] for l in lines if l.startswith("bestmove")]
+    assert len(bestmoves) == 2, lines
+    after_e5 = chess.Board()
+    after_e5.push_uci("e2e4")
+    after_e5.push_uci("e7e5")
+    # the illegal position line left the position as it was
+    assert all(chess.Move.from_uci(move) in after_e5.legal_moves for move in bestmoves), lines
+    assert not any(l.startswith("info string error") for l in lines[4:]), lines

@@ -1,8 +1,10 @@
 """The UCI protocol: ``chessaccel uci``.
 
-A reader thread takes lines from the GUI; ``stop`` and ``quit`` act at once (they set flags the
+A reader thread takes lines from the GUI; ``stop`` and ``quit`` act at once (they set the flag the
 search looks at between host nodes and while it waits for a job), everything else is handled in
-order by the command loop; a search runs in its own thread, so ``isready`` is answered at once
+order by the command loop: the lines sent before a ``quit`` or the end of input are still
+answered (``printf 'uci\nisready\ngo depth 3\n' | chessaccel uci`` prints uciok, readyok and a
+bestmove, as Stockfish does), and a ``go`` among them is stopped as soon as it starts; a search runs in its own thread, so ``isready`` is answered at once
 while it thinks. Bad input of any kind (an unknown command, a malformed ``go``, an illegal move
 in ``position``, an unknown option or value, a backend that cannot start or fails mid-search)
 gets one ``info string error: ...`` line and the engine stays up, never a traceback.
@@ -112,7 +114,8 @@ class UciEngine:
         self._killers = None
         self._commands = queue.Queue()
         self._stop = threading.Event()
-        self._quit = threading.Event()
+        self._quit = threading.Event()      # exit now: the output is gone
+        self._quitting = threading.Event()  # quit or end of input read: finish what came before
         self._exited = threading.Event()
         self._search_thread = None
         self._search_over = threading.Event()
@@ -167,15 +170,12 @@ class UciEngine:
                 if word == "stop":
                     self._stop.set()
                 elif word == "quit":
-                    self._quit.set()
-                    self._stop.set()
-                    self._commands.put(None)
-                    self._exit_if_stuck()
-                    return
+                    break
                 self._commands.put(line)
         except (OSError, ValueError, UnicodeDecodeError) as error:
             self.error(f"input unreadable ({type(error).__name__}); quitting")
-        self._quit.set()
+        # quitting before stop: cmd_go clears stop, then looks at quitting (no lost wake-up)
+        self._quitting.set()
         self._stop.set()
         self._commands.put(None)
         self._exit_if_stuck()
@@ -269,6 +269,8 @@ class UciEngine:
         self._killers = None
 
     def _refuse_while_searching(self, what):
+        if self._quitting.is_set():     # the search is stopping: what was sent before quit waits
+            self.cmd_stop([])
         if self.searching():
             raise UciError(f"{what} while searching: ignored (send stop first)")
 
@@ -423,6 +425,8 @@ class UciEngine:
         executor = self._ensure_executor()
         board = self.board.copy()
         self._stop.clear()
+        if self._quitting.is_set():     # a go sent before quit: searched only to a bestmove
+            self._stop.set()
         if executor is None:
             self._play_without_search(board)
             return
