@@ -98,8 +98,19 @@ if mode in ("all", "leaf"):
         nbad = int(((sp["nodes"] != whole["nodes"]) | (sp["scores"] != whole["scores"]) | (sp["best_moves"] != whole["best_moves"])).sum())
         lr.update(same=same, mismatches=nbad, per_unit=per_unit)
         res["leaf"].append(lr)
-        print(f"split {budget}/{md} x{per_unit} idle {idle}: {lr['seconds']:.3f} s {tot/lr['seconds']/1e6:.1f} M/s sp {lr['split_points']} entries {lr['entries']} helped {lr['entries_helped']} hn {lr['helper_nodes']/1e6:.0f}M used {lr['helper_nodes_used']/1e6:.0f}M same {same} bad {nbad}", flush=True)
+        print(f"split {budget}/{md} x{per_unit} idle {idle}: {lr['seconds']:.3f} s {tot/lr['seconds']/1e6:.1f} M/s sp {lr['split_points']} entries {lr['entries']} helped {lr['entries_helped']} hn {lr['helper_nodes']/1e6:.0f}M used {lr['helper_nodes_used']/1e6:.0f}M republished {lr['republished']} waits {lr['owner_waits']} claimed {lr['owner_claimed']} same {same} bad {nbad}", flush=True)
+    # the largest jobs alone, split with every lane free to help: their critical path
+    big = np.argsort(whole["nodes"])[::-1]
     new.threads_per_unit = 256
+    for k in (1, 12):
+        sel = big[:k]
+        new.run_search(pos[sel], par[sel]); s0 = new.last_run["seconds"]
+        for budget in (100000, 10000, 2000):
+            sp = new.run_search_split(pos[sel], par[sel], split_budget=budget, min_depth=0, max_idle=1 << 20)
+            lr = dict(new.last_run)
+            ok = all((sp[q] == whole[q][sel]).all() for q in ("scores", "best_moves", "nodes"))
+            res["leaf"].append({"alone": k, **lr, "unsplit_seconds": s0, "same": ok})
+            print(f"largest {k} alone: unsplit {s0:.3f} s; split {budget}: {lr['seconds']:.3f} s sp {lr['split_points']} entries {lr['entries']} helped {lr['entries_helped']} republished {lr['republished']} waits {lr['owner_waits']} claimed {lr['owner_claimed']} hn {lr['helper_nodes']/1e6:.1f}M used {lr['helper_nodes_used']/1e6:.1f}M same {ok}", flush=True)
     t0 = time.perf_counter(); whole2 = new.run_search(pos, par); s = new.last_run["seconds"]
     print(f"whole again: {s:.3f} s {tot/s/1e6:.1f} M/s", flush=True)
 json.dump(res, open(os.path.join(OUT, "explore.json"), "w"), indent=1, default=str)

@@ -294,6 +294,8 @@ class OpenCLBackend(Backend):
                          "nodes": int(out["nodes"].sum()), "split_points": int(c[3]),
                          "entries": int(c[1]), "entries_helped": int(c[5]),
                          "helper_nodes": int(c[8]) << 10, "helper_nodes_used": int(c[9]) << 10,
+                         "republished": int(c[11]), "owner_waits": int(c[12]),
+                         "owner_claimed": int(c[13]),
                          "split_budget": int(split_budget), "min_depth": int(min_depth)}
         return out
 

@@ -221,6 +221,7 @@ def run(args):
                          "threads_per_unit": per_unit, "same_as_whole_jobs": bool(same),
                          **{k: lr[k] for k in ("work_items", "local_size", "split_points", "entries",
                                                "entries_helped", "helper_nodes", "helper_nodes_used",
+                                               "republished", "owner_waits", "owner_claimed",
                                                "split_budget", "min_depth")}})
             print(f"  device split past {budget} (depth >= {min_depth}, x{per_unit}/CU): "
                   f"{lr['seconds']:.3f} s {split['nodes'].sum() / lr['seconds'] / 1e6:.1f} M nodes/s "

@@ -126,12 +126,15 @@ static inline bool enter_node(Frame *f, Board *b, Values v, int ply, int *value)
 #define CTL_HELPED 5    // entries searched by helpers
 #define CTL_HELPER_KNODES 8   // nodes searched by helpers (finished or given up), in 1024s
 #define CTL_USED_KNODES 9     // nodes of helpers' results the owners used, in 1024s
+#define CTL_IDLE 10           // lanes without work that stay
+#define CTL_REPUBLISHED 11    // alpha rose at a published node: its children published again
+#define CTL_WAITS 12          // an owner waited for a helper's child
+#define CTL_CLAIMED 13        // an owner searched a published child itself
 // A lane without work looks for work again every IDLE_TURNS turns of the loop (a turn of its
 // own costs a few instructions: the lanes that work in its warp hardly wait for it), and at
 // most `max_idle` lanes stay without work: the others end, so that the multiprocessors' issue
 // slots go to the lanes that work (the lone lanes of the batch's tail are its critical path).
 #define IDLE_TURNS 32
-#define CTL_IDLE 10     // lanes without work that stay
 
 #if defined(cl_nv_pragma_unroll)
 #define GLOBAL_FENCE() { mem_fence(CLK_GLOBAL_MEM_FENCE); asm volatile("membar.gl;" ::: "memory"); }
@@ -443,6 +446,7 @@ static inline void search_body(__global const ulong *positions, __global const i
                     } else if (help && cur.sp >= 0) {
                         // the window of the remaining children has changed: publish them again
                         close_split(S, &cur);
+                        atomic_inc(&S->ctl[CTL_REPUBLISHED]);
                         publish(S, &cur, &b, values, ply);
                     }
                 }
@@ -494,8 +498,10 @@ static inline void search_body(__global const ulong *positions, __global const i
                       && atomic_cmpxchg(&S->e_state[entry], E_READY, E_OWNER) == E_READY)
                         && (st == E_READY || st == E_TAKEN || st == E_DONE)) {
                     wait_e = entry;                          // a helper is searching it
+                    atomic_inc(&S->ctl[CTL_WAITS]);
                     continue;
                 }
+                atomic_inc(&S->ctl[CTL_CLAIMED]);
             }
             if (work == WORK_HELP && (nodes & 255) == 0 && S->sp_alpha[help_sp] == SP_CLOSED) {
                 // the node this part belongs to has returned: give the part up
