@@ -354,6 +354,8 @@ def _rows(report):
         best = h["search"]
         rows.append(("search", "H100, OpenCL", f"{best['jobs']:,} leaf jobs, one batch", best["nodes"],
                      best["kernel_seconds"], best["nodes_per_second"],
+                     ("long jobs split on the device; " if best["label"].startswith("split on the device")
+                      else "") +
                      f"{best['work_items'] // h['compute_units']} work-items per SM; "
                      f"{h['without_top_1_percent'] / 1e6:.0f} M/s without the "
                      f"largest 1% of jobs, {h['uniform'] / 1e9:.1f} G/s on one job repeated"))

@@ -45,7 +45,7 @@ def test_the_device_runner_checks_and_times_a_job_file(tmp_path):
              perft_counts=np.array([[c[d] for d in sorted(c)] for _, _, c in PERFT_ROOTS]))
     out = tmp_path / "record.json"
     assert gpubench.main([str(jobs), "--out", str(out), "--backend", "opencl:pocl",
-                          "--split", "300/100"]) == 0
+                          "--split", "300/100", "--device-split", "50/0"]) == 0
     record = json.loads(out.read_text())
     assert record["check"] == {**record["check"], "jobs": 24, "mismatches": 0}
     assert all(p["correct"] for p in record["perft"]) and len(record["perft"]) == 4
@@ -53,7 +53,8 @@ def test_the_device_runner_checks_and_times_a_job_file(tmp_path):
     assert "the largest job alone" in labels and labels[0] == "default"
     assert record["leaf_search"]["nodes"] == sum(r.nodes for r in expected)
     split = [r for r in record["leaf_search"]["runs"] if r["label"].startswith("split")]
-    assert len(split) == 1 and split[0]["same_as_whole_jobs"] and split[0]["split_jobs"] > 0
+    assert len(split) == 2 and all(r["same_as_whole_jobs"] for r in split)
+    assert split[0]["split_jobs"] > 0 and split[1]["split_points"] > 0
 
 
 def test_the_device_runner_refuses_bad_split_budgets(capsys):

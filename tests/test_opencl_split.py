@@ -125,3 +125,42 @@ def test_budgets_must_be_positive(backend):
     _, positions, params = _packed(JOBS[:1])
     with pytest.raises(ValueError, match="positive"):
         search_split(backend, positions, params, budget=0)
+
+
+# --- split on the device (search_jobs_split) --------------------------------------------------
+
+@pytest.mark.parametrize("budget, min_depth, per_unit", [(10, 0, 8), (50, 1, 4), (200, 2, 8),
+                                                         (1000, 1, 16)])
+def test_device_split_jobs_equal_the_whole_jobs_and_the_model(budget, min_depth, per_unit):
+    """Jobs publish their nodes once past a budget small enough that nearly every job is split
+    at many nodes, and several lanes per compute unit take the parts: score, best move and node
+    count equal the whole jobs' (and, for a sample, the model's)."""
+    backend = OpenCLBackend("pocl", threads_per_unit=per_unit)
+    boards, positions, params = _packed(JOBS)
+    whole = backend.run_search(positions, params)
+    split = backend.run_search_split(positions, params, split_budget=budget, min_depth=min_depth)
+    assert backend.last_run["split_points"] > len(JOBS) // 4, "many nodes were published"
+    for key in ("scores", "best_moves", "nodes"):
+        assert (split[key] == whole[key]).all(), key
+    for i in range(0, len(JOBS), 9):
+        fen, depth, alpha, beta = JOBS[i]
+        want = model_search(boards[i], depth, alpha, beta)
+        best = decode_moves(split["best_moves"][i:i + 1], boards[i].side == 1)[0]
+        assert (int(split["scores"][i]), best, int(split["nodes"][i])) == \
+               (want.score, want.best_move, want.nodes), fen
+
+
+def test_device_split_with_few_places_and_the_stack_full_rule():
+    """A table of a few entries fills up (publishing then stops) and a kernel built with
+    MAX_PLY = 4 evaluates a published child at ply 4 as the model does."""
+    small = OpenCLBackend("pocl", threads_per_unit=8, overrides={"MAX_PLY": 4})
+    jobs = [(fen, 3, -INF, INF) for fen in TACTICAL[:6]]
+    boards, positions, params = _packed(jobs)
+    for entries in (40, 1 << 12):
+        split = small.run_search_split(positions, params, split_budget=20, min_depth=1,
+                                       entries=entries, split_points=8)
+        assert small.last_run["split_points"] >= 1
+        for i, board in enumerate(boards):
+            want = model_search_module.search(board, 3, max_ply=4)
+            assert (int(split["scores"][i]), int(split["nodes"][i])) == (want.score, want.nodes), \
+                jobs[i][0]

@@ -28,6 +28,12 @@ __all__ = ["OpenCLBackend", "COUNT_MODES"]
 #: Perft counting modes: bulk-count the last ply, or make every leaf (the hardware's way).
 COUNT_MODES = ("bulk", "make")
 _KING = PieceType.KING.value
+#: Nodes a job (or a part of one) counts before it publishes its nodes for other lanes
+#: (run_search_split; docs/opencl.md, "Splitting long jobs on the device").
+SPLIT_BUDGET = 100_000
+#: Lanes per compute unit that stay without work to help (run_search_split): none was best
+#: on the H100 (docs/opencl.md): lanes that finish their work take the parts as they come.
+SPLIT_IDLE = 0
 #: Deepest remainder the bulk leaf kernel finishes per work-item (perft_below).
 _BULK_LEAF_MAX = 3
 
@@ -234,6 +240,63 @@ class OpenCLBackend(Backend):
         self.last_run = {"kernel": "search_jobs", "jobs": n, "work_items": global_size,
                          "local_size": local, "seconds": seconds,
                          "nodes": int(out["nodes"].sum())}
+        return out
+
+    def run_search_split(self, positions, params, split_budget=SPLIT_BUDGET, min_depth=1,
+                         entries=None, split_points=None, timeline=False, max_idle=None):
+        """``run_search`` with long jobs split on the device (search_jobs_split, docs/opencl.md):
+        a job or part that has counted ``split_budget`` nodes publishes the node it returns
+        into (depth >= ``min_depth``), and lanes without work search its remaining children.
+        The same scores, best moves and node counts; ``last_run`` tells how much was split.
+        ``timeline``: also each job's start and end on the device's clock in ns ("times", (N, 2);
+        zeros where the device has no clock to read). ``max_idle``: lanes without work that stay
+        to help (the others end; default SPLIT_IDLE per compute unit)."""
+        n = len(positions)
+        local, per_unit, _ = self._defaults()
+        d = self.device
+        workers = max(1, min(n, d.compute_units * per_unit))
+        global_size = -(-workers // local) * local
+        if entries is None:
+            entries = (16 << 20) if d.is_gpu else (1 << 16)
+        if split_points is None:
+            split_points = entries // 8
+        entries = int(min(entries, self._memory_budget() // (8 * POSITION_WORDS)))
+        pos_buf = self._buffer(positions)
+        par_buf = self._buffer(params)
+        ctl = self._buffer(np.zeros(16, dtype=np.uint32), write=True)
+        scores = self._buffer(nbytes=4 * n)
+        moves = self._buffer(nbytes=4 * n)
+        nodes = self._buffer(nbytes=8 * n)
+        sp_alpha = self._buffer(nbytes=4 * split_points)
+        sp_info = self._buffer(nbytes=16 * split_points)
+        e_pos = self._buffer(nbytes=8 * POSITION_WORDS * entries)
+        e_state = self._buffer(np.zeros(entries, dtype=np.uint32), write=True)
+        e_sp = self._buffer(nbytes=4 * entries)
+        e_result = self._buffer(np.zeros(entries, dtype=np.uint64), write=True)
+        times = self._buffer(np.zeros(2 * n if timeline else 1, dtype=np.uint64), write=True)
+        t0 = time.perf_counter()
+        self._run("search", self.kernel("search_jobs_split"), global_size, local, pos_buf,
+                  par_buf, np.uint32(n), ctl, scores, moves, nodes, sp_alpha, sp_info,
+                  np.uint32(split_points), e_pos, e_state, e_sp, e_result, np.uint32(entries),
+                  np.uint64(split_budget), np.int32(min_depth), times,
+                  np.uint32(1 if timeline else 0),
+                  np.uint32(d.compute_units * SPLIT_IDLE if max_idle is None else max_idle),
+                  self.device.eval_values)
+        seconds = time.perf_counter() - t0
+        out = {"scores": self._read(scores, np.int32, n),
+               "best_moves": self._read(moves, np.uint32, n),
+               "nodes": self._read(nodes, np.uint64, n)}
+        if timeline:
+            out["times"] = self._read(times, np.uint64, 2 * n).reshape(n, 2)
+        c = self._read(ctl, np.uint32, 16)
+        self.last_run = {"kernel": "search_jobs_split", "jobs": n, "work_items": global_size,
+                         "local_size": local, "seconds": seconds,
+                         "nodes": int(out["nodes"].sum()), "split_points": int(c[3]),
+                         "entries": int(c[1]), "entries_helped": int(c[5]),
+                         "helper_nodes": int(c[8]) << 10, "helper_nodes_used": int(c[9]) << 10,
+                         "republished": int(c[11]), "owner_waits": int(c[12]),
+                         "owner_claimed": int(c[13]),
+                         "split_budget": int(split_budget), "min_depth": int(min_depth)}
         return out
 
     def node_children(self, positions, params):

@@ -34,7 +34,7 @@ from .split import search_split
 
 __all__ = ["main"]
 
-KERNELS = ("search_jobs", "perft_walk", "perft_bulk_1", "perft_bulk_2", "perft_bulk_3",
+KERNELS = ("search_jobs", "search_jobs_split", "perft_walk", "perft_bulk_1", "perft_bulk_2", "perft_bulk_3",
            "count_children", "expand", "list_moves")
 
 #: perft runs (root name, depth, mode, plies finished per work-item) by scale
@@ -192,6 +192,41 @@ def run(args):
         print(f"  split past {budget}/{child_budget}: {seconds:.3f} s "
               f"({split['nodes'].sum() / seconds / 1e6:.1f} M nodes/s; first launch "
               f"{backend.last_run['seconds']:.3f} s) {info} same results: {same}", flush=True)
+    for budget, min_depth in args.device_split:
+        for per_unit in args.split_threads or [best_cfg.get("threads_per_unit")]:
+            saved = backend.threads_per_unit
+            backend.threads_per_unit = per_unit
+            try:
+                split = backend.run_search_split(pos, par, split_budget=budget, min_depth=min_depth,
+                                                 timeline=True)
+            finally:
+                backend.threads_per_unit = saved
+            same = all((split[k] == base_raw[k]).all() for k in ("scores", "best_moves", "nodes"))
+            lr = dict(backend.last_run)
+            timeline = {}
+            t = split["times"].astype(np.int64)
+            if t.any():   # the device's clock: when the queue emptied, when the jobs ended
+                t0 = t[:, 0].min()
+                ends = (t[:, 1] - t0) / 1e9
+                timeline = {"queue_empty_seconds": round(float((t[:, 0].max() - t0) / 1e9), 4),
+                            "end_seconds_quantiles": {str(q): round(float(np.quantile(ends, q)), 4)
+                                                      for q in (0.5, 0.9, 0.99, 0.999, 1)},
+                            "last_jobs_nodes": [int(base_raw["nodes"][i])
+                                                for i in np.argsort(ends)[-5:]]}
+            runs.append({"label": f"split on the device past {budget} nodes (depth >= {min_depth})",
+                         "timeline": timeline,
+                         "jobs": int(len(pos)), "nodes": int(split["nodes"].sum()),
+                         "kernel_seconds": round(lr["seconds"], 6),
+                         "nodes_per_second": split["nodes"].sum() / lr["seconds"],
+                         "threads_per_unit": per_unit, "same_as_whole_jobs": bool(same),
+                         **{k: lr[k] for k in ("work_items", "local_size", "split_points", "entries",
+                                               "entries_helped", "helper_nodes", "helper_nodes_used",
+                                               "republished", "owner_waits", "owner_claimed",
+                                               "split_budget", "min_depth")}})
+            print(f"  device split past {budget} (depth >= {min_depth}, x{per_unit}/CU): "
+                  f"{lr['seconds']:.3f} s {split['nodes'].sum() / lr['seconds'] / 1e6:.1f} M nodes/s "
+                  f"split points {lr['split_points']} entries {lr['entries']} helped "
+                  f"{lr['entries_helped']} same results: {same}", flush=True)
     # one job repeated: no divergence between lanes, the same instruction mix
     median_job = order[len(order) // 2]
     uniform = min(len(pos), max(1000, len(pos) // 4))
@@ -246,6 +281,16 @@ def _budgets(text):
     return budget, child
 
 
+def _split_args(text):
+    try:
+        budget, min_depth = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected BUDGET/MIN_DEPTH, got {text!r}") from None
+    if budget <= 0 or min_depth < 0:
+        raise argparse.ArgumentTypeError(f"expected a positive budget and a depth >= 0, got {text!r}")
+    return budget, min_depth
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m chessaccel.host.opencl.gpubench",
                                 description=__doc__.splitlines()[0])
@@ -260,6 +305,12 @@ def main(argv=None):
     p.add_argument("--local", type=int, default=64, help="work-group size for --threads")
     p.add_argument("--split", type=_budgets, nargs="*", default=[], metavar="BUDGET/CHILD",
                    help="also run the batch with jobs past BUDGET nodes split (children past CHILD)")
+    p.add_argument("--device-split", type=_split_args, nargs="*", default=[],
+                   metavar="BUDGET/MIN_DEPTH",
+                   help="also run the batch split on the device (search_jobs_split): jobs publish "
+                        "nodes of depth >= MIN_DEPTH once past BUDGET nodes")
+    p.add_argument("--split-threads", type=int, nargs="*", default=[],
+                   help="work-items per compute unit for --device-split (default: the best)")
     args = p.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     try:

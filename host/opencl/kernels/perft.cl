@@ -120,8 +120,8 @@ static inline void legality(const Board *b, Legality *L, bool count_pinned_slide
     L->empty = ~L->occ;
     L->king = own_king(b);
     ulong enemy = L->enemy;
-    // each slider's attacks by table look-up (a few loads) rather than 8 set-wise fills
     ulong through_king = L->occ & ~BIT(L->king);
+    // each slider's attacks by table look-up (a few loads) rather than 8 set-wise fills
     ulong danger = pawn_attacks_down(enemy & type_set(b, PAWN))
                  | knight_attacks(enemy & type_set(b, KNIGHT))
                  | king_attacks(enemy & type_set(b, KING));
@@ -139,8 +139,12 @@ static inline void legality(const Board *b, Legality *L, bool count_pinned_slide
     L->in_check = (L->danger & BIT(L->king)) != 0;
     L->pinned = 0;
     count_pinned_sliders = count_pinned_sliders && !L->in_check;
-    PIN_SCAN(straight_from, straight_set(b))
-    PIN_SCAN(diagonal_from, diagonal_set(b))
+    // a pin needs an enemy slider on one of the king's lines (on the empty board)
+    int k = L->king;
+    if (enemy & straight_set(b) & ((0xFFUL << (k & 56)) | (FILE_A << (k & 7))))
+        PIN_SCAN(straight_from, straight_set(b))
+    if (enemy & diagonal_set(b) & (b->lines[LINES_DIAGONAL + k] | b->lines[LINES_ANTI_DIAGONAL + k]))
+        PIN_SCAN(diagonal_from, diagonal_set(b))
 }
 
 // Castling when not in check: the right, the empty squares, no attacked square on the king's way.

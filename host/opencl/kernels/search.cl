@@ -12,6 +12,9 @@ typedef struct {
     uint best_move;
     bool legal;     // a legal move has been searched
     bool in_check;
+    int sp;         // search_jobs_split: the node's split point, -1 none yet, -2 none wanted
+    uint base, k;   // its first entry, and the entry of its next legal child
+    uint entered;   // the lane's node count (low 32 bits) before this node was counted
 } Frame;
 
 // The stack keeps the frames of the current node's ancestors packed in FRAME_WORDS ulongs
@@ -93,6 +96,190 @@ static inline bool enter_node(Frame *f, Board *b, Values v, int ply, int *value)
     return false;
 }
 
+// --- splitting long jobs on the device (search_jobs_split) ---------------------------------
+// One lane is a slow processor, and a batch ends with its longest job (docs/opencl.md). In
+// search_jobs_split a node whose own subtree has counted more than `split_budget` nodes (and
+// whose depth is at least `min_depth`) is published when a child returns into it without a
+// cutoff, at most once per value of its alpha: the node's remaining legal children, in
+// generation order, become entries of a global table, each with its position and the window the
+// sequential search gives it now (alpha cannot change before the node's next child returns). Lanes without work take entries before new jobs and
+// search them as jobs of their own (a part may publish in turn). The owner of the node goes on
+// in generation order as before; at each child it uses a helper's result when there is one
+// (its score and node count: the search of a position with a given depth, window and ply is
+// deterministic), waits for a helper that is searching that child, or claims and searches the
+// child itself. A result counts only with the alpha it was searched with (its tag); when the
+// node's alpha rises, the node's entries are closed (their helpers give up) and its remaining
+// children are published again with the new window. Every score, best move and node count is
+// therefore the sequential search's.
+#define E_EMPTY 0u      // reserved, being written
+#define E_READY 1u      // waiting for a helper
+#define E_TAKEN 2u      // a helper searches it
+#define E_DONE 3u       // the helper's result is in e_result
+#define E_OWNER 4u      // the owner searches it
+#define E_DEAD 5u       // nobody will search it
+#define SP_CLOSED (INF + 1)   // sp_alpha of a node that has returned (or moved on)
+#define CTL_JOBS 0      // next job of the queue
+#define CTL_ENTRIES 1   // entries reserved
+#define CTL_SCAN 2      // entries below this are taken, claimed or dead
+#define CTL_SPLITS 3    // split points made
+#define CTL_DONE 4      // jobs finished
+#define CTL_HELPED 5    // entries searched by helpers
+#define CTL_HELPER_KNODES 8   // nodes searched by helpers (finished or given up), in 1024s
+#define CTL_USED_KNODES 9     // nodes of helpers' results the owners used, in 1024s
+#define CTL_IDLE 10           // lanes without work that stay
+#define CTL_REPUBLISHED 11    // alpha rose at a published node: its children published again
+#define CTL_WAITS 12          // an owner waited for a helper's child
+#define CTL_CLAIMED 13        // an owner searched a published child itself
+// A lane without work looks for work again every IDLE_TURNS turns of the loop (a turn of its
+// own costs a few instructions: the lanes that work in its warp hardly wait for it), and at
+// most `max_idle` lanes stay without work: the others end, so that the multiprocessors' issue
+// slots go to the lanes that work (the lone lanes of the batch's tail are its critical path).
+#define IDLE_TURNS 32
+
+#if defined(cl_nv_pragma_unroll)
+#define GLOBAL_FENCE() { mem_fence(CLK_GLOBAL_MEM_FENCE); asm volatile("membar.gl;" ::: "memory"); }
+#else
+#define GLOBAL_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#endif
+
+// The device's clock in ns where there is one to read (NVIDIA's %globaltimer), else 0: the
+// benchmark's timeline of a split run (start and end of each job).
+static inline ulong device_ns(void) {
+#if defined(cl_nv_pragma_unroll)
+    ulong t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+#else
+    return 0;
+#endif
+}
+
+typedef struct {
+    __global ulong *times;            // per job: start and end (device_ns), when wanted
+    __global volatile uint *ctl;      // CTL_* counters
+    __global volatile int *sp_alpha;  // per split point: its alpha (the entries' tag) or SP_CLOSED
+    __global volatile int4 *sp_info;  // per split point: (depth, beta, ply, -)
+    __global volatile ulong *e_pos;   // per entry: the child's position
+    __global volatile uint *e_state;  // per entry: E_*
+    __global volatile uint *e_sp;     // per entry: its split point
+    __global volatile ulong *e_result;// per entry: nodes << 32 | value << 16 | tag (0: none)
+    uint sp_max, e_max, max_idle;
+    ulong budget;
+    int min_depth;
+} Split;
+
+
+static inline ulong pack_result(ulong nodes, int value, int tag) {
+    return (nodes << 32) | ((ulong)(ushort)(short)value << 16) | (ulong)(ushort)(short)tag;
+}
+
+static inline void load_position_v(Board *b, __global volatile const ulong *p, Lines lines) {
+    b->lines = lines;
+    b->q0 = p[0]; b->q1 = p[1]; b->q2 = p[2]; b->own = p[3];
+    ulong w = p[4];
+    b->castle = (uint)(w & 15u);
+    b->ep = (int)((w >> 4) & 127u);
+}
+
+// Publish the node in `f` (board `b`): its remaining legal children as entries with the
+// current alpha. Sets f->sp / f->base / f->k (f->sp = -2: nothing worth publishing).
+static inline void publish(const Split *S, Frame *f, Board *b, Values v, int ply) {
+    Gen g = f->g;
+    Move m;
+    Undo u;
+    uint count = 0;
+    while (next_move(&g, b, &m))
+        if (make_legal(b, &u, m.from, m.to, m.promo, m.mover, m.victim, v,
+                       needs_test(b, f->in_check, m.from, m.to, m.mover))) {
+            unmake(b, &u, m.from, m.to, m.promo, m.mover, m.victim);
+            count++;
+        }
+    f->sp = -2;
+    if (count < 2 || S->ctl[CTL_ENTRIES] + count > S->e_max || S->ctl[CTL_SPLITS] >= S->sp_max)
+        return;
+    uint base = atomic_add(&S->ctl[CTL_ENTRIES], count);
+    uint sp = atomic_inc(&S->ctl[CTL_SPLITS]);
+    if (base + count > S->e_max || sp >= S->sp_max) {   // lost a race for the last places
+        for (uint e = base; e < min(base + count, S->e_max); e++)
+            atomic_xchg(&S->e_state[e], E_DEAD);
+        return;
+    }
+    S->sp_info[sp] = (int4)(f->depth, f->beta, ply, 0);
+    S->sp_alpha[sp] = f->alpha;
+    g = f->g;
+    uint e = base;
+    while (next_move(&g, b, &m))
+        if (make_legal(b, &u, m.from, m.to, m.promo, m.mover, m.victim, v,
+                       needs_test(b, f->in_check, m.from, m.to, m.mover))) {
+            __global volatile ulong *p = S->e_pos + (size_t)e * POSITION_WORDS;
+            p[0] = b->q0; p[1] = b->q1; p[2] = b->q2; p[3] = b->own;
+            p[4] = (ulong)b->castle | ((ulong)b->ep << 4);
+            S->e_sp[e] = sp;
+            unmake(b, &u, m.from, m.to, m.promo, m.mover, m.victim);
+            e++;
+        }
+    GLOBAL_FENCE();
+    for (e = base; e < base + count; e++)
+        atomic_xchg(&S->e_state[e], E_READY);
+    f->sp = (int)sp;
+    f->base = base;
+    f->k = 0;
+}
+
+// An entry for a lane without work: the first READY one from the scan mark on; -1 if none.
+static inline int take_entry(const Split *S, int *tag) {
+    uint lo = S->ctl[CTL_SCAN], hi = min(S->ctl[CTL_ENTRIES], S->e_max);
+    uint end = min(hi, lo + 256u), mark = lo;
+    bool passing = true;
+    for (uint e = lo; e < end; e++) {
+        uint st = S->e_state[e];
+        if (st == E_READY) {
+            int a = S->sp_alpha[S->e_sp[e]];
+            if (a == SP_CLOSED) {
+                atomic_cmpxchg(&S->e_state[e], E_READY, E_DEAD);
+                st = E_DEAD;
+            } else if (atomic_cmpxchg(&S->e_state[e], E_READY, E_TAKEN) == E_READY) {
+                if (passing) atomic_max(&S->ctl[CTL_SCAN], e + 1);
+                *tag = a;
+                return (int)e;
+            } else {
+                st = E_TAKEN;
+            }
+        }
+        if (st == E_EMPTY || st == E_READY)
+            passing = false;
+        if (passing)
+            mark = e + 1;
+    }
+    if (mark > lo)
+        atomic_max(&S->ctl[CTL_SCAN], mark);
+    return -1;
+}
+
+static inline void close_split(const Split *S, const Frame *f) {
+    if (f->sp >= 0)
+        S->sp_alpha[f->sp] = SP_CLOSED;
+}
+
+// The split fields in the frame's two extra words: sp + 2 (24 bits), k (8 bits), base (32
+// bits); the node count at entry.
+#define SPLIT_SP(w) ((int)((w) & 0xFFFFFFu) - 2)
+static inline void push_split(ulong *w, const Frame *f) {
+    w[FRAME_WORDS] = (ulong)(uint)(f->sp + 2) | ((ulong)f->k << 24) | ((ulong)f->base << 32);
+    w[FRAME_WORDS + 1] = f->entered;
+}
+static inline void pop_split(const ulong *w, Frame *f) {
+    ulong x = w[FRAME_WORDS];
+    f->sp = SPLIT_SP(x);
+    f->k = (uint)((x >> 24) & 0xFFu);
+    f->base = (uint)(x >> 32);
+    f->entered = (uint)w[FRAME_WORDS + 1];
+}
+
+#define WORK_NONE 0
+#define WORK_JOB 1
+#define WORK_HELP 2
+
 // One loop serves every lane whatever it is doing: each turn first RETURNs values up the stack
 // as far as they go (finishing a job and starting the next one from the queue when the root
 // returns), then takes the NEXT move, makes and TESTs it and ENTERs the child. Lanes of a warp
@@ -103,60 +290,138 @@ static inline bool enter_node(Frame *f, Board *b, Values v, int ply, int *value)
 // its own depth in the tree, which the MAX_PLY rule and mate scores count from). With a
 // node_budget, a job that would count more nodes is given up and reported with 0 nodes (a real
 // job has at least one): the host splits it into its children (host/opencl/split.py).
-__kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS per job
-                          __global const int4 *params,       // (depth, alpha, beta, ply) per job
-                          const uint n_jobs,
-                          const ulong node_budget,           // 0: none
-                          __global volatile uint *job_counter,
-                          __global int *scores,
-                          __global uint *best_moves,
-                          __global ulong *node_counts,
-                          const uint want_pv,
-                          __global ushort *pv_moves,         // PV_STRIDE^2 per job when wanted
-                          __global uchar *pv_lengths,        // PV_STRIDE per job when wanted
-                          Values values,                     // evaluation tables
-                          Lines lines)                       // attack tables
+// With `help` (search_jobs_split), long jobs are split on the device (above).
+static inline void search_body(__global const ulong *positions, __global const int4 *params,
+                               const uint n_jobs, const ulong node_budget,
+                               __global volatile uint *job_counter,
+                               __global int *scores, __global uint *best_moves,
+                               __global ulong *node_counts, const uint want_pv,
+                               __global ushort *pv_moves, __global uchar *pv_lengths,
+                               Values values, Lines lines, const bool help, const Split *S)
 {
-    ulong stack[MAX_PLY * FRAME_WORDS];
+    ulong stack[MAX_PLY * (FRAME_WORDS + 2)];
+    const int fw = help ? FRAME_WORDS + 2 : FRAME_WORDS;
     Board b;
     Frame cur;
+    cur.sp = -1; cur.base = 0; cur.k = 0;
     uint job = 0;
     int ply = 0, root_ply = 0, value = 0;
     ulong nodes = 0;
     bool given_up = false;
+    int work = WORK_NONE, help_sp = 0, help_tag = 0, wait_e = -1;
+    uint turn = IDLE_TURNS - 1;   // the first turn takes a job at once
+    bool idle = false;
     __global ushort *pv = pv_moves;
     __global uchar *pv_len = pv_lengths;
     // "the root has returned": the first turn takes a job from the queue
     bool have_value = true;
-    bool started = false;
     for (;;) {
+        if (help && wait_e >= 0) {
+            // the node just made is a published child a helper is searching: its result?
+            ulong r = S->e_result[wait_e];
+            uint st = S->e_state[wait_e];
+            if (r && (int)(short)(ushort)r == -cur.beta) {
+                value = (int)(short)(ushort)(r >> 16);
+                nodes += r >> 32;
+                atomic_add(&S->ctl[CTL_USED_KNODES], (uint)(r >> 42));
+                have_value = true;
+                wait_e = -1;
+            } else if (st == E_TAKEN || (st == E_DONE && !r)) {
+                continue;
+            } else {                        // the helper gave it up: search it here
+                wait_e = -1;
+                cur.entered = (uint)nodes;
+                nodes++;
+                if (want_pv) pv_len[ply] = 0;
+                cur.sp = -1;
+                have_value = enter_node(&cur, &b, values, ply, &value);
+            }
+        }
         // RETURN: values go up until a parent continues (or the root is done)
         while (have_value) {
             if (ply == root_ply) {
-                if (started) {
+                if (help && work == WORK_NONE && ++turn % IDLE_TURNS)
+                    break;                                    // idle: look again later
+                if (help) close_split(S, &cur);
+                cur.sp = -1;
+                if (help && work == WORK_HELP)
+                    atomic_add(&S->ctl[CTL_HELPER_KNODES], (uint)(nodes >> 10));
+                if (work == WORK_JOB) {
                     scores[job] = given_up ? 0 : value;
                     best_moves[job] = given_up ? 0u : cur.best_move;
                     node_counts[job] = given_up ? 0UL : nodes;
+                    if (help) {
+                        atomic_inc(&S->ctl[CTL_DONE]);
+                        if (S->times) S->times[2 * job + 1] = device_ns();
+                    }
+                } else if (help && work == WORK_HELP) {
+                    if (given_up || nodes > 0xFFFFFFFFUL) {
+                        atomic_xchg(&S->e_state[job], E_DEAD);
+                    } else {
+                        S->e_result[job] = pack_result(nodes, value, help_tag);
+                        GLOBAL_FENCE();
+                        atomic_xchg(&S->e_state[job], E_DONE);
+                        atomic_inc(&S->ctl[CTL_HELPED]);
+                    }
                 }
-                started = true;
-                job = atomic_inc(job_counter);
-                if (job >= n_jobs)
-                    return;
-                load_position(&b, positions + (size_t)job * POSITION_WORDS, lines);
-                init_eval(&b, values);
-                int4 p = params[job];
-                cur.depth = p.x; cur.alpha = p.y; cur.beta = p.z;
-                ply = root_ply = p.w;
+                work = WORK_NONE;
                 given_up = false;
+                if (help) {
+                    int tag;
+                    int e = take_entry(S, &tag);
+                    if (e >= 0) {
+                        int sp = (int)S->e_sp[e];
+                        int4 info = S->sp_info[sp];
+                        load_position_v(&b, S->e_pos + (size_t)e * POSITION_WORDS, lines);
+                        cur.depth = max(info.x - 1, 0); cur.alpha = -info.y; cur.beta = -tag;
+                        ply = root_ply = info.z + 1;
+                        work = WORK_HELP;
+                        job = (uint)e;
+                        help_sp = sp;
+                        help_tag = tag;
+                    }
+                }
+                if (work == WORK_NONE && (!help || *job_counter < n_jobs)) {
+                    job = atomic_inc(job_counter);
+                    if (job < n_jobs) {
+                        load_position(&b, positions + (size_t)job * POSITION_WORDS, lines);
+                        int4 p = params[job];
+                        cur.depth = p.x; cur.alpha = p.y; cur.beta = p.z;
+                        ply = root_ply = p.w;
+                        work = WORK_JOB;
+                        if (help && S->times) S->times[2 * job] = device_ns();
+                        pv = pv_moves + (size_t)job * PV_STRIDE * PV_STRIDE;
+                        pv_len = pv_lengths + (size_t)job * PV_STRIDE;
+                        if (want_pv) pv_len[0] = 0;
+                    }
+                }
+                if (work == WORK_NONE) {
+                    if (!help || S->ctl[CTL_DONE] >= n_jobs)
+                        return;
+                    if (!idle) {
+                        if (atomic_inc(&S->ctl[CTL_IDLE]) >= S->max_idle) {
+                            atomic_dec(&S->ctl[CTL_IDLE]);
+                            return;
+                        }
+                        idle = true;
+                    }
+                    turn = 0;
+                    break;                                   // idle: look again later
+                }
+                if (idle) {
+                    atomic_dec(&S->ctl[CTL_IDLE]);
+                    idle = false;
+                }
+                init_eval(&b, values);
                 nodes = 1;
-                pv = pv_moves + (size_t)job * PV_STRIDE * PV_STRIDE;
-                pv_len = pv_lengths + (size_t)job * PV_STRIDE;
-                if (want_pv) pv_len[0] = 0;
+                cur.sp = -1;
+                cur.entered = 0;
                 have_value = enter_node(&cur, &b, values, ply, &value);
                 continue;
             }
             ply--;
-            pop_frame(stack + ply * FRAME_WORDS, &cur);
+            pop_frame(stack + ply * fw, &cur);
+            if (help) pop_split(stack + ply * fw, &cur);
             unmake(&b, &cur.u, cur.m.from, cur.m.to, cur.m.promo, cur.m.mover, cur.m.victim);
             int score = -value;
             have_value = false;
@@ -177,10 +442,22 @@ __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS p
                     if (score >= cur.beta) {
                         value = cur.best;      // cutoff: return at once
                         have_value = true;
+                        if (help) close_split(S, &cur);
+                    } else if (help && cur.sp >= 0) {
+                        // the window of the remaining children has changed: publish them again
+                        close_split(S, &cur);
+                        atomic_inc(&S->ctl[CTL_REPUBLISHED]);
+                        publish(S, &cur, &b, values, ply);
                     }
                 }
             }
+            // a node whose own subtree has passed the budget publishes its other children
+            if (help && !have_value && cur.sp == -1 && (uint)nodes - cur.entered > S->budget
+                    && cur.depth >= S->min_depth)
+                publish(S, &cur, &b, values, ply);
         }
+        if (help && work == WORK_NONE)
+            continue;
         // NEXT + TEST: the next pseudo-legal move; a legal one is entered at once
         if (!next_move(&cur.g, &b, &cur.m)) {
             if (!cur.legal && !cur.g.captures_only)
@@ -188,18 +465,57 @@ __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS p
             else
                 value = cur.best;
             have_value = true;
+            if (help) close_split(S, &cur);
             continue;
         }
         if (!make_legal(&b, &cur.u, cur.m.from, cur.m.to, cur.m.promo, cur.m.mover, cur.m.victim,
                         values, needs_test(&b, cur.in_check, cur.m.from, cur.m.to, cur.m.mover)))
             continue;
         cur.legal = true;
-        push_frame(stack + ply * FRAME_WORDS, &cur);
+        int entry = -1;
+        if (help && cur.sp >= 0)
+            entry = (int)(cur.base + cur.k++);
+        push_frame(stack + ply * fw, &cur);
+        if (help) push_split(stack + ply * fw, &cur);
         int alpha = cur.alpha;
         cur.depth = max(cur.depth - 1, 0);
         cur.alpha = -cur.beta;
         cur.beta = -alpha;
         ply++;
+        if (help) {
+            cur.sp = -1;
+            if (entry >= 0) {
+                ulong r = S->e_result[entry];
+                if (r && (int)(short)(ushort)r == alpha) {   // a helper has searched it
+                    value = (int)(short)(ushort)(r >> 16);
+                    nodes += r >> 32;
+                    atomic_add(&S->ctl[CTL_USED_KNODES], (uint)(r >> 42));
+                    have_value = true;
+                    continue;
+                }
+                uint st = S->e_state[entry];
+                if (!(st == E_READY
+                      && atomic_cmpxchg(&S->e_state[entry], E_READY, E_OWNER) == E_READY)
+                        && (st == E_READY || st == E_TAKEN || st == E_DONE)) {
+                    wait_e = entry;                          // a helper is searching it
+                    atomic_inc(&S->ctl[CTL_WAITS]);
+                    continue;
+                }
+                atomic_inc(&S->ctl[CTL_CLAIMED]);
+            }
+            if (work == WORK_HELP && (nodes & 255) == 0 && S->sp_alpha[help_sp] == SP_CLOSED) {
+                // the node this part belongs to has returned: give the part up
+                for (int q = root_ply; q < ply; q++) {
+                    int sp = SPLIT_SP(stack[q * fw + FRAME_WORDS]);
+                    if (sp >= 0) S->sp_alpha[sp] = SP_CLOSED;
+                }
+                given_up = true;
+                ply = root_ply;
+                have_value = true;
+                continue;
+            }
+        }
+        if (help) cur.entered = (uint)nodes;
         nodes++;
         if (node_budget && nodes > node_budget) {   // give the job up: straight to the next one
             given_up = true;
@@ -210,6 +526,48 @@ __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS p
         if (want_pv) pv_len[ply] = 0;
         have_value = enter_node(&cur, &b, values, ply, &value);
     }
+}
+
+__kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS per job
+                          __global const int4 *params,       // (depth, alpha, beta, ply) per job
+                          const uint n_jobs,
+                          const ulong node_budget,           // 0: none
+                          __global volatile uint *job_counter,
+                          __global int *scores,
+                          __global uint *best_moves,
+                          __global ulong *node_counts,
+                          const uint want_pv,
+                          __global ushort *pv_moves,         // PV_STRIDE^2 per job when wanted
+                          __global uchar *pv_lengths,        // PV_STRIDE per job when wanted
+                          Values values,                     // evaluation tables
+                          Lines lines)                       // attack tables
+{
+    search_body(positions, params, n_jobs, node_budget, job_counter, scores, best_moves,
+                node_counts, want_pv, pv_moves, pv_lengths, values, lines, false, 0);
+}
+
+// The same jobs with long ones split on the device (above); ctl[CTL_JOBS] is the job queue.
+__kernel void search_jobs_split(__global const ulong *positions, __global const int4 *params,
+                                const uint n_jobs, __global volatile uint *ctl,
+                                __global int *scores, __global uint *best_moves,
+                                __global ulong *node_counts,
+                                __global volatile int *sp_alpha, __global volatile int4 *sp_info,
+                                const uint sp_max,
+                                __global volatile ulong *e_pos, __global volatile uint *e_state,
+                                __global volatile uint *e_sp, __global volatile ulong *e_result,
+                                const uint e_max, const ulong split_budget, const int min_depth,
+                                __global ulong *times,   // 2 per job, or 0 words: no timeline
+                                const uint want_times, const uint max_idle,
+                                Values values, Lines lines)
+{
+    Split S;
+    S.times = want_times ? times : 0;
+    S.max_idle = max_idle;
+    S.ctl = ctl; S.sp_alpha = sp_alpha; S.sp_info = sp_info; S.e_pos = e_pos;
+    S.e_state = e_state; S.e_sp = e_sp; S.e_result = e_result;
+    S.sp_max = sp_max; S.e_max = e_max; S.budget = split_budget; S.min_depth = min_depth;
+    search_body(positions, params, n_jobs, 0, ctl + CTL_JOBS, scores, best_moves, node_counts,
+                0, 0, 0, values, lines, true, &S);
 }
 
 // The nodes of split jobs (host/opencl/split.py): for each (position, depth, -, ply), what the
