@@ -205,16 +205,25 @@ class OpenCLBackend(Backend):
                             "nodes": int(raw["nodes"][i]), "cycles": None})
         return results
 
+    def _search_shape(self, n):
+        """(work-group size, global size) of a search launch over ``n`` jobs: as many lanes as
+        the device keeps busy, never more than jobs (and at least one group)."""
+        local, per_unit, _ = self._defaults()
+        workers = max(1, min(n, self.device.compute_units * per_unit))
+        return local, -(-workers // local) * local
+
+    def _read_results(self, scores, moves, nodes, n):
+        return {"scores": self._read(scores, np.int32, n),
+                "best_moves": self._read(moves, np.uint32, n),
+                "nodes": self._read(nodes, np.uint64, n)}
+
     def run_search(self, positions, params, pv=False, node_budget=0):
         """The search kernel on packed arrays (positions: (N, POSITION_WORDS) uint64, params:
         (N, 4) int32 depth/alpha/beta/ply, ply 0 for a whole job). Returns numpy arrays;
         ``last_run`` gets the timing. A job that would count more than ``node_budget`` nodes
         (0: no budget) is given up and comes back with 0 nodes (split.search_split)."""
         n = len(positions)
-        local, per_unit, _ = self._defaults()
-        d = self.device
-        workers = min(n, d.compute_units * per_unit)
-        global_size = -(-workers // local) * local
+        local, global_size = self._search_shape(n)
         pos_buf = self._buffer(positions)
         par_buf = self._buffer(params)
         counter = self._buffer(np.zeros(1, dtype=np.uint32), write=True)
@@ -230,8 +239,7 @@ class OpenCLBackend(Backend):
                   np.uint32(1 if pv else 0),
                   pv_moves, pv_lengths, self.device.eval_values)
         seconds = time.perf_counter() - t0
-        out = {"scores": self._read(scores, np.int32, n), "best_moves": self._read(moves, np.uint32, n),
-               "nodes": self._read(nodes, np.uint64, n)}
+        out = self._read_results(scores, moves, nodes, n)
         if pv:
             out["pv_moves"] = self._read(pv_moves, np.uint16, n * stride * stride
                                          ).reshape(n, stride, stride)[:, 0, :]
@@ -252,10 +260,8 @@ class OpenCLBackend(Backend):
         zeros where the device has no clock to read). ``max_idle``: lanes without work that stay
         to help (the others end; default SPLIT_IDLE per compute unit)."""
         n = len(positions)
-        local, per_unit, _ = self._defaults()
         d = self.device
-        workers = max(1, min(n, d.compute_units * per_unit))
-        global_size = -(-workers // local) * local
+        local, global_size = self._search_shape(n)
         if entries is None:
             entries = (16 << 20) if d.is_gpu else (1 << 16)
         if split_points is None:
@@ -283,9 +289,7 @@ class OpenCLBackend(Backend):
                   np.uint32(d.compute_units * SPLIT_IDLE if max_idle is None else max_idle),
                   self.device.eval_values)
         seconds = time.perf_counter() - t0
-        out = {"scores": self._read(scores, np.int32, n),
-               "best_moves": self._read(moves, np.uint32, n),
-               "nodes": self._read(nodes, np.uint64, n)}
+        out = self._read_results(scores, moves, nodes, n)
         if timeline:
             out["times"] = self._read(times, np.uint64, 2 * n).reshape(n, 2)
         c = self._read(ctl, np.uint32, 16)
