@@ -34,11 +34,11 @@ __all__ = ["SIM_CLOCKS_PER_BIT", "SIM_CLOCK_HZ", "BUILD_ROOT", "BoardSimError",
 _REPO = Path(__file__).resolve().parent.parent
 _HARNESS = Path(__file__).resolve().parent / "verilator" / "harness.cpp"
 BUILD_ROOT = Path(os.environ.get("CHESSACCEL_VERILATOR_BUILD", _REPO / "build" / "verilator"))
-#: Clock cycles per UART bit in simulation: the smallest divisor the UART takes (the search
-#: core simulates at only thousands of cycles per second, so link cycles are dear).
+#: Clock cycles per UART bit in simulation: the smallest divisor the UART takes (the board
+#: simulates at about 180 k cycles per CPU second, docs/synthesis.md: link cycles are dear).
 SIM_CLOCKS_PER_BIT = 4
 #: Seconds the host waits for a reply of the simulated board: a frame costs thousands of
-#: simulated cycles, and the simulation runs at thousands of cycles per second.
+#: simulated cycles, and the simulator shares loaded machines (and once ran at 1.7 k cycles/s).
 SIM_REPLY_TIMEOUT = 5.0
 #: The clock the simulated board reports (that of the real board it stands for).
 SIM_CLOCK_HZ = 50_000_000

@@ -9,8 +9,11 @@ simulators run the same Verilog:
   re-evaluates the whole combinational move generator every cycle), so only small jobs;
 - ``verilator``: Verilator 5 with a C++ harness (sim/verilator/searchcore.cpp) reading jobs on
   stdin; built once per design change into build/verilator (minutes) from the word-level netlist
-  of sim/buildtools.py, then tens of thousands of cycles per second (docs/synthesis.md). The default when Verilator is installed; ``CHESSACCEL_RTL_SIM`` picks. ``rtl_search``, ``rtl_perft`` and
-``rtl_search_many`` are the shapes the host's ``rtl`` backend calls; ``bench_jobs`` is what
+  of sim/buildtools.py, the core's inputs behind registers (``LatchedInputs``), then about
+  190 k cycles per CPU second (docs/synthesis.md). The default when Verilator is installed;
+  ``CHESSACCEL_RTL_SIM`` picks.
+
+``rtl_search``, ``rtl_perft`` and ``rtl_search_many`` are the shapes the host's ``rtl`` backend calls; ``bench_jobs`` is what
 ``chessaccel bench --backend rtl`` needs: per-job nodes and cycles, with cycles per node.
 """
 
