@@ -13,8 +13,9 @@ simulators run the same Verilog:
   190 k cycles per CPU second (docs/synthesis.md). The default when Verilator is installed;
   ``CHESSACCEL_RTL_SIM`` picks.
 
-``rtl_search``, ``rtl_perft`` and ``rtl_search_many`` are the shapes the host's ``rtl`` backend calls; ``bench_jobs`` is what
-``chessaccel bench --backend rtl`` needs: per-job nodes and cycles, with cycles per node.
+``rtl_search``, ``rtl_perft`` and ``rtl_search_many`` are the shapes the host's ``rtl`` backend
+calls; ``bench_jobs`` is what ``chessaccel bench --backend rtl`` needs: per-job nodes and cycles,
+with cycles per node.
 """
 
 import functools
