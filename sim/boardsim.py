@@ -24,8 +24,9 @@ import sys
 import tempfile
 from pathlib import Path
 from chessaccel.sim.buildtools import (NETLIST_SCRIPT, VERILATOR_FLAGS, VERILATOR_MAKEFLAGS,
-                                        locked, verilator_missing as _verilator_missing,
-                                        verilator_netlist)
+                                        locked, make_arguments,
+                                        verilator_missing as _verilator_missing,
+                                        verilator_netlist, verilator_version)
 
 __all__ = ["SIM_CLOCKS_PER_BIT", "SIM_CLOCK_HZ", "BUILD_ROOT", "BoardSimError",
            "SIM_REPLY_TIMEOUT", "verilator_missing", "build_board_sim", "BoardSim", "board_sim_main"]
@@ -33,17 +34,16 @@ __all__ = ["SIM_CLOCKS_PER_BIT", "SIM_CLOCK_HZ", "BUILD_ROOT", "BoardSimError",
 _REPO = Path(__file__).resolve().parent.parent
 _HARNESS = Path(__file__).resolve().parent / "verilator" / "harness.cpp"
 BUILD_ROOT = Path(os.environ.get("CHESSACCEL_VERILATOR_BUILD", _REPO / "build" / "verilator"))
-#: Clock cycles per UART bit in simulation: the smallest divisor the UART takes (the search
-#: core simulates at only thousands of cycles per second, so link cycles are dear).
+#: Clock cycles per UART bit in simulation: the smallest divisor the UART takes (the board
+#: simulates at about 180 k cycles per CPU second, docs/synthesis.md: link cycles are dear).
 SIM_CLOCKS_PER_BIT = 4
 #: Seconds the host waits for a reply of the simulated board: a frame costs thousands of
-#: simulated cycles, and the simulation runs at thousands of cycles per second.
+#: simulated cycles, and the simulator shares loaded machines (and once ran at 1.7 k cycles/s).
 SIM_REPLY_TIMEOUT = 5.0
 #: The clock the simulated board reports (that of the real board it stands for).
 SIM_CLOCK_HZ = 50_000_000
 TOP_NAME = "boardtop"
 _VERILATOR_FLAGS = VERILATOR_FLAGS
-_CXX_OPT = "-O2"
 _BUILDTOOLS = Path(__file__).resolve().parent / "buildtools.py"
 _STARTUP_SECONDS = 30
 
@@ -57,15 +57,11 @@ def verilator_missing():
     return _verilator_missing("the simulated board")
 
 
-def _verilator_version():
-    return subprocess.run(["verilator", "--version"], capture_output=True, text=True).stdout.strip()
-
-
 def _key(cores, clocks_per_bit):
     import amaranth
     digest = hashlib.sha256()
     digest.update(f"{cores}|{clocks_per_bit}|{SIM_CLOCK_HZ}|{amaranth.__version__}|"
-                  f"{_verilator_version()}|{_VERILATOR_FLAGS}|{VERILATOR_MAKEFLAGS}|{_CXX_OPT}|"
+                  f"{verilator_version()}|{_VERILATOR_FLAGS}|{VERILATOR_MAKEFLAGS}|"
                   f"{NETLIST_SCRIPT}|".encode())
     digest.update(_HARNESS.read_bytes())
     digest.update(_BUILDTOOLS.read_bytes())
@@ -124,11 +120,9 @@ def build_board_sim(cores=1, clocks_per_bit=SIM_CLOCKS_PER_BIT, log=None):
                        build_id=int(key[:8], 16))
         (staging / f"{TOP_NAME}.v").write_text(verilator_netlist(top, TOP_NAME))
         command = ["verilator", "--cc", "--exe", "--build", *_VERILATOR_FLAGS,
-                   "--top-module", TOP_NAME, "-o", "boardsim", "-j", "2",
-                   "-CFLAGS", f"{_CXX_OPT} -DCLOCKS_PER_BIT={clocks_per_bit}",
+                   *make_arguments(), "--top-module", TOP_NAME, "-o", "boardsim", "-j", "2",
+                   "-CFLAGS", f"-DCLOCKS_PER_BIT={clocks_per_bit}",
                    f"{TOP_NAME}.v", str(_HARNESS)]
-        if VERILATOR_MAKEFLAGS:
-            command[3:3] = ["-MAKEFLAGS", " ".join(VERILATOR_MAKEFLAGS)]
         done = subprocess.run(command, cwd=staging, capture_output=True, text=True)
         (staging / "build.log").write_text(done.stdout + done.stderr)
         if done.returncode != 0:

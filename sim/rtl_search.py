@@ -9,9 +9,13 @@ simulators run the same Verilog:
   re-evaluates the whole combinational move generator every cycle), so only small jobs;
 - ``verilator``: Verilator 5 with a C++ harness (sim/verilator/searchcore.cpp) reading jobs on
   stdin; built once per design change into build/verilator (minutes) from the word-level netlist
-  of sim/buildtools.py, then tens of thousands of cycles per second (docs/synthesis.md). The default when Verilator is installed; ``CHESSACCEL_RTL_SIM`` picks. ``rtl_search``, ``rtl_perft`` and
-``rtl_search_many`` are the shapes the host's ``rtl`` backend calls; ``bench_jobs`` is what
-``chessaccel bench --backend rtl`` needs: per-job nodes and cycles, with cycles per node.
+  of sim/buildtools.py, the core's inputs behind registers (``LatchedInputs``), then about
+  190 k cycles per CPU second (docs/synthesis.md). The default when Verilator is installed;
+  ``CHESSACCEL_RTL_SIM`` picks.
+
+``rtl_search``, ``rtl_perft`` and ``rtl_search_many`` are the shapes the host's ``rtl`` backend
+calls; ``bench_jobs`` is what ``chessaccel bench --backend rtl`` needs: per-job nodes and cycles,
+with cycles per node.
 """
 
 import functools
@@ -25,8 +29,9 @@ from pathlib import Path
 from chessaccel.defs import INF, MAX_PLY, Mode, SearchJob, SearchResult, Status, Position, NO_MOVE
 from chessaccel.geometry import unpack_move
 from chessaccel.sim.buildtools import (NETLIST_SCRIPT, VERILATOR_FLAGS, VERILATOR_MAKEFLAGS,
-                                        locked, verilator_missing as _verilator_missing,
-                                        verilator_netlist)
+                                        LatchedInputs, locked, make_arguments,
+                                        verilator_missing as _verilator_missing,
+                                        verilator_netlist, verilator_version)
 
 __all__ = ["RtlJob", "RtlResult", "RtlError", "run_jobs", "rtl_search", "rtl_search_many",
            "rtl_perft", "bench_jobs", "toolchain_missing", "default_simulator", "SIMULATORS",
@@ -41,7 +46,6 @@ _REPO = Path(__file__).resolve().parent.parent
 _HARNESS = Path(__file__).resolve().parent / "verilator" / "searchcore.cpp"
 VERILATOR_BUILD = Path(os.environ.get("CHESSACCEL_VERILATOR_BUILD", _REPO / "build" / "verilator"))
 _VERILATOR_FLAGS = VERILATOR_FLAGS
-_CXX_OPT = "-O1"
 _BUILDTOOLS = Path(__file__).resolve().parent / "buildtools.py"
 
 
@@ -124,9 +128,9 @@ _locked = locked
 def _verilator_key():
     import amaranth
     digest = hashlib.sha256()
-    version = subprocess.run(["verilator", "--version"], capture_output=True, text=True).stdout
+    version = verilator_version()
     digest.update(f"{amaranth.__version__}|{version}|{_VERILATOR_FLAGS}|{VERILATOR_MAKEFLAGS}|"
-                  f"{_CXX_OPT}|{NETLIST_SCRIPT}|".encode())
+                  f"{NETLIST_SCRIPT}|".encode())
     digest.update(_HARNESS.read_bytes())
     digest.update(_BUILDTOOLS.read_bytes())
     for path in _design_files():
@@ -165,14 +169,14 @@ def build_verilator(max_ply=MAX_PLY):
         if executable.exists():
             return executable
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=VERILATOR_BUILD))
-        (staging / f"{TOP_NAME}.v").write_text(verilator_netlist(_core(max_ply), TOP_NAME))
+        # the core behind input registers (LatchedInputs: a third faster under Verilator)
+        (staging / f"{TOP_NAME}.v").write_text(
+            verilator_netlist(LatchedInputs(_core(max_ply)), TOP_NAME))
         bits = (f"-DJOB_BITS={SearchJob.as_shape().size} "
-                f"-DRESULT_BITS={SearchResult.as_shape().size}")
+                f"-DRESULT_BITS={SearchResult.as_shape().size} -DINPUT_LATCH")
         command = ["verilator", "--cc", "--exe", "--build", *_VERILATOR_FLAGS,
-                   "--top-module", TOP_NAME, "-o", TOP_NAME, "-j", "2",
-                   "-CFLAGS", f"{_CXX_OPT} {bits}", f"{TOP_NAME}.v", str(_HARNESS)]
-        if VERILATOR_MAKEFLAGS:
-            command[3:3] = ["-MAKEFLAGS", " ".join(VERILATOR_MAKEFLAGS)]
+                   *make_arguments(), "--top-module", TOP_NAME, "-o", TOP_NAME, "-j", "2",
+                   "-CFLAGS", bits, f"{TOP_NAME}.v", str(_HARNESS)]
         done = subprocess.run(command, cwd=staging, capture_output=True, text=True)
         (staging / "build.log").write_text(done.stdout + done.stderr)
         if done.returncode != 0:
