@@ -51,7 +51,10 @@ EQUIVALENT_FILE = ROOT / "tools" / "mutation_equivalent.json"
 DEFAULT_PATHS = ("sim/model", "host", "chessaccel")
 #: Files of the work copy that belong to mutmut, not to the tree.
 KEEP = {".mutmut-cache", "mutmut_config.py", "mutmut_pytest.py", "html", ".hypothesis",
-        ".mutation-baseline"}
+        ".mutation-baseline",
+        # the tests' build products (verilated board, native hostboard): folders named by a hash
+        # of their sources, so a kept one is never stale; rebuilt on every run they cost minutes
+        "build"}
 #: Seconds a mutant's own tests may run (a mutant that loops is detected, as a failure); 0:
 #: four times the run's baseline, at least 60 s. mutmut 2's own limit is 10 x the baseline.
 MUTANT_TIMEOUT = 0
@@ -170,6 +173,12 @@ def build_import_shim():
     host/ and so on; WORK/chessaccel/host etc. become links to the work copy's folders, so that
     ``import chessaccel.host`` from WORK (the first entry of sys.path when pytest runs there)
     finds the copy, never the tree behind the editable install."""
+    # the tests that run the installed command as the README does (.venv/bin/chessaccel, from
+    # the repository root) find it in the copy too; it runs the tree's code, never a mutant's
+    venv = WORK / ".venv"
+    if (ROOT / ".venv").is_dir() and not venv.is_symlink():
+        venv.symlink_to(ROOT / ".venv")
+    LINKS.add(Path(".venv"))
     project = tomllib.loads((WORK / "pyproject.toml").read_text())
     package_dir = project["tool"]["setuptools"]["package-dir"]
     top = next(p for p in package_dir if "." not in p)
