@@ -91,3 +91,27 @@ def test_dispatch_command_writes_its_figures(tmp_path):
     assert obj["goal_jobs_per_second"] == 100_000
     assert obj["search"]["depth"] == 2 and obj["search"]["jobs"] > 100
     assert "jobs per CPU second" in done.stdout and (tmp_path / "dispatch.png").exists()
+
+
+def test_a_failing_batch_is_one_line_naming_the_instant_backend():
+    """The executor's error line names the backend by its name ("instant"), inline and in a
+    batch of the threaded variant; the executor counts each batch it ran."""
+    from chessaccel.host.engine.dispatch import ThreadedInstantBackend
+    from chessaccel.host.engine.jobs import BatchExecutor, ExecutorError
+    board = parse_position("4k3/8/8/8/8/8/8/4K3 w - - 0 1")[0]
+    executor = BatchExecutor(InstantBackend())
+    try:
+        for _ in range(3):
+            executor.submit([Job(board, 0, -INF, INF)] * 2).wait(5.0)
+        assert (executor.stats["batches"], executor.stats["jobs"]) == (3, 6)
+        with pytest.raises(ExecutorError, match=r"^instant backend failed: "):
+            executor.run_inline(Job(None, 0, -INF, INF))
+    finally:
+        executor.close()
+    executor = BatchExecutor(ThreadedInstantBackend())
+    try:
+        batch = executor.submit([Job(None, 0, -INF, INF)])
+        with pytest.raises(ExecutorError, match=r"^instant backend failed: "):
+            batch.wait(5.0)
+    finally:
+        executor.close()

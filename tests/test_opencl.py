@@ -29,7 +29,7 @@ from chessaccel.host.opencl import device as opencl_device
 from chessaccel.host.bench import BENCH
 from chessaccel.sim.model import search as model_search_module
 from chessaccel.sim.model.movegen import legal_moves
-from chessaccel.sim.model.search import SearchError, search as model_search
+from chessaccel.sim.model.search import SearchError, job_problem, search as model_search
 
 import suites
 
@@ -169,9 +169,11 @@ def test_results_do_not_depend_on_the_launch_shape():
     ((chess.STARTING_FEN, 2, -INF - 1, INF), "window"),
 ])
 def test_bad_jobs_are_refused_before_the_device(backend, job, problem):
+    """Refused with the model's very words (the error line is the interface)."""
     fen, depth, alpha, beta = job
-    with pytest.raises(SearchError, match=problem):
+    with pytest.raises(SearchError, match=problem) as refused:
         backend.search_many([(suites.board_of(fen), depth, alpha, beta)])
+    assert str(refused.value) == job_problem(suites.board_of(fen), depth, alpha, beta)
 
 
 def test_a_position_without_exactly_one_king_each_is_refused(backend):

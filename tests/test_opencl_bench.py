@@ -94,3 +94,59 @@ def test_the_committed_table_is_generated_from_its_json():
         crossbench._markdown(report, crossbench._rows(report))
     assert (BENCHMARKS / "backends.png").stat().st_size > 10_000
     assert report["h100"]["record"] == "docs/benchmarks/opencl-h100.json"
+
+
+def test_the_h100_section_is_read_from_its_record(tmp_path):
+    """crossbench's H100 figures: the fastest run over all leaf jobs, the correct perft runs
+    (the fastest of each root and mode), as the committed table has them; no record, no
+    section."""
+    path = BENCHMARKS / "opencl-h100.json"
+    record = json.loads(path.read_text())
+    h100 = crossbench._h100(path)
+    full = [r for r in record["leaf_search"]["runs"] if r["jobs"] == record["leaf_search"]["jobs"]]
+    assert h100["search"]["nodes_per_second"] == max(r["nodes_per_second"] for r in full)
+    assert h100["device"] == record["device"]["name"] and h100["check_mismatches"] == 0
+    assert {(p["root"], p["mode"]) for p in h100["perft"]} == \
+        {(p["root"], p["mode"]) for p in record["perft"] if p["correct"]}
+    assert h100 == json.loads((BENCHMARKS / "backends.json").read_text())["h100"]
+    assert crossbench._h100(tmp_path / "no-record.json") is None
+
+
+class _Unused:
+    """A progress stream that must stay silent."""
+
+    def write(self, text):
+        raise AssertionError(f"progress written: {text!r}")
+
+    def flush(self):
+        pass
+
+
+def test_an_existing_job_file_is_read_not_rebuilt(tmp_path):
+    """crossbench reads a job file that exists (building one takes minutes and says so), with
+    the sides it records, or else the sides 3 plies below the bench positions it names."""
+    boards = [suites.board_of(fen) for fen in suites.random_play_positions(7, 4)]
+    packed = pack_positions(boards)
+    with_sides = tmp_path / "jobs.npz"
+    np.savez(with_sides, positions=packed, sides=np.array([b.side for b in boards], dtype=np.uint8))
+    data, sides = crossbench._job_file(with_sides, _Unused())
+    assert (data["positions"] == packed).all() and list(sides) == [b.side for b in boards]
+    older = tmp_path / "older.npz"
+    np.savez(older, positions=packed, bench_index=np.array([0, 1, 0, 2]))
+    _, sides = crossbench._job_file(older, _Unused())
+    bench_sides = [suites.board_of(job.fen).side for job in crossbench.BENCH[:3]]
+    assert list(sides) == [bench_sides[i] ^ 1 for i in (0, 1, 0, 2)]
+
+
+def test_the_plot_gives_each_family_of_bars_its_colour(tmp_path):
+    """backends.png: the model grey, the RTL and FPGA green, PoCL blue, the H100 red, Stockfish
+    orange (each colour found in the drawn bars)."""
+    import matplotlib.colors
+    import matplotlib.image
+    report = json.loads((BENCHMARKS / "backends.json").read_text())
+    path = tmp_path / "backends.png"
+    crossbench._plot(crossbench._rows(report), path)
+    pixels = matplotlib.image.imread(path)[..., :3]
+    for colour in ("tab:gray", "tab:green", "tab:blue", "tab:red", "tab:orange"):
+        rgb = np.array(matplotlib.colors.to_rgb(colour))
+        assert (np.abs(pixels - rgb).max(axis=-1) < 0.02).sum() > 200, f"no {colour} bar"
