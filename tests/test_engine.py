@@ -329,6 +329,10 @@ def test_pool_results_are_the_models_own():
                 (expected.score, expected.best_move, expected.pv, expected.nodes)
         assert executor.stats["jobs"] == 4 and executor.stats["batches"] == 1
         assert executor.stats["nodes"] == sum(r["nodes"] for r in batch.results)
+        second = executor.submit(jobs[2:3])
+        while not second.done():
+            second.wait(5)
+        assert executor.stats["jobs"] == 5 and executor.stats["batches"] == 2
     finally:
         executor.close()
 
