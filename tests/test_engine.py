@@ -337,6 +337,27 @@ def test_pool_results_are_the_models_own():
         executor.close()
 
 
+@pytest.mark.parametrize("cores", [1, 2])
+def test_a_link_executor_runs_side_by_side_only_with_several_cores(cores):
+    """The board link's executor (here on the scripted board of tests/linkpeer.py): one slot
+    per core; parallel and speculative only with more than one core (docs: a single
+    accelerator would only get extra work); its jobs come back as the board answers them."""
+    from chessaccel.host.engine.jobs import LinkExecutor
+    from linkpeer import ScriptedBoard
+    with ScriptedBoard(cores=cores) as peer:
+        executor = make_executor(f"serial:{peer.port}")
+        try:
+            assert isinstance(executor, LinkExecutor) and executor.slots == cores
+            assert executor.parallel is executor.speculate is (cores > 1)
+            batch = executor.submit([Job(board(SCHOLAR), 1, -INF, INF)])
+            while not batch.done():
+                batch.wait(5)
+            assert batch.results[0]["score"] == MATE - 1
+            assert (executor.stats["jobs"], executor.stats["batches"]) == (1, 1)
+        finally:
+            executor.close()
+
+
 def test_a_cancelled_job_frees_its_worker_at_once():
     executor = PoolExecutor("model", 1)
     try:
