@@ -150,3 +150,20 @@ def test_the_plot_gives_each_family_of_bars_its_colour(tmp_path):
     for colour in ("tab:gray", "tab:green", "tab:blue", "tab:red", "tab:orange"):
         rgb = np.array(matplotlib.colors.to_rgb(colour))
         assert (np.abs(pixels - rgb).max(axis=-1) < 0.02).sum() > 200, f"no {colour} bar"
+
+
+def test_without_a_board_record_the_cores_are_an_estimate(monkeypatch):
+    """The FPGA projection from the committed records with the board records left out: Fmax and
+    LUT4 from the search core's synthesis record, named with the commit it records, and the
+    cores estimated from the routable share of an ECP5-85F."""
+    kept = [(path, rec) for path, rec in crossbench._records()
+            if not (isinstance(rec, dict) and rec.get("kind") == "board")]
+    monkeypatch.setattr(crossbench, "_records", lambda: kept)
+    core = next(rec for _, rec in kept if isinstance(rec, dict) and rec.get("block") == "searchcore")
+    p = crossbench._projection({"cycles_per_node": 6.0, "commit": "abc1234"})
+    assert p["fmax_mhz"] == min(core["fmax_mhz"].values())
+    assert p["sources"]["fmax"]["commit"] == core["source"]["commit"]
+    lut4 = p["lut4_per_core"]
+    assert lut4 == (core.get("block_only") or core.get("total"))["lut4"]
+    assert p["cores"] == max(1, int(crossbench.ROUTABLE_FRACTION * crossbench.ECP5_85F_LUT4 // lut4))
+    assert "estimate" in p["sources"]["cores"]
