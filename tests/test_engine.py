@@ -354,6 +354,10 @@ def test_a_link_executor_runs_side_by_side_only_with_several_cores(cores):
                 batch.wait(5)
             assert batch.results[0]["score"] == MATE - 1
             assert (executor.stats["jobs"], executor.stats["batches"]) == (1, 1)
+            batch = executor.submit([Job(board(SCHOLAR), 0, -INF, INF)] * 2)
+            while not batch.done():
+                batch.wait(5)
+            assert (executor.stats["jobs"], executor.stats["batches"]) == (3, 2)
         finally:
             executor.close()
 
