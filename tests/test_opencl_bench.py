@@ -167,3 +167,32 @@ def test_without_a_board_record_the_cores_are_an_estimate(monkeypatch):
     assert lut4 == (core.get("block_only") or core.get("total"))["lut4"]
     assert p["cores"] == max(1, int(crossbench.ROUTABLE_FRACTION * crossbench.ECP5_85F_LUT4 // lut4))
     assert "estimate" in p["sources"]["cores"]
+
+
+def test_the_pocl_worker_measures_the_models_results(tmp_path):
+    """crossbench's PoCL worker (a process pinned to one core): every leaf job's score, best
+    move and node count equal to the model's, and the four perft runs correct."""
+    import io
+    boards = [suites.board_of(fen) for fen in suites.random_play_positions(31, 6)]
+    params = np.array([[d % 3, -INF, INF, 0] for d in range(len(boards))], dtype=np.int32)
+    roots = [suites.board_of(fen) for _, fen, _ in PERFT_ROOTS]
+    jobs = tmp_path / "jobs.npz"
+    np.savez(jobs, positions=pack_positions(boards), params=params,
+             perft_names=np.array([n for n, _, _ in PERFT_ROOTS]), perft_positions=pack_positions(roots),
+             perft_depths=np.array([sorted(c) for _, _, c in PERFT_ROOTS]),
+             perft_counts=np.array([[c[d] for d in sorted(c)] for _, _, c in PERFT_ROOTS]))
+    progress = io.StringIO()
+    out = crossbench._pocl(jobs, 1, 1, progress)
+    assert progress.getvalue().startswith("PoCL on one core")
+    assert len(out["affinity"]) == 1
+    expected = [model_search(b, int(p[0])) for b, p in zip(boards, params)]
+    search = out["search"]
+    assert (search["jobs"], search["stride"]) == (6, 1)
+    assert search["scores"] == [r.score for r in expected]
+    assert search["nodes_list"] == [r.nodes for r in expected]
+    assert search["nodes"] == sum(r.nodes for r in expected)
+    assert search["best_moves"] == [encode_move(r.best_move, b.side == 1) if r.best_move else 0
+                                    for b, r in zip(boards, expected)]
+    assert [(p["root"], p["depth"], p["mode"], p["correct"]) for p in out["perft"]] == \
+        [(root, depth, mode, True) for root, depth in (("startpos", 5), ("kiwipete", 4))
+         for mode in ("bulk", "make")]
