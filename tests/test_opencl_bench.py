@@ -169,18 +169,25 @@ def test_without_a_board_record_the_cores_are_an_estimate(monkeypatch):
     assert "estimate" in p["sources"]["cores"]
 
 
+def _small_job_file(path):
+    """Six leaf jobs (depths 0-2) and the perft roots, as benchjobs writes them; the boards."""
+    boards = [suites.board_of(fen) for fen in suites.random_play_positions(31, 6)]
+    params = np.array([[d % 3, -INF, INF, 0] for d in range(len(boards))], dtype=np.int32)
+    roots = [suites.board_of(fen) for _, fen, _ in PERFT_ROOTS]
+    np.savez(path, positions=pack_positions(boards), params=params,
+             sides=np.array([b.side for b in boards], dtype=np.uint8),
+             perft_names=np.array([n for n, _, _ in PERFT_ROOTS]), perft_positions=pack_positions(roots),
+             perft_depths=np.array([sorted(c) for _, _, c in PERFT_ROOTS]),
+             perft_counts=np.array([[c[d] for d in sorted(c)] for _, _, c in PERFT_ROOTS]))
+    return boards, params
+
+
 def test_the_pocl_worker_measures_the_models_results(tmp_path):
     """crossbench's PoCL worker (a process pinned to one core): every leaf job's score, best
     move and node count equal to the model's, and the four perft runs correct."""
     import io
-    boards = [suites.board_of(fen) for fen in suites.random_play_positions(31, 6)]
-    params = np.array([[d % 3, -INF, INF, 0] for d in range(len(boards))], dtype=np.int32)
-    roots = [suites.board_of(fen) for _, fen, _ in PERFT_ROOTS]
     jobs = tmp_path / "jobs.npz"
-    np.savez(jobs, positions=pack_positions(boards), params=params,
-             perft_names=np.array([n for n, _, _ in PERFT_ROOTS]), perft_positions=pack_positions(roots),
-             perft_depths=np.array([sorted(c) for _, _, c in PERFT_ROOTS]),
-             perft_counts=np.array([[c[d] for d in sorted(c)] for _, _, c in PERFT_ROOTS]))
+    boards, params = _small_job_file(jobs)
     progress = io.StringIO()
     out = crossbench._pocl(jobs, 1, 1, progress)
     assert progress.getvalue().startswith("PoCL on one core")
@@ -196,3 +203,26 @@ def test_the_pocl_worker_measures_the_models_results(tmp_path):
     assert [(p["root"], p["depth"], p["mode"], p["correct"]) for p in out["perft"]] == \
         [(root, depth, mode, True) for root, depth in (("startpos", 5), ("kiwipete", 4))
          for mode in ("bulk", "make")]
+
+
+def test_the_cross_backend_table_of_a_small_run(tmp_path, capsys):
+    """``python -m chessaccel.host.crossbench`` on a small job file, the RTL and Stockfish left
+    out: the report records what it skipped and the model's and PoCL's figures on the same jobs,
+    takes the H100 section from its record, and writes the table and plot from its JSON."""
+    jobs = tmp_path / "jobs.npz"
+    _small_job_file(jobs)
+    out = tmp_path / "benchmarks"
+    h100 = BENCHMARKS / "opencl-h100.json"
+    assert crossbench.main(["--jobs", str(jobs), "--out", str(out), "--model-stride", "1",
+                            "--pocl-stride", "2", "--skip-rtl", "--skip-stockfish",
+                            "--h100", str(h100)]) == 0
+    report = json.loads((out / "backends.json").read_text())
+    assert report["verilator"] == {"skipped": True} and report["stockfish"] == {"skipped": True}
+    assert report["model"]["jobs"] == report["speedup"]["jobs"] == 6
+    assert report["pocl_1"]["search"]["jobs"] == 6 and report["pocl_all"]["search"]["jobs"] == 3
+    assert report["pocl_1"]["search"]["nodes"] == report["model"]["nodes"]
+    assert not {"nodes_list", "scores", "best_moves"} & set(report["pocl_1"]["search"])
+    assert report["h100"] == crossbench._h100(h100)
+    assert (out / "backends.md").read_text() == crossbench._markdown(report, crossbench._rows(report))
+    assert (out / "backends.png").stat().st_size > 10_000
+    assert f"wrote {out / 'backends.json'}" in capsys.readouterr().out
