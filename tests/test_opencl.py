@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import chess
 import pytest
@@ -51,8 +52,11 @@ def _uci(move):
 def assert_same_as_model(backend, jobs, pv=True):
     """Run ``jobs`` (fen, depth, alpha, beta) in one launch and compare each with the model."""
     boards = [suites.board_of(fen) for fen, *_ in jobs]
+    started = time.perf_counter()
     results = backend.search_many([(b, d, a, be) for b, (_, d, a, be) in zip(boards, jobs)], pv=pv)
+    elapsed = time.perf_counter() - started
     assert backend.last_run["jobs"] == len(jobs), "the group ran in one launch"
+    assert 0 < backend.last_run["seconds"] <= elapsed, "the kernel's time, within the call's"
     mismatches = []
     for (fen, depth, alpha, beta), board, got in zip(jobs, boards, results):
         want = model_search(board, depth, alpha, beta)
