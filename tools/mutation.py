@@ -233,16 +233,26 @@ def tests_for(path):
 #: exit 2 (collection error) and would pass for a survivor. Every failure becomes 1 here.
 MUTMUT_PYTEST = '''\
 """Written by tools/mutation.py: pytest whose every failure (tests, collection, usage) exits 1;
-past CHESSACCEL_MUTANT_TIMEOUT seconds (when set) it dumps where it is and exits 1 too."""
-import faulthandler
+past CHESSACCEL_MUTANT_TIMEOUT seconds (when set) it is killed, with every process it started
+(engines, workers), and exits 1 too. pytest runs in a child process of its own session: a
+watchdog inside it (faulthandler.dump_traceback_later) is cancelled by pytest as soon as a test
+fails, so a mutant whose failing test then hangs in its teardown would never end."""
 import os
+import signal
+import subprocess
 import sys
-import pytest
 
 limit = float(os.environ.get("CHESSACCEL_MUTANT_TIMEOUT") or 0)
-if limit:
-    faulthandler.dump_traceback_later(limit, exit=True)
-sys.exit(0 if pytest.main(sys.argv[1:]) == 0 else 1)
+child = subprocess.Popen([sys.executable, "-c", "import sys, pytest; sys.exit(pytest.main(sys.argv[1:]))",
+                          *sys.argv[1:]], start_new_session=True)
+try:
+    status = child.wait(timeout=limit or None)
+except subprocess.TimeoutExpired:
+    print(f"mutation: the tests ran past {limit:.0f} s: killed (counted as detected)", flush=True)
+    os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
+    sys.exit(1)
+sys.exit(0 if status == 0 else 1)
 '''
 
 MUTMUT_CONFIG = '''\
