@@ -236,7 +236,9 @@ MUTMUT_PYTEST = '''\
 past CHESSACCEL_MUTANT_TIMEOUT seconds (when set) it is killed, with every process it started
 (engines, workers), and exits 1 too. pytest runs in a child process of its own session: a
 watchdog inside it (faulthandler.dump_traceback_later) is cancelled by pytest as soon as a test
-fails, so a mutant whose failing test then hangs in its teardown would never end."""
+fails, so a mutant whose failing test then hangs in its teardown would never end. A test process
+that dies of a signal (a mutant that hands PoCL a NULL buffer segfaults it) exits 1 as well:
+mutmut 2 counts only status 1 as killed, and took the crash's negative status for a survivor."""
 import os
 import signal
 import subprocess
