@@ -113,6 +113,9 @@ def test_table_store_probe_and_replacement():
     assert table.probe(key).depth == 5 and table.probe(rival) is None
     table.store(key, 2, Bound.UPPER, -5, None)      # same position: replaced, its move kept
     assert (table.probe(key).depth, table.probe(key).move) == (2, e4)
+    table.store(rival, 2, Bound.LOWER, 10, d4)      # as deep, same search: the newer wins
+    assert table.probe(rival).move == d4 and table.probe(key) is None
+    table.store(key, 2, Bound.UPPER, -5, e4)
     table.new_search()
     table.store(rival, 1, Bound.LOWER, 10, d4)      # an older search's entry gives way
     assert table.probe(rival).move == d4 and table.probe(key) is None
