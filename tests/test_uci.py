@@ -354,3 +354,32 @@ def test_the_engine_learns_the_lag_a_gui_charges(fresh_raw):
     lag = int(next(l for l in raw.sync() if l.startswith("info string lag")).split()[3])
     # what was charged, less what the first move took
     assert 1000 - thought_ms - 50 <= lag <= 1000, f"lag {lag} ms, first move {thought_ms:.0f} ms"
+
+
+def test_spaced_option_names_a_flagged_clock_and_a_go_while_searching():
+    """An option whose name has a space takes its value; setting the Backend it already has
+    keeps its running workers; a negative clock (a GUI after a flag) is searched, not refused;
+    a go during a search is refused with its error line and the search goes on."""
+    e = _handshaken()
+    try:
+        e.send("setoption name Move Overhead value 30")
+        assert e.sync() == []
+        e.send("position startpos")
+        e.send("go depth 1")
+        e.read_until(lambda l: l.startswith("bestmove"))
+        workers = e.children()
+        assert workers
+        e.send("setoption name Backend value model")
+        assert e.sync() == [] and e.children() == workers
+        e.send("go wtime -50 btime 1000")
+        lines, _ = e.read_until(lambda l: l.startswith("bestmove"))
+        assert not any("error" in l for l in lines) and e.children() == workers
+        e.send("go infinite")
+        e.read_until(lambda l: l.startswith("info depth 1"))
+        e.send("go depth 1")
+        assert "info string error: go while searching: ignored (send stop first)" in e.sync()
+        e.send("stop")
+        lines, _ = e.read_until(lambda l: l.startswith("bestmove"))
+        assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
+    finally:
+        e.close()
