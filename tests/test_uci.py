@@ -383,3 +383,28 @@ def test_spaced_option_names_a_flagged_clock_and_a_go_while_searching():
         assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
     finally:
         e.close()
+
+
+def test_an_aspiration_fail_high_is_reported_as_a_lowerbound():
+    """A depth whose aspiration window fails high (found with the same search in this process)
+    is announced with ``score cp N lowerbound`` before the exact score."""
+    fen = "7k/p7/1R5K/6r1/6p1/6P1/8/8 w - - 0 1"
+    executor = BatchExecutor(ModelBackend())
+    infos = []
+    try:
+        HostSearch(executor, TranspositionTable(16), SearchOptions(hardware_plies=1),
+                   on_info=infos.append).search(chess.Board(fen), Limits(depth=4))
+    finally:
+        executor.close()
+    assert [i.depth for i in infos if i.bound == "lower"] == [3]
+    e = _handshaken()
+    try:
+        e.send("setoption name HardwarePlies value 1")
+        e.send(f"position fen {fen}")
+        e.send("go depth 4")
+        lines, _ = e.read_until(lambda l: l.startswith("bestmove"))
+    finally:
+        e.close()
+    bounded = [l for l in lines if re.search(r" score cp -?\d+ lowerbound ", l)]
+    assert len(bounded) == 1 and bounded[0].startswith("info depth 3 "), lines
+    assert not any("upperbound" in l for l in lines)
