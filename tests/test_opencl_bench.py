@@ -49,11 +49,22 @@ def test_the_device_runner_checks_and_times_a_job_file(tmp_path):
     record = json.loads(out.read_text())
     assert record["check"] == {**record["check"], "jobs": 24, "mismatches": 0}
     assert all(p["correct"] for p in record["perft"]) and len(record["perft"]) == 4
+    for p in record["perft"]:       # the rate is the count over the time the record gives
+        assert p["seconds"] > 0 and p["nodes_per_second"] == pytest.approx(p["nodes"] / p["seconds"],
+                                                                           rel=1e-3)
     labels = [r["label"] for r in record["leaf_search"]["runs"]]
     assert "the largest job alone" in labels and labels[0] == "default"
     assert record["leaf_search"]["nodes"] == sum(r.nodes for r in expected)
     split = [r for r in record["leaf_search"]["runs"] if r["label"].startswith("split")]
     assert len(split) == 1 and split[0]["same_as_whole_jobs"] and split[0]["split_jobs"] > 0
+
+
+def test_the_device_runners_help_names_the_split_syntax(capsys):
+    """--help shows --split's argument as docs/opencl.md writes it (BUDGET/CHILD)."""
+    with pytest.raises(SystemExit) as exit_:
+        gpubench.main(["--help"])
+    assert exit_.value.code == 0
+    assert "--split [BUDGET/CHILD ...]" in capsys.readouterr().out
 
 
 def test_the_device_runner_refuses_bad_split_budgets(capsys):
