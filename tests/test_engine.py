@@ -117,7 +117,9 @@ def test_table_store_probe_and_replacement():
     assert table.probe(rival).move == d4 and table.probe(key) is None
     table.store(key, 2, Bound.UPPER, -5, e4)
     table.new_search()
-    table.store(rival, 1, Bound.LOWER, 10, d4)      # an older search's entry gives way
+    table.store(rival, 1, Bound.LOWER, 10, None)    # an older search's entry gives way, and
+    assert table.probe(rival).move is None          # its move is not the new position's
+    table.store(rival, 1, Bound.LOWER, 10, d4)
     assert table.probe(rival).move == d4 and table.probe(key) is None
     assert table.used == 1 and table.hashfull() == 1000 // table.slots
     table.clear()
