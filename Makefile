@@ -55,7 +55,7 @@ test-long: setup
 # incremental: run it again to go on). `make mutation PATHS=host/position.py` for a subset.
 mutation: setup
 	@$(PY) -c "import mutmut" 2>/dev/null || $(PY) -m pip install -q 'mutmut>=2.5,<3'
-	$(PY) tools/mutation.py $(PATHS) --jobs $(JOBS) $(if $(SKIP),--skip $(SKIP)) $(if $(SAMPLE),--sample $(SAMPLE))
+	$(PY) tools/mutation.py $(PATHS) --jobs $(JOBS) $(if $(SKIP),--skip $(SKIP)) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(MUTANT_TIMEOUT),--mutant-timeout $(MUTANT_TIMEOUT))
 
 bench: setup
 	$(VENV)/bin/chessaccel bench --backend model

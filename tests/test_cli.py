@@ -8,6 +8,7 @@ import chess
 import pytest
 
 from chessaccel.defs import MATE
+import chessaccel.host.cli as cli
 from chessaccel.host.cli import main
 from chessaccel.host.bench import BENCH
 
@@ -112,3 +113,26 @@ def test_bench_signature_is_the_documented_one():
              for job in BENCH]
     assert len({job.name for job in BENCH}) == len(BENCH)
     assert sum(nodes) == published, f"bench signature {sum(nodes)}, README.md says {published}"
+
+
+def _actions(parser):
+    """Every option of a parser and of its sub-commands, depth first."""
+    import argparse
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield from _actions(sub)
+        else:
+            yield action
+
+
+def test_every_default_is_the_one_its_help_names():
+    """An option whose help says "(default N)" defaults to N (the help is the user's manual)."""
+    import re
+    checked = 0
+    for action in _actions(cli._parser()):
+        said = re.search(r"\(default:? ([^)]+)\)", action.help or "")
+        if said and said.group(1).lstrip("-").isdigit():
+            assert action.default == int(said.group(1)), (action.option_strings, action.help)
+            checked += 1
+    assert checked >= 7

@@ -113,8 +113,13 @@ def test_table_store_probe_and_replacement():
     assert table.probe(key).depth == 5 and table.probe(rival) is None
     table.store(key, 2, Bound.UPPER, -5, None)      # same position: replaced, its move kept
     assert (table.probe(key).depth, table.probe(key).move) == (2, e4)
+    table.store(rival, 2, Bound.LOWER, 10, d4)      # as deep, same search: the newer wins
+    assert table.probe(rival).move == d4 and table.probe(key) is None
+    table.store(key, 2, Bound.UPPER, -5, e4)
     table.new_search()
-    table.store(rival, 1, Bound.LOWER, 10, d4)      # an older search's entry gives way
+    table.store(rival, 1, Bound.LOWER, 10, None)    # an older search's entry gives way, and
+    assert table.probe(rival).move is None          # its move is not the new position's
+    table.store(rival, 1, Bound.LOWER, 10, d4)
     assert table.probe(rival).move == d4 and table.probe(key) is None
     assert table.used == 1 and table.hashfull() == 1000 // table.slots
     table.clear()
@@ -329,8 +334,37 @@ def test_pool_results_are_the_models_own():
                 (expected.score, expected.best_move, expected.pv, expected.nodes)
         assert executor.stats["jobs"] == 4 and executor.stats["batches"] == 1
         assert executor.stats["nodes"] == sum(r["nodes"] for r in batch.results)
+        second = executor.submit(jobs[2:3])
+        while not second.done():
+            second.wait(5)
+        assert executor.stats["jobs"] == 5 and executor.stats["batches"] == 2
     finally:
         executor.close()
+
+
+@pytest.mark.parametrize("cores", [1, 2])
+def test_a_link_executor_runs_side_by_side_only_with_several_cores(cores):
+    """The board link's executor (here on the scripted board of tests/linkpeer.py): one slot
+    per core; parallel and speculative only with more than one core (docs: a single
+    accelerator would only get extra work); its jobs come back as the board answers them."""
+    from chessaccel.host.engine.jobs import LinkExecutor
+    from linkpeer import ScriptedBoard
+    with ScriptedBoard(cores=cores) as peer:
+        executor = make_executor(f"serial:{peer.port}")
+        try:
+            assert isinstance(executor, LinkExecutor) and executor.slots == cores
+            assert executor.parallel is executor.speculate is (cores > 1)
+            batch = executor.submit([Job(board(SCHOLAR), 1, -INF, INF)])
+            while not batch.done():
+                batch.wait(5)
+            assert batch.results[0]["score"] == MATE - 1
+            assert (executor.stats["jobs"], executor.stats["batches"]) == (1, 1)
+            batch = executor.submit([Job(board(SCHOLAR), 0, -INF, INF)] * 2)
+            while not batch.done():
+                batch.wait(5)
+            assert (executor.stats["jobs"], executor.stats["batches"]) == (3, 2)
+        finally:
+            executor.close()
 
 
 def test_a_cancelled_job_frees_its_worker_at_once():

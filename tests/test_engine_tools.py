@@ -44,9 +44,10 @@ def test_the_interface_moves_every_job():
 
 def test_bench_host_side_by_side(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr(cli, "BENCH", BENCH[2:4])
+    monkeypatch.chdir(tmp_path)     # a bare file name: written here, nothing else made
     out = tmp_path / "host.json"
     status = main(["bench", "--host", "--host-backends", "model, model", "--host-depth", "2",
-                   "--hardware-plies", "1", "--out", str(out), "--json"])
+                   "--hardware-plies", "1", "--out", "host.json", "--json"])
     assert status == 0
     obj = json.loads(capsys.readouterr().out)
     assert json.loads(out.read_text()) == obj
@@ -60,6 +61,7 @@ def test_bench_host_side_by_side(capsys, tmp_path, monkeypatch):
             (b["score"], b["best_move"], b["accelerator_nodes"], b["jobs"])
     assert first["positions"][0]["best_move"] == "b4f4"      # the model's own, at depth 2
     assert (tmp_path / "host.png").stat().st_size > 1000
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["host.json", "host.png"]
 
 
 def test_bench_still_benches_without_host(capsys, tmp_path, monkeypatch):
@@ -91,3 +93,29 @@ def test_dispatch_command_writes_its_figures(tmp_path):
     assert obj["goal_jobs_per_second"] == 100_000
     assert obj["search"]["depth"] == 2 and obj["search"]["jobs"] > 100
     assert "jobs per CPU second" in done.stdout and (tmp_path / "dispatch.png").exists()
+    verdict = "meets" if obj["search"]["handed_out_per_cpu_second"] >= 100_000 else "is below"
+    assert f"the search's rate {verdict} the goal of 100,000 jobs/s" in done.stdout
+
+
+def test_a_failing_batch_is_one_line_naming_the_instant_backend():
+    """The executor's error line names the backend by its name ("instant"), inline and in a
+    batch of the threaded variant; the executor counts each batch it ran."""
+    from chessaccel.host.engine.dispatch import ThreadedInstantBackend
+    from chessaccel.host.engine.jobs import BatchExecutor, ExecutorError
+    board = parse_position("4k3/8/8/8/8/8/8/4K3 w - - 0 1")[0]
+    executor = BatchExecutor(InstantBackend())
+    try:
+        for _ in range(3):
+            executor.submit([Job(board, 0, -INF, INF)] * 2).wait(5.0)
+        assert (executor.stats["batches"], executor.stats["jobs"]) == (3, 6)
+        with pytest.raises(ExecutorError, match=r"^instant backend failed: "):
+            executor.run_inline(Job(None, 0, -INF, INF))
+    finally:
+        executor.close()
+    executor = BatchExecutor(ThreadedInstantBackend())
+    try:
+        batch = executor.submit([Job(None, 0, -INF, INF)])
+        with pytest.raises(ExecutorError, match=r"^instant backend failed: "):
+            batch.wait(5.0)
+    finally:
+        executor.close()

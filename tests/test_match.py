@@ -120,3 +120,26 @@ def test_elo_at_the_edges():
     nearly = estimate(0, 1, 29)
     assert nearly.low is None and nearly.high is not None and "[-inf," in nearly.text()
     assert estimate(0, 0, 0).text() == "no games"
+
+
+@needs_stockfish
+def test_a_match_starts_afresh_unless_resumed(tmp_path, capsys):
+    """An old record is replaced by a new match; with --resume the match goes on after the
+    games it holds (docs: an interrupted match loses at most the game in progress)."""
+    out = tmp_path / "m.json"
+    base = ["match", "--opponent", STOCKFISH, "--tc", "1+0", "--hardware-plies", "1",
+            "--max-plies", "2", "--out", str(out)]
+    assert main(base + ["--games", "1"]) == 0
+    [first] = json.loads(out.read_text())["records"]
+    capsys.readouterr()
+    assert main(base + ["--games", "1"]) == 0
+    assert "game 1/1:" in capsys.readouterr().err, "played again, not taken from the old record"
+    assert len(json.loads(out.read_text())["records"]) == 1
+    assert main(base + ["--games", "2", "--resume"]) == 0
+    err = capsys.readouterr().err
+    assert "game 2/2:" in err and "game 1/2:" not in err
+    records = json.loads(out.read_text())["records"]
+    assert len(records) == 2 and records[0]["our_colour"] != records[1]["our_colour"]
+    with open(tmp_path / "m.pgn") as pgn:
+        assert [chess.pgn.read_game(pgn).headers["Round"] for _ in range(2)] == ["1", "2"]
+        assert chess.pgn.read_game(pgn) is None

@@ -17,7 +17,8 @@ from chessaccel.geometry import CODE, EMPTY, move_uci
 from chessaccel.sim.model.board import Board
 from chessaccel.sim.model.movegen import legal_moves
 from chessaccel.sim.model.movegen import MovePicker
-from chessaccel.sim.model.search import job_problem, mate_distance, perft, search
+from chessaccel.sim.model.search import (SearchError, job_problem, mate_distance, perft,
+                                         perft_divide, search)
 
 import suites
 from oracle import alphabeta, expected_order
@@ -186,3 +187,18 @@ def test_a_traced_picker_records_each_move_as_the_blocks_made_it():
     assert [step[0] for step in picker.steps[-3:]] == ["victim", "castle", "castle"]
     assert picker.steps[-3][2] is None
     assert MovePicker(board).steps is None
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_quick_divide_against_python_chess(depth):
+    """perft_divide: each root move's leaf count below it, python-chess's (the divide of Kiwipete,
+    whose root has castling, captures and promotions-to-be)."""
+    fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+    divide = perft_divide(suites.board_of(fen), depth)
+    assert {move_uci(m): n for m, n in divide.items()} == suites.chess_divide(chess.Board(fen), depth)
+
+
+@pytest.mark.parametrize("depth", [0, -1, MAX_DEPTH + 1, "2", 2.0])
+def test_divide_refuses_a_depth_outside_1_to_max_depth(depth):
+    with pytest.raises(SearchError, match=rf"^divide needs a depth in 1\.\.{MAX_DEPTH}, got {depth}$"):
+        perft_divide(suites.board_of(chess.STARTING_FEN), depth)

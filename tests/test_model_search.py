@@ -240,6 +240,18 @@ def test_a_full_stack_evaluates_its_leaf():
     assert changed >= 1
 
 
+@pytest.mark.parametrize("fen", [chess.STARTING_FEN, FULL_STACK_POSITIONS[0]])
+def test_the_smallest_stack_evaluates_every_child_of_the_root(fen):
+    """max_ply 1, the bound of the range that is still accepted: the root expands and each of its
+    children is evaluated at once (one node per legal root move, plus the root), as the
+    independent alpha-beta with the same stack says."""
+    cb = chess.Board(fen)
+    result = search(suites.board_of(fen), 3, max_ply=1)
+    assert result.nodes == 1 + cb.legal_moves.count()
+    score, best, nodes = alphabeta(cb, 3, max_ply=1)
+    assert (result.score, move_uci(result.best_move), result.nodes) == (score, best, nodes)
+
+
 @pytest.mark.parametrize("max_ply", [0, -1, 33, "6"])
 def test_search_rejects_a_stack_size_out_of_range(max_ply):
     with pytest.raises(SearchError, match="max_ply"):

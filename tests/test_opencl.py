@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import chess
 import pytest
@@ -29,7 +30,7 @@ from chessaccel.host.opencl import device as opencl_device
 from chessaccel.host.bench import BENCH
 from chessaccel.sim.model import search as model_search_module
 from chessaccel.sim.model.movegen import legal_moves
-from chessaccel.sim.model.search import SearchError, search as model_search
+from chessaccel.sim.model.search import SearchError, job_problem, search as model_search
 
 import suites
 
@@ -51,8 +52,11 @@ def _uci(move):
 def assert_same_as_model(backend, jobs, pv=True):
     """Run ``jobs`` (fen, depth, alpha, beta) in one launch and compare each with the model."""
     boards = [suites.board_of(fen) for fen, *_ in jobs]
+    started = time.perf_counter()
     results = backend.search_many([(b, d, a, be) for b, (_, d, a, be) in zip(boards, jobs)], pv=pv)
+    elapsed = time.perf_counter() - started
     assert backend.last_run["jobs"] == len(jobs), "the group ran in one launch"
+    assert 0 < backend.last_run["seconds"] <= elapsed, "the kernel's time, within the call's"
     mismatches = []
     for (fen, depth, alpha, beta), board, got in zip(jobs, boards, results):
         want = model_search(board, depth, alpha, beta)
@@ -169,9 +173,11 @@ def test_results_do_not_depend_on_the_launch_shape():
     ((chess.STARTING_FEN, 2, -INF - 1, INF), "window"),
 ])
 def test_bad_jobs_are_refused_before_the_device(backend, job, problem):
+    """Refused with the model's very words (the error line is the interface)."""
     fen, depth, alpha, beta = job
-    with pytest.raises(SearchError, match=problem):
+    with pytest.raises(SearchError, match=problem) as refused:
         backend.search_many([(suites.board_of(fen), depth, alpha, beta)])
+    assert str(refused.value) == job_problem(suites.board_of(fen), depth, alpha, beta)
 
 
 def test_a_position_without_exactly_one_king_each_is_refused(backend):

@@ -49,12 +49,23 @@ def test_the_device_runner_checks_and_times_a_job_file(tmp_path):
     record = json.loads(out.read_text())
     assert record["check"] == {**record["check"], "jobs": 24, "mismatches": 0}
     assert all(p["correct"] for p in record["perft"]) and len(record["perft"]) == 4
+    for p in record["perft"]:       # the rate is the count over the time the record gives
+        assert p["seconds"] > 0 and p["nodes_per_second"] == pytest.approx(p["nodes"] / p["seconds"],
+                                                                           rel=1e-3)
     labels = [r["label"] for r in record["leaf_search"]["runs"]]
     assert "the largest job alone" in labels and labels[0] == "default"
     assert record["leaf_search"]["nodes"] == sum(r.nodes for r in expected)
     split = [r for r in record["leaf_search"]["runs"] if r["label"].startswith("split")]
     assert len(split) == 2 and all(r["same_as_whole_jobs"] for r in split)
     assert split[0]["split_jobs"] > 0 and split[1]["split_points"] > 0
+
+
+def test_the_device_runners_help_names_the_split_syntax(capsys):
+    """--help shows --split's argument as docs/opencl.md writes it (BUDGET/CHILD)."""
+    with pytest.raises(SystemExit) as exit_:
+        gpubench.main(["--help"])
+    assert exit_.value.code == 0
+    assert "--split [BUDGET/CHILD ...]" in capsys.readouterr().out
 
 
 def test_the_device_runner_refuses_bad_split_budgets(capsys):
@@ -95,3 +106,135 @@ def test_the_committed_table_is_generated_from_its_json():
         crossbench._markdown(report, crossbench._rows(report))
     assert (BENCHMARKS / "backends.png").stat().st_size > 10_000
     assert report["h100"]["record"] == "docs/benchmarks/opencl-h100.json"
+
+
+def test_the_h100_section_is_read_from_its_record(tmp_path):
+    """crossbench's H100 figures: the fastest run over all leaf jobs, the correct perft runs
+    (the fastest of each root and mode), as the committed table has them; no record, no
+    section."""
+    path = BENCHMARKS / "opencl-h100.json"
+    record = json.loads(path.read_text())
+    h100 = crossbench._h100(path)
+    full = [r for r in record["leaf_search"]["runs"] if r["jobs"] == record["leaf_search"]["jobs"]]
+    assert h100["search"]["nodes_per_second"] == max(r["nodes_per_second"] for r in full)
+    assert h100["device"] == record["device"]["name"] and h100["check_mismatches"] == 0
+    assert {(p["root"], p["mode"]) for p in h100["perft"]} == \
+        {(p["root"], p["mode"]) for p in record["perft"] if p["correct"]}
+    assert h100 == json.loads((BENCHMARKS / "backends.json").read_text())["h100"]
+    assert crossbench._h100(tmp_path / "no-record.json") is None
+
+
+class _Unused:
+    """A progress stream that must stay silent."""
+
+    def write(self, text):
+        raise AssertionError(f"progress written: {text!r}")
+
+    def flush(self):
+        pass
+
+
+def test_an_existing_job_file_is_read_not_rebuilt(tmp_path):
+    """crossbench reads a job file that exists (building one takes minutes and says so), with
+    the sides it records, or else the sides 3 plies below the bench positions it names."""
+    boards = [suites.board_of(fen) for fen in suites.random_play_positions(7, 4)]
+    packed = pack_positions(boards)
+    with_sides = tmp_path / "jobs.npz"
+    np.savez(with_sides, positions=packed, sides=np.array([b.side for b in boards], dtype=np.uint8))
+    data, sides = crossbench._job_file(with_sides, _Unused())
+    assert (data["positions"] == packed).all() and list(sides) == [b.side for b in boards]
+    older = tmp_path / "older.npz"
+    np.savez(older, positions=packed, bench_index=np.array([0, 1, 0, 2]))
+    _, sides = crossbench._job_file(older, _Unused())
+    bench_sides = [suites.board_of(job.fen).side for job in crossbench.BENCH[:3]]
+    assert list(sides) == [bench_sides[i] ^ 1 for i in (0, 1, 0, 2)]
+
+
+def test_the_plot_gives_each_family_of_bars_its_colour(tmp_path):
+    """backends.png: the model grey, the RTL and FPGA green, PoCL blue, the H100 red, Stockfish
+    orange (each colour found in the drawn bars)."""
+    import matplotlib.colors
+    import matplotlib.image
+    report = json.loads((BENCHMARKS / "backends.json").read_text())
+    path = tmp_path / "backends.png"
+    crossbench._plot(crossbench._rows(report), path)
+    pixels = matplotlib.image.imread(path)[..., :3]
+    for colour in ("tab:gray", "tab:green", "tab:blue", "tab:red", "tab:orange"):
+        rgb = np.array(matplotlib.colors.to_rgb(colour))
+        assert (np.abs(pixels - rgb).max(axis=-1) < 0.02).sum() > 200, f"no {colour} bar"
+
+
+def test_without_a_board_record_the_cores_are_an_estimate(monkeypatch):
+    """The FPGA projection from the committed records with the board records left out: Fmax and
+    LUT4 from the search core's synthesis record, named with the commit it records, and the
+    cores estimated from the routable share of an ECP5-85F."""
+    kept = [(path, rec) for path, rec in crossbench._records()
+            if not (isinstance(rec, dict) and rec.get("kind") == "board")]
+    monkeypatch.setattr(crossbench, "_records", lambda: kept)
+    core = next(rec for _, rec in kept if isinstance(rec, dict) and rec.get("block") == "searchcore")
+    p = crossbench._projection({"cycles_per_node": 6.0, "commit": "abc1234"})
+    assert p["fmax_mhz"] == min(core["fmax_mhz"].values())
+    assert p["sources"]["fmax"]["commit"] == core["source"]["commit"]
+    lut4 = p["lut4_per_core"]
+    assert lut4 == (core.get("block_only") or core.get("total"))["lut4"]
+    assert p["cores"] == max(1, int(crossbench.ROUTABLE_FRACTION * crossbench.ECP5_85F_LUT4 // lut4))
+    assert "estimate" in p["sources"]["cores"]
+
+
+def _small_job_file(path):
+    """Six leaf jobs (depths 0-2) and the perft roots, as benchjobs writes them; the boards."""
+    boards = [suites.board_of(fen) for fen in suites.random_play_positions(31, 6)]
+    params = np.array([[d % 3, -INF, INF, 0] for d in range(len(boards))], dtype=np.int32)
+    roots = [suites.board_of(fen) for _, fen, _ in PERFT_ROOTS]
+    np.savez(path, positions=pack_positions(boards), params=params,
+             sides=np.array([b.side for b in boards], dtype=np.uint8),
+             perft_names=np.array([n for n, _, _ in PERFT_ROOTS]), perft_positions=pack_positions(roots),
+             perft_depths=np.array([sorted(c) for _, _, c in PERFT_ROOTS]),
+             perft_counts=np.array([[c[d] for d in sorted(c)] for _, _, c in PERFT_ROOTS]))
+    return boards, params
+
+
+def test_the_pocl_worker_measures_the_models_results(tmp_path):
+    """crossbench's PoCL worker (a process pinned to one core): every leaf job's score, best
+    move and node count equal to the model's, and the four perft runs correct."""
+    import io
+    jobs = tmp_path / "jobs.npz"
+    boards, params = _small_job_file(jobs)
+    progress = io.StringIO()
+    out = crossbench._pocl(jobs, 1, 1, progress)
+    assert progress.getvalue().startswith("PoCL on one core")
+    assert len(out["affinity"]) == 1
+    expected = [model_search(b, int(p[0])) for b, p in zip(boards, params)]
+    search = out["search"]
+    assert (search["jobs"], search["stride"]) == (6, 1)
+    assert search["scores"] == [r.score for r in expected]
+    assert search["nodes_list"] == [r.nodes for r in expected]
+    assert search["nodes"] == sum(r.nodes for r in expected)
+    assert search["best_moves"] == [encode_move(r.best_move, b.side == 1) if r.best_move else 0
+                                    for b, r in zip(boards, expected)]
+    assert [(p["root"], p["depth"], p["mode"], p["correct"]) for p in out["perft"]] == \
+        [(root, depth, mode, True) for root, depth in (("startpos", 5), ("kiwipete", 4))
+         for mode in ("bulk", "make")]
+
+
+def test_the_cross_backend_table_of_a_small_run(tmp_path, capsys):
+    """``python -m chessaccel.host.crossbench`` on a small job file, the RTL and Stockfish left
+    out: the report records what it skipped and the model's and PoCL's figures on the same jobs,
+    takes the H100 section from its record, and writes the table and plot from its JSON."""
+    jobs = tmp_path / "jobs.npz"
+    _small_job_file(jobs)
+    out = tmp_path / "benchmarks"
+    h100 = BENCHMARKS / "opencl-h100.json"
+    assert crossbench.main(["--jobs", str(jobs), "--out", str(out), "--model-stride", "1",
+                            "--pocl-stride", "2", "--skip-rtl", "--skip-stockfish",
+                            "--h100", str(h100)]) == 0
+    report = json.loads((out / "backends.json").read_text())
+    assert report["verilator"] == {"skipped": True} and report["stockfish"] == {"skipped": True}
+    assert report["model"]["jobs"] == report["speedup"]["jobs"] == 6
+    assert report["pocl_1"]["search"]["jobs"] == 6 and report["pocl_all"]["search"]["jobs"] == 3
+    assert report["pocl_1"]["search"]["nodes"] == report["model"]["nodes"]
+    assert not {"nodes_list", "scores", "best_moves"} & set(report["pocl_1"]["search"])
+    assert report["h100"] == crossbench._h100(h100)
+    assert (out / "backends.md").read_text() == crossbench._markdown(report, crossbench._rows(report))
+    assert (out / "backends.png").stat().st_size > 10_000
+    assert f"wrote {out / 'backends.json'}" in capsys.readouterr().out

@@ -164,3 +164,24 @@ def test_device_split_with_few_places_and_the_stack_full_rule():
             want = model_search_module.search(board, 3, max_ply=4)
             assert (int(split["scores"][i]), int(split["nodes"][i])) == (want.score, want.nodes), \
                 jobs[i][0]
+
+
+def test_node_children_in_chunks_when_memory_is_short(backend):
+    """With a memory budget below one position's children, node_children runs one position per
+    launch and returns what one launch over all of them returns."""
+    fens = TACTICAL[:5]
+    _, positions, _ = _packed([(fen, 0, 0, 0) for fen in fens])
+    params = np.array([(1, 0, 0, 0)] * len(fens), dtype=np.int32)
+    whole = backend.node_children(positions, params)
+    short = OpenCLBackend("pocl", memory_fraction=1e-12)
+    try:
+        parts = short.node_children(positions, params)
+        assert short.last_run["launches"] == len(fens)
+    finally:
+        short.close()
+    for key in ("counts", "in_check", "stand_pat"):
+        assert (parts[key] == whole[key]).all(), key
+    for i, count in enumerate(whole["counts"]):     # past the count: whatever the buffer held
+        assert count > 0
+        for key in ("moves", "children"):
+            assert (parts[key][i, :count] == whole[key][i, :count]).all(), (key, fens[i])

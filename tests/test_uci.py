@@ -377,3 +377,57 @@ def test_lines_sent_before_quit_or_the_end_of_input_are_answered_in_order(ending
     # the illegal position line left the position as it was
     assert all(chess.Move.from_uci(move) in after_e5.legal_moves for move in bestmoves), lines
     assert not any(l.startswith("info string error") for l in lines[4:]), lines
+
+
+def test_spaced_option_names_a_flagged_clock_and_a_go_while_searching():
+    """An option whose name has a space takes its value; setting the Backend it already has
+    keeps its running workers; a negative clock (a GUI after a flag) is searched, not refused;
+    a go during a search is refused with its error line and the search goes on."""
+    e = _handshaken()
+    try:
+        e.send("setoption name Move Overhead value 30")
+        assert e.sync() == []
+        e.send("position startpos")
+        e.send("go depth 1")
+        e.read_until(lambda l: l.startswith("bestmove"))
+        workers = e.children()
+        assert workers
+        e.send("setoption name Backend value model")
+        assert e.sync() == [] and e.children() == workers
+        e.send("go wtime -50 btime 1000")
+        lines, _ = e.read_until(lambda l: l.startswith("bestmove"))
+        assert not any("error" in l for l in lines) and e.children() == workers
+        e.send("go infinite")
+        e.read_until(lambda l: l.startswith("info depth 1"))
+        e.send("go depth 1")
+        assert "info string error: go while searching: ignored (send stop first)" in e.sync()
+        e.send("stop")
+        lines, _ = e.read_until(lambda l: l.startswith("bestmove"))
+        assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
+    finally:
+        e.close()
+
+
+def test_an_aspiration_fail_high_is_reported_as_a_lowerbound():
+    """A depth whose aspiration window fails high (found with the same search in this process)
+    is announced with ``score cp N lowerbound`` before the exact score."""
+    fen = "7k/p7/1R5K/6r1/6p1/6P1/8/8 w - - 0 1"
+    executor = BatchExecutor(ModelBackend())
+    infos = []
+    try:
+        HostSearch(executor, TranspositionTable(16), SearchOptions(hardware_plies=1),
+                   on_info=infos.append).search(chess.Board(fen), Limits(depth=4))
+    finally:
+        executor.close()
+    assert [i.depth for i in infos if i.bound == "lower"] == [3]
+    e = _handshaken()
+    try:
+        e.send("setoption name HardwarePlies value 1")
+        e.send(f"position fen {fen}")
+        e.send("go depth 4")
+        lines, _ = e.read_until(lambda l: l.startswith("bestmove"))
+    finally:
+        e.close()
+    bounded = [l for l in lines if re.search(r" score cp -?\d+ lowerbound ", l)]
+    assert len(bounded) == 1 and bounded[0].startswith("info depth 3 "), lines
+    assert not any("upperbound" in l for l in lines)

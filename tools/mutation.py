@@ -51,7 +51,10 @@ EQUIVALENT_FILE = ROOT / "tools" / "mutation_equivalent.json"
 DEFAULT_PATHS = ("sim/model", "host", "chessaccel")
 #: Files of the work copy that belong to mutmut, not to the tree.
 KEEP = {".mutmut-cache", "mutmut_config.py", "mutmut_pytest.py", "html", ".hypothesis",
-        ".mutation-baseline"}
+        ".mutation-baseline",
+        # the tests' build products (verilated board, native hostboard): folders named by a hash
+        # of their sources, so a kept one is never stale; rebuilt on every run they cost minutes
+        "build"}
 #: Seconds a mutant's own tests may run (a mutant that loops is detected, as a failure); 0:
 #: four times the run's baseline, at least 60 s. mutmut 2's own limit is 10 x the baseline.
 MUTANT_TIMEOUT = 0
@@ -170,6 +173,12 @@ def build_import_shim():
     host/ and so on; WORK/chessaccel/host etc. become links to the work copy's folders, so that
     ``import chessaccel.host`` from WORK (the first entry of sys.path when pytest runs there)
     finds the copy, never the tree behind the editable install."""
+    # the tests that run the installed command as the README does (.venv/bin/chessaccel, from
+    # the repository root) find it in the copy too; it runs the tree's code, never a mutant's
+    venv = WORK / ".venv"
+    if (ROOT / ".venv").is_dir() and not venv.is_symlink():
+        venv.symlink_to(ROOT / ".venv")
+    LINKS.add(Path(".venv"))
     project = tomllib.loads((WORK / "pyproject.toml").read_text())
     package_dir = project["tool"]["setuptools"]["package-dir"]
     top = next(p for p in package_dir if "." not in p)
@@ -224,16 +233,28 @@ def tests_for(path):
 #: exit 2 (collection error) and would pass for a survivor. Every failure becomes 1 here.
 MUTMUT_PYTEST = '''\
 """Written by tools/mutation.py: pytest whose every failure (tests, collection, usage) exits 1;
-past CHESSACCEL_MUTANT_TIMEOUT seconds (when set) it dumps where it is and exits 1 too."""
-import faulthandler
+past CHESSACCEL_MUTANT_TIMEOUT seconds (when set) it is killed, with every process it started
+(engines, workers), and exits 1 too. pytest runs in a child process of its own session: a
+watchdog inside it (faulthandler.dump_traceback_later) is cancelled by pytest as soon as a test
+fails, so a mutant whose failing test then hangs in its teardown would never end. A test process
+that dies of a signal (a mutant that hands PoCL a NULL buffer segfaults it) exits 1 as well:
+mutmut 2 counts only status 1 as killed, and took the crash's negative status for a survivor."""
 import os
+import signal
+import subprocess
 import sys
-import pytest
 
 limit = float(os.environ.get("CHESSACCEL_MUTANT_TIMEOUT") or 0)
-if limit:
-    faulthandler.dump_traceback_later(limit, exit=True)
-sys.exit(0 if pytest.main(sys.argv[1:]) == 0 else 1)
+child = subprocess.Popen([sys.executable, "-c", "import sys, pytest; sys.exit(pytest.main(sys.argv[1:]))",
+                          *sys.argv[1:]], start_new_session=True)
+try:
+    status = child.wait(timeout=limit or None)
+except subprocess.TimeoutExpired:
+    print(f"mutation: the tests ran past {limit:.0f} s: killed (counted as detected)", flush=True)
+    os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
+    sys.exit(1)
+sys.exit(0 if status == 0 else 1)
 '''
 
 MUTMUT_CONFIG = '''\
