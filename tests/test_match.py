@@ -143,3 +143,34 @@ def test_a_match_starts_afresh_unless_resumed(tmp_path, capsys):
     with open(tmp_path / "m.pgn") as pgn:
         assert [chess.pgn.read_game(pgn).headers["Round"] for _ in range(2)] == ["1", "2"]
         assert chess.pgn.read_game(pgn) is None
+
+
+def _children(pid):
+    """Process ids whose parent is ``pid`` (from /proc)."""
+    import os
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry))
+    return found
+
+
+def test_an_opponent_that_dies_while_set_up_is_one_line_and_stops_our_engine(capsys, tmp_path):
+    """An opponent that answers ``uci`` and then exits (at ``isready``): one error line, status
+    2, and the engine started before it is not left running."""
+    import os
+    dying = tmp_path / "dying-engine"
+    dying.write_text("#!/bin/sh\nread line\necho 'id name dying'\necho uciok\nread line\nexit 3\n")
+    dying.chmod(0o755)
+    before = set(_children(os.getpid()))
+    assert main(["match", "--opponent", str(dying), "--games", "1", "--tc", "1+0",
+                 "--out", str(tmp_path / "x.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "ended while being set up" in err[0], err
+    assert set(_children(os.getpid())) <= before

@@ -130,6 +130,9 @@ class Side:
             probe.configure(options)
             probe.ping()    # isready: options that start something (a backend) finish first,
             #                 before any clock runs
+        except chess.engine.EngineTerminatedError as error:
+            raise MatchError(f"{self.label} {' '.join(self.command)!r} ended while being set "
+                             f"up: {error}") from None
         except (MatchError, chess.engine.EngineError, TimeoutError) as error:
             probe.quit()
             raise MatchError(str(error)) from None
@@ -291,7 +294,7 @@ def run(args):
     ours.start()
     try:
         theirs.start()
-    except MatchError:
+    except BaseException:      # whatever stops the opponent's start, our engine is not left running
         ours.stop()
         raise
     names = {"match": match_name, "ours": ours.name, "theirs": theirs.name,
