@@ -233,6 +233,49 @@ def test_repetition_looks_back_an_even_number_of_plies_within_the_clock(inline):
     assert not search._repeats(5, 10, keys)        # 2 plies back: not a repetition yet
 
 
+#: Black to move, a queen and a rook up against a knight: white can only hope to repeat.
+LOST_FOR_WHITE = "r2q2k1/8/8/8/8/5N2/8/7K b - - 0 1"
+
+
+def _plies_back(cb, n):
+    """The position n plies before ``cb``'s (EPD: no clocks)."""
+    earlier = cb.copy()
+    for _ in range(n):
+        earlier.pop()
+    return earlier.epd()
+
+
+@pytest.mark.parametrize("history, plies_back", [
+    (["d8d7", "h1g1", "d7d8"], 4),                          # back and forth
+    (["d8d7", "h1h2", "d7e8", "h2g1", "e8d8"], 6),          # a triangle each
+])
+@pytest.mark.parametrize("hardware_plies", [1, 2])
+def test_the_losing_side_repeats_a_position_four_or_six_plies_back(inline, history, plies_back,
+                                                                    hardware_plies):
+    """The game's history reaches the search: the one move that brings a position back (python-
+    chess's is_repetition is the oracle) scores a draw, found by the host's nodes at the root;
+    the same position without its history is lost."""
+    cb = chess.Board(LOST_FOR_WHITE)
+    for uci in history:
+        cb.push_uci(uci)
+    repeating = []
+    for move in cb.legal_moves:
+        cb.push(move)
+        if cb.is_repetition(2):
+            repeating.append(move.uci())
+            assert _plies_back(cb, plies_back) == cb.epd()
+            assert all(_plies_back(cb, n) != cb.epd() for n in range(1, plies_back))
+        cb.pop()
+    assert repeating == ["g1h1"]
+    options = SearchOptions(hardware_plies=hardware_plies)
+    result = HostSearch(inline, TranspositionTable(1), options).search(cb, Limits(depth=4))
+    assert (result.best_move.uci(), result.score) == ("g1h1", 0)
+    without_history = chess.Board(cb.fen())
+    lost = HostSearch(inline, TranspositionTable(1), options).search(without_history,
+                                                                      Limits(depth=4))
+    assert lost.score < -1000
+
+
 def test_no_legal_move_at_the_root(inline):
     mated = HostSearch(inline).search(chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"),
                                       Limits(depth=3))

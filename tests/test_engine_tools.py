@@ -11,7 +11,8 @@ import pytest
 import chessaccel.host.cli as cli
 from chessaccel.host.bench import BENCH
 from chessaccel.host.cli import main
-from chessaccel.host.engine.dispatch import InstantBackend, measure_interface, measure_search
+from chessaccel.host.engine.dispatch import (GOAL_JOBS_PER_S, InstantBackend, goal_verdict,
+                                             measure_interface, measure_search)
 from chessaccel.host.engine.jobs import Job
 from chessaccel.host.position import parse_position
 from chessaccel.defs import INF
@@ -93,8 +94,15 @@ def test_dispatch_command_writes_its_figures(tmp_path):
     assert obj["goal_jobs_per_second"] == 100_000
     assert obj["search"]["depth"] == 2 and obj["search"]["jobs"] > 100
     assert "jobs per CPU second" in done.stdout and (tmp_path / "dispatch.png").exists()
-    verdict = "meets" if obj["search"]["handed_out_per_cpu_second"] >= 100_000 else "is below"
-    assert f"the search's rate {verdict} the goal of 100,000 jobs/s" in done.stdout
+    assert f"the search's rate {goal_verdict(obj['search'])} the goal of 100,000 jobs/s" in done.stdout
+
+
+@pytest.mark.parametrize("rate, verdict", [(GOAL_JOBS_PER_S - 1, "is below"),
+                                           (GOAL_JOBS_PER_S, "meets"),
+                                           (GOAL_JOBS_PER_S + 1, "meets")])
+def test_the_goal_is_met_from_exactly_the_goal_rate_up(rate, verdict):
+    assert GOAL_JOBS_PER_S == 100_000
+    assert goal_verdict({"handed_out_per_cpu_second": rate}) == verdict
 
 
 def test_a_failing_batch_is_one_line_naming_the_instant_backend():

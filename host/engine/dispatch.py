@@ -34,7 +34,8 @@ from .jobs import BatchExecutor, Job
 from .search import HostSearch, Limits, SearchOptions
 from .tt import TranspositionTable
 
-__all__ = ["InstantBackend", "measure_interface", "measure_search", "run", "GOAL_JOBS_PER_S"]
+__all__ = ["InstantBackend", "measure_interface", "measure_search", "run", "goal_verdict",
+           "GOAL_JOBS_PER_S"]
 
 #: Hydra's rate of FPGA calls per second (docs/engine.md).
 GOAL_JOBS_PER_S = 100_000
@@ -196,13 +197,19 @@ def run(args):
           f"({search['cpu_seconds']:.2f} s): what one free core gives; the median of "
           f"{len(search['runs'])} runs ("
           + ", ".join(f"{run['handed_out_per_cpu_second']:,d}" for run in search["runs"]) + ")")
-    verdict = "meets" if search["handed_out_per_cpu_second"] >= GOAL_JOBS_PER_S else "is below"
-    print(f"the search's rate {verdict} the goal of {GOAL_JOBS_PER_S:,d} jobs/s; where the host's "
-          "time goes:")
+    print(f"the search's rate {goal_verdict(search)} the goal of {GOAL_JOBS_PER_S:,d} jobs/s; "
+          "where the host's time goes:")
     for line in search["profile"][:8]:
         print("  " + line.strip())
     print(f"wrote {out} and {plot}")
     return 0
+
+
+def goal_verdict(search):
+    """Whether ``measure_search``'s rate (jobs handed out per CPU second) reaches the goal:
+    "meets" (at or above it) or "is below"."""
+    verdict = "meets" if search["handed_out_per_cpu_second"] >= GOAL_JOBS_PER_S else "is below"
+    return verdict
 
 
 def _plot(obj, path):
