@@ -3,6 +3,8 @@ budget and start ply, the node_children kernel, and split results equal to the w
 (score, best move, node count) and to the model's, with budgets small enough that nearly every
 job is split several levels deep."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -138,8 +140,11 @@ def test_device_split_jobs_equal_the_whole_jobs_and_the_model(budget, min_depth,
     backend = OpenCLBackend("pocl", threads_per_unit=per_unit)
     boards, positions, params = _packed(JOBS)
     whole = backend.run_search(positions, params)
+    started = time.perf_counter()
     split = backend.run_search_split(positions, params, split_budget=budget, min_depth=min_depth)
+    elapsed = time.perf_counter() - started
     assert backend.last_run["split_points"] > len(JOBS) // 4, "many nodes were published"
+    assert 0 < backend.last_run["seconds"] <= elapsed, "the kernel's time lies within the call's"
     for key in ("scores", "best_moves", "nodes"):
         assert (split[key] == whole[key]).all(), key
     for i in range(0, len(JOBS), 9):
