@@ -4,8 +4,8 @@ A reader thread takes lines from the GUI; ``stop`` and ``quit`` act at once (the
 search looks at between host nodes and while it waits for a job), everything else is handled in
 order by the command loop: the lines sent before a ``quit`` or the end of input are still
 answered (``printf 'uci\nisready\ngo depth 3\n' | chessaccel uci`` prints uciok, readyok and a
-bestmove, as Stockfish does), and a ``go`` among them is stopped as soon as it starts; a search runs in its own thread, so ``isready`` is answered at once
-while it thinks. Bad input of any kind (an unknown command, a malformed ``go``, an illegal move
+bestmove, as Stockfish does), and a ``go`` among them is stopped as soon as it starts. A search
+runs in its own thread, so ``isready`` is answered at once while it thinks. Bad input of any kind (an unknown command, a malformed ``go``, an illegal move
 in ``position``, an unknown option or value, a backend that cannot start or fails mid-search)
 gets one ``info string error: ...`` line and the engine stays up, never a traceback.
 

@@ -34,8 +34,8 @@ from .split import search_split
 
 __all__ = ["main"]
 
-KERNELS = ("search_jobs", "search_jobs_split", "perft_walk", "perft_bulk_1", "perft_bulk_2", "perft_bulk_3",
-           "count_children", "expand", "list_moves")
+KERNELS = ("search_jobs", "search_jobs_split", "perft_walk", "perft_bulk_1", "perft_bulk_2",
+           "perft_bulk_3", "count_children", "expand", "list_moves")
 
 #: perft runs (root name, depth, mode, plies finished per work-item) by scale
 PERFT_PLAN = {
