@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from chessaccel.defs import INF, MATE
+from chessaccel.sim.model.search import SearchError
 from chessaccel.host.opencl import OpenCLBackend
 from chessaccel.host.opencl.layout import decode_moves, pack_positions
 from chessaccel.host.opencl.split import search_split
@@ -78,14 +79,15 @@ def test_node_children_sees_what_the_search_enters(backend):
             assert seen["stand_pat"][i] == evaluate(board), fen
             moves = legal_moves(board, captures_only=depth == 0 and not in_check)
             count = int(seen["counts"][i])
-            assert decode_moves(seen["moves"][i, :count], board.side == 1) == moves, f"{fen} depth {depth}"
+            assert len(seen["moves"][i]) == len(seen["children"][i]) == count, "only the real children"
+            assert decode_moves(seen["moves"][i], board.side == 1) == moves, f"{fen} depth {depth}"
             children = []
             for move in moves:
                 child = board.copy()
                 child.make(move)
                 children.append(child)
             if children:
-                assert (seen["children"][i, :count] == pack_positions(children)).all(), fen
+                assert (seen["children"][i] == pack_positions(children)).all(), fen
 
 
 @pytest.mark.parametrize("budget, child_budget, eager", [(200, 60, False), (400, 150, True),
@@ -155,6 +157,53 @@ def test_device_split_jobs_equal_the_whole_jobs_and_the_model(budget, min_depth,
                (want.score, want.best_move, want.nodes), fen
 
 
+#: the scheduling switches of search.cl, off by default (measured not to help on the H100)
+SCHEDULING = {"SPREAD_JOBS": 1, "SPLIT_PRIO": 1}
+
+
+def test_priority_needs_a_kernel_built_with_it(backend):
+    _, positions, params = _packed(JOBS[:2])
+    with pytest.raises(SearchError, match="SPLIT_PRIO"):
+        backend.run_search_split(positions, params, prio_nodes=1000)
+
+
+@pytest.mark.parametrize("prio_nodes, prio_max, prio_exit", [(256, 1, False), (256, 64, True),
+                                                             (1024, 2, False)])
+def test_device_split_priority_changes_no_result(prio_nodes, prio_max, prio_exit):
+    """Lanes whose work has counted past prio_nodes take priority in their warp (the other lanes
+    wait, or end): the schedule changes, no score, best move or node count does."""
+    backend = OpenCLBackend("pocl", threads_per_unit=16, overrides=SCHEDULING)
+    boards, positions, params = _packed(JOBS)
+    whole = backend.run_search(positions, params)
+    split = backend.run_search_split(positions, params, split_budget=50, min_depth=0,
+                                     prio_nodes=prio_nodes, prio_max=prio_max, prio_exit=prio_exit)
+    assert backend.last_run["prio_events"] > 0, "some lane took priority"
+    for key in ("scores", "best_moves", "nodes"):
+        assert (split[key] == whole[key]).all(), key
+
+
+@pytest.mark.parametrize("kernel", ["search_jobs", "search_jobs_split"])
+def test_the_spread_queue_order_changes_no_result(kernel):
+    """With at least two warps of lanes the first wave's places are spread over the warps (a
+    permutation of the first block of places): every job is still searched once, to the same
+    score, best move and node count as with one lane per compute unit (no spreading); and
+    the first jobs taking priority from their start changes nothing either."""
+    one = OpenCLBackend("pocl", threads_per_unit=1)
+    wide = OpenCLBackend("pocl", threads_per_unit=32, overrides=SCHEDULING)
+    jobs = JOBS * 4
+    boards, positions, params = _packed(jobs)
+    whole = one.run_search(positions, params)
+    if kernel == "search_jobs":
+        spread = wide.run_search(positions, params)
+    else:
+        spread = wide.run_search_split(positions, params, split_budget=100, min_depth=0,
+                                       prio_nodes=512, prio_max=4, prio_first=8)
+    assert wide.last_run["work_items"] >= 64 and wide.last_run["work_items"] % 32 == 0
+    assert len(jobs) >= 2 * wide.last_run["work_items"], "the first wave is spread"
+    for key in ("scores", "best_moves", "nodes"):
+        assert (spread[key] == whole[key]).all(), key
+
+
 def test_device_split_with_few_places_and_the_stack_full_rule():
     """A table of a few entries fills up (publishing then stops) and a kernel built with
     MAX_PLY = 4 evaluates a published child at ply 4 as the model does."""
@@ -186,7 +235,8 @@ def test_node_children_in_chunks_when_memory_is_short(backend):
         short.close()
     for key in ("counts", "in_check", "stand_pat"):
         assert (parts[key] == whole[key]).all(), key
-    for i, count in enumerate(whole["counts"]):     # past the count: whatever the buffer held
+    for i, count in enumerate(whole["counts"]):
         assert count > 0
         for key in ("moves", "children"):
-            assert (parts[key][i, :count] == whole[key][i, :count]).all(), (key, fens[i])
+            assert len(parts[key][i]) == len(whole[key][i]) == count, (key, fens[i])
+            assert (parts[key][i] == whole[key][i]).all(), (key, fens[i])

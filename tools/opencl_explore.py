@@ -1,7 +1,9 @@
 """Exploration runs of the OpenCL kernels on a GPU (docs/opencl.md, "Splitting long jobs on the
 device" and the perft A/B runs): not a benchmark record, the sweeps behind the choices.
 
-    python -P tools/opencl_explore.py PLATFORM {all,perft,leaf} JOBS.npz [BUDGET/MIN_DEPTH/PER_CU/IDLE ...]
+    python -P tools/opencl_explore.py PLATFORM {all,perft,leaf} JOBS.npz
+        [[base:]BUDGET/MIN_DEPTH/PER_CU/IDLE[/PRIO_NODES/PRIO_MAX/PRIO_EXIT] ...] [basewhole]
+        [alone] [again]   (base: a kernel built with SPREAD_JOBS = SPLIT_PRIO = 0)
 
 - perft: bulk perft of the start position (7, 8) and Kiwipete (6, 7) with the current perft.cl
   and with ``perft_old.cl`` beside this script (an older perft.cl to compare with: e.g.
@@ -75,11 +77,36 @@ if mode in ("all", "leaf"):
     tot = int(whole["nodes"].sum())
     print(f"whole: {tot} nodes {s:.3f} s {tot/s/1e6:.1f} M/s", flush=True)
     res["leaf"].append({"label": "whole", "seconds": s, "nodes": tot})
-    configs = [tuple(int(x) for x in c.split("/")) for c in sys.argv[4:]] or [(20000, 1, 256, 2048)]
-    for budget, md, per_unit, idle in configs:
-        new.threads_per_unit = per_unit
-        sp = new.run_search_split(pos, par, split_budget=budget, min_depth=md, timeline=True, max_idle=idle)
-        lr = dict(new.last_run)
+    # "base:..." runs a configuration on a kernel built without the scheduling switches
+    base = None
+    if any(c.startswith("base") for c in sys.argv[4:]):
+        base = OpenCLBackend(PLAT, overrides={"SPREAD_JOBS": 0, "SPLIT_PRIO": 0})
+        base.threads_per_unit, base.local_size = 256, 64
+        print("base kernel:", {k: _compiler_report(base.device.build_log).get(k)
+                               for k in ("search_jobs", "search_jobs_split")}, flush=True)
+    if "basewhole" in sys.argv[4:]:
+        base.run_search(pos, par); s = base.last_run["seconds"]
+        print(f"whole (base kernel): {s:.3f} s {tot/s/1e6:.1f} M/s", flush=True)
+    configs = [(c.split(":")[:-1], tuple(int(x) for x in c.split(":")[-1].split("/")))
+               for c in sys.argv[4:] if c.split(":")[-1][0].isdigit()] or [([], (20000, 1, 256, 2048))]
+    for flags, (budget, md, per_unit, idle, *prio) in configs:
+        prio_nodes, prio_max, prio_exit, prio_first = (list(prio) + [0, 0, 0, 0])[:4]
+        use_base = "base" in flags
+        b = base if use_base else new
+        b.threads_per_unit = per_unit
+        # "topK": the K largest jobs (by the whole run's node counts: an oracle, for diagnosis)
+        # moved to the front of the batch, the others in file order behind them
+        top = max([int(f[3:]) for f in flags if f.startswith("top")] or [0])
+        perm = np.arange(len(pos))
+        if top:
+            first = np.argsort(whole["nodes"], kind="stable")[::-1][:top]
+            perm = np.concatenate([first, np.setdiff1d(perm, first)])
+        sp = b.run_search_split(pos[perm], par[perm], split_budget=budget, min_depth=md, timeline=True,
+                                max_idle=idle, prio_nodes=prio_nodes, prio_max=prio_max or None,
+                                prio_exit=bool(prio_exit), prio_first=prio_first)
+        inv = np.empty_like(perm); inv[perm] = np.arange(len(perm))
+        sp = {k: v[inv] for k, v in sp.items()}
+        lr = dict(b.last_run)
         t = sp["times"].astype(np.int64); t0 = t[:, 0].min(); st = (t[:, 0] - t0) / 1e9; en = (t[:, 1] - t0) / 1e9
         nn = whole["nodes"].astype(np.int64)
         print(f"  queue empty at {st.max():.3f} s; end quantiles 50/90/99/99.9/100%: "
@@ -96,13 +123,13 @@ if mode in ("all", "leaf"):
         lr["timeline"] = {"start": st.round(4).tolist()[:0], "end_quantiles": [float(np.quantile(en, q)) for q in (0.5, 0.9, 0.99, 0.999, 1)], "queue_empty": float(st.max())}
         same = all((sp[k] == whole[k]).all() for k in ("scores", "best_moves", "nodes"))
         nbad = int(((sp["nodes"] != whole["nodes"]) | (sp["scores"] != whole["scores"]) | (sp["best_moves"] != whole["best_moves"])).sum())
-        lr.update(same=same, mismatches=nbad, per_unit=per_unit)
+        lr.update(same=same, mismatches=nbad, per_unit=per_unit, base_kernel=use_base)
         res["leaf"].append(lr)
-        print(f"split {budget}/{md} x{per_unit} idle {idle}: {lr['seconds']:.3f} s {tot/lr['seconds']/1e6:.1f} M/s sp {lr['split_points']} entries {lr['entries']} helped {lr['entries_helped']} hn {lr['helper_nodes']/1e6:.0f}M used {lr['helper_nodes_used']/1e6:.0f}M republished {lr['republished']} waits {lr['owner_waits']} claimed {lr['owner_claimed']} same {same} bad {nbad}", flush=True)
+        print(f"{':'.join(flags)} split {budget}/{md} x{per_unit} idle {idle} prio {prio_nodes}/{lr['prio_max']}/{prio_exit}/{prio_first} events {lr['prio_events']}: {lr['seconds']:.3f} s {tot/lr['seconds']/1e6:.1f} M/s sp {lr['split_points']} entries {lr['entries']} helped {lr['entries_helped']} hn {lr['helper_nodes']/1e6:.0f}M used {lr['helper_nodes_used']/1e6:.0f}M republished {lr['republished']} waits {lr['owner_waits']} claimed {lr['owner_claimed']} same {same} bad {nbad}", flush=True)
     # the largest jobs alone, split with every lane free to help: their critical path
     big = np.argsort(whole["nodes"])[::-1]
     new.threads_per_unit = 256
-    for k in (1, 12):
+    for k in ((1, 12) if "alone" in sys.argv[4:] else ()):
         sel = big[:k]
         new.run_search(pos[sel], par[sel]); s0 = new.last_run["seconds"]
         for budget in (100000, 10000, 2000):
@@ -111,6 +138,7 @@ if mode in ("all", "leaf"):
             ok = all((sp[q] == whole[q][sel]).all() for q in ("scores", "best_moves", "nodes"))
             res["leaf"].append({"alone": k, **lr, "unsplit_seconds": s0, "same": ok})
             print(f"largest {k} alone: unsplit {s0:.3f} s; split {budget}: {lr['seconds']:.3f} s sp {lr['split_points']} entries {lr['entries']} helped {lr['entries_helped']} republished {lr['republished']} waits {lr['owner_waits']} claimed {lr['owner_claimed']} hn {lr['helper_nodes']/1e6:.1f}M used {lr['helper_nodes_used']/1e6:.1f}M same {ok}", flush=True)
-    t0 = time.perf_counter(); whole2 = new.run_search(pos, par); s = new.last_run["seconds"]
-    print(f"whole again: {s:.3f} s {tot/s/1e6:.1f} M/s", flush=True)
+    if "again" in sys.argv[4:]:
+        t0 = time.perf_counter(); whole2 = new.run_search(pos, par); s = new.last_run["seconds"]
+        print(f"whole again: {s:.3f} s {tot/s/1e6:.1f} M/s", flush=True)
 json.dump(res, open(os.path.join(OUT, "explore.json"), "w"), indent=1, default=str)

@@ -34,6 +34,11 @@ SPLIT_BUDGET = 100_000
 #: Lanes per compute unit that stay without work to help (run_search_split): none was best
 #: on the H100 (docs/opencl.md): lanes that finish their work take the parts as they come.
 SPLIT_IDLE = 0
+#: Priority for long work in run_search_split (kernels built with SPLIT_PRIO = 1): a lane whose
+#: job or part has counted this many nodes has its warp to itself (0: never), for at most
+#: SPLIT_PRIO_MAX lanes per compute unit.
+SPLIT_PRIO_NODES = 0
+SPLIT_PRIO_MAX = 1
 #: Deepest remainder the bulk leaf kernel finishes per work-item (perft_below).
 _BULK_LEAF_MAX = 3
 
@@ -217,6 +222,13 @@ class OpenCLBackend(Backend):
                 "best_moves": self._read(moves, np.uint32, n),
                 "nodes": self._read(nodes, np.uint64, n)}
 
+    def _job_buffers(self, positions, params):
+        """The device buffers every search launch takes: the jobs in, the results out."""
+        n = len(positions)
+        return {"positions": self._buffer(positions), "params": self._buffer(params),
+                "scores": self._buffer(nbytes=4 * n), "moves": self._buffer(nbytes=4 * n),
+                "nodes": self._buffer(nbytes=8 * n)}
+
     def run_search(self, positions, params, pv=False, node_budget=0):
         """The search kernel on packed arrays (positions: (N, POSITION_WORDS) uint64, params:
         (N, 4) int32 depth/alpha/beta/ply, ply 0 for a whole job). Returns numpy arrays;
@@ -224,22 +236,19 @@ class OpenCLBackend(Backend):
         (0: no budget) is given up and comes back with 0 nodes (split.search_split)."""
         n = len(positions)
         local, global_size = self._search_shape(n)
-        pos_buf = self._buffer(positions)
-        par_buf = self._buffer(params)
+        jb = self._job_buffers(positions, params)
         counter = self._buffer(np.zeros(1, dtype=np.uint32), write=True)
-        scores = self._buffer(nbytes=4 * n)
-        moves = self._buffer(nbytes=4 * n)
-        nodes = self._buffer(nbytes=8 * n)
         stride = (self.overrides or {}).get("MAX_PLY", MAX_PLY) + 1   # the kernel's PV_STRIDE
         pv_moves = self._buffer(nbytes=2 * stride * stride * n if pv else 8)
         pv_lengths = self._buffer(nbytes=stride * n if pv else 8)
         t0 = time.perf_counter()
-        self._run("search", self.kernel("search_jobs"), global_size, local, pos_buf, par_buf,
-                  np.uint32(n), np.uint64(node_budget), counter, scores, moves, nodes,
+        self._run("search", self.kernel("search_jobs"), global_size, local, jb["positions"],
+                  jb["params"], np.uint32(n), np.uint64(node_budget), counter, jb["scores"],
+                  jb["moves"], jb["nodes"],
                   np.uint32(1 if pv else 0),
                   pv_moves, pv_lengths, self.device.eval_values)
         seconds = time.perf_counter() - t0
-        out = self._read_results(scores, moves, nodes, n)
+        out = self._read_results(jb["scores"], jb["moves"], jb["nodes"], n)
         if pv:
             out["pv_moves"] = self._read(pv_moves, np.uint16, n * stride * stride
                                          ).reshape(n, stride, stride)[:, 0, :]
@@ -251,14 +260,21 @@ class OpenCLBackend(Backend):
         return out
 
     def run_search_split(self, positions, params, split_budget=SPLIT_BUDGET, min_depth=1,
-                         entries=None, split_points=None, timeline=False, max_idle=None):
+                         entries=None, split_points=None, timeline=False, max_idle=None,
+                         prio_nodes=None, prio_max=None, prio_exit=False, prio_first=0):
         """``run_search`` with long jobs split on the device (search_jobs_split, docs/opencl.md):
         a job or part that has counted ``split_budget`` nodes publishes the node it returns
         into (depth >= ``min_depth``), and lanes without work search its remaining children.
         The same scores, best moves and node counts; ``last_run`` tells how much was split.
         ``timeline``: also each job's start and end on the device's clock in ns ("times", (N, 2);
         zeros where the device has no clock to read). ``max_idle``: lanes without work that stay
-        to help (the others end; default SPLIT_IDLE per compute unit)."""
+        to help (the others end; default SPLIT_IDLE per compute unit). ``prio_nodes``: a lane
+        whose job or part has counted that many nodes takes priority in its warp (its other
+        lanes take no new work while it lasts; 0: never; default SPLIT_PRIO_NODES), for at most
+        ``prio_max`` lanes at once (default SPLIT_PRIO_MAX per compute unit); ``prio_exit``:
+        those lanes end instead of waiting; ``prio_first``: the first jobs of the batch (a host's
+        predicted long ones) take priority from their start. Priority needs a kernel built with
+        ``overrides={"SPLIT_PRIO": 1}`` (measured not to help on the H100, docs/opencl.md)."""
         n = len(positions)
         d = self.device
         local, global_size = self._search_shape(n)
@@ -267,12 +283,16 @@ class OpenCLBackend(Backend):
         if split_points is None:
             split_points = entries // 8
         entries = int(min(entries, self._memory_budget() // (8 * POSITION_WORDS)))
-        pos_buf = self._buffer(positions)
-        par_buf = self._buffer(params)
+        if (prio_nodes or prio_first) and not (self.overrides or {}).get("SPLIT_PRIO"):
+            raise SearchError("priority for long work needs a kernel built with SPLIT_PRIO = 1 "
+                              "(overrides={'SPLIT_PRIO': 1})")
+        if prio_nodes is None:
+            prio_nodes = SPLIT_PRIO_NODES
+        if prio_max is None:
+            prio_max = d.compute_units * SPLIT_PRIO_MAX
+        jb = self._job_buffers(positions, params)
         ctl = self._buffer(np.zeros(16, dtype=np.uint32), write=True)
-        scores = self._buffer(nbytes=4 * n)
-        moves = self._buffer(nbytes=4 * n)
-        nodes = self._buffer(nbytes=8 * n)
+        warp_hot = self._buffer(np.zeros(global_size // 32 + 1, dtype=np.uint32), write=True)
         sp_alpha = self._buffer(nbytes=4 * split_points)
         sp_info = self._buffer(nbytes=16 * split_points)
         e_pos = self._buffer(nbytes=8 * POSITION_WORDS * entries)
@@ -281,15 +301,17 @@ class OpenCLBackend(Backend):
         e_result = self._buffer(np.zeros(entries, dtype=np.uint64), write=True)
         times = self._buffer(np.zeros(2 * n if timeline else 1, dtype=np.uint64), write=True)
         t0 = time.perf_counter()
-        self._run("search", self.kernel("search_jobs_split"), global_size, local, pos_buf,
-                  par_buf, np.uint32(n), ctl, scores, moves, nodes, sp_alpha, sp_info,
+        self._run("search", self.kernel("search_jobs_split"), global_size, local,
+                  jb["positions"], jb["params"], np.uint32(n), ctl, jb["scores"], jb["moves"],
+                  jb["nodes"], sp_alpha, sp_info,
                   np.uint32(split_points), e_pos, e_state, e_sp, e_result, np.uint32(entries),
                   np.uint64(split_budget), np.int32(min_depth), times,
                   np.uint32(1 if timeline else 0),
                   np.uint32(d.compute_units * SPLIT_IDLE if max_idle is None else max_idle),
-                  self.device.eval_values)
+                  warp_hot, np.uint32(prio_nodes), np.uint32(prio_max),
+                  np.uint32(1 if prio_exit else 0), np.uint32(prio_first), self.device.eval_values)
         seconds = time.perf_counter() - t0
-        out = self._read_results(scores, moves, nodes, n)
+        out = self._read_results(jb["scores"], jb["moves"], jb["nodes"], n)
         if timeline:
             out["times"] = self._read(times, np.uint64, 2 * n).reshape(n, 2)
         c = self._read(ctl, np.uint32, 16)
@@ -299,20 +321,24 @@ class OpenCLBackend(Backend):
                          "entries": int(c[1]), "entries_helped": int(c[5]),
                          "helper_nodes": int(c[8]) << 10, "helper_nodes_used": int(c[9]) << 10,
                          "republished": int(c[11]), "owner_waits": int(c[12]),
-                         "owner_claimed": int(c[13]),
+                         "owner_claimed": int(c[13]), "prio_events": int(c[15]),
+                         "prio_nodes": int(prio_nodes), "prio_max": int(prio_max),
+                         "prio_exit": bool(prio_exit), "prio_first": int(prio_first),
                          "split_budget": int(split_budget), "min_depth": int(min_depth)}
         return out
 
     def node_children(self, positions, params):
         """What the search finds on entering each packed node (params: depth/-/-/ply): the
         number of legal children, whether it is in check, its stand-pat value, and the children
-        in generation order (captures only in quiescence) as packed moves and positions."""
+        in generation order (captures only in quiescence): "moves" and "children" are lists
+        with one array per node, of its count's packed moves and positions."""
         n = len(positions)
         chunk = max(1, int(self._memory_budget() // (8 * POSITION_WORDS * MAX_MOVES)))
         if n > chunk:
             parts = [self.node_children(positions[i:i + chunk], params[i:i + chunk])
                      for i in range(0, n, chunk)]
-            return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+            return {key: (sum((p[key] for p in parts), []) if isinstance(parts[0][key], list)
+                          else np.concatenate([p[key] for p in parts])) for key in parts[0]}
         pos_buf = self._buffer(positions)
         par_buf = self._buffer(params)
         moves = self._buffer(nbytes=4 * MAX_MOVES * n)
@@ -321,10 +347,14 @@ class OpenCLBackend(Backend):
         self._launch_1d("node expansion", "node_children", n, pos_buf, par_buf, np.uint32(n),
                         moves, children, info, self.device.eval_values)
         info = self._read(info, np.int32, 3 * n).reshape(n, 3)
-        return {"counts": info[:, 0], "in_check": info[:, 1].astype(bool), "stand_pat": info[:, 2],
-                "moves": self._read(moves, np.uint32, MAX_MOVES * n).reshape(n, MAX_MOVES),
-                "children": self._read(children, np.uint64, POSITION_WORDS * MAX_MOVES * n
-                                       ).reshape(n, MAX_MOVES, POSITION_WORDS)}
+        counts = info[:, 0]
+        all_moves = self._read(moves, np.uint32, MAX_MOVES * n).reshape(n, MAX_MOVES)
+        all_children = self._read(children, np.uint64, POSITION_WORDS * MAX_MOVES * n
+                                  ).reshape(n, MAX_MOVES, POSITION_WORDS)
+        # only the real children: the slots past each count hold whatever the buffer held
+        return {"counts": counts, "in_check": info[:, 1].astype(bool), "stand_pat": info[:, 2],
+                "moves": [all_moves[i, :c].copy() for i, c in enumerate(counts)],
+                "children": [all_children[i, :c].copy() for i, c in enumerate(counts)]}
 
     # --- perft ---------------------------------------------------------------------------------
 

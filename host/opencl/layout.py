@@ -63,6 +63,9 @@ def kernel_prelude(overrides=None):
         "MOVE_FROM_SHIFT": _MOVE_FIELDS["from_sq"].offset,
         "MOVE_TO_SHIFT": _MOVE_FIELDS["to_sq"].offset,
         "MOVE_PROMO_SHIFT": _MOVE_FIELDS["promo"].offset,
+        # scheduling switches of the search kernels (search.cl): measured on the H100 not to
+        # help (docs/opencl.md), so built only on request (overrides, 1)
+        "SPREAD_JOBS": 0, "SPLIT_PRIO": 0,
     }
     defines.update({name: PieceType[name].value for name in _TYPES})
     defines.update({f"LINES_{name}": offset for name, offset in LINE_TABLE_OFFSETS.items()})

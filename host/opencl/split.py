@@ -82,8 +82,8 @@ class _Split:
         for i, node in enumerate(nodes):
             node.count = int(seen["counts"][i])
             node.in_check = bool(seen["in_check"][i])
-            node.moves = seen["moves"][i, :node.count].copy()
-            node.children = seen["children"][i, :node.count].copy()
+            node.moves = seen["moves"][i]
+            node.children = seen["children"][i]
             stand_pat = int(seen["stand_pat"][i])
             if node.ply == MAX_PLY:
                 self.finish(node, stand_pat)

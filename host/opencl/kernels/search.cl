@@ -130,6 +130,15 @@ static inline bool enter_node(Frame *f, Board *b, Values v, int ply, int *value)
 #define CTL_REPUBLISHED 11    // alpha rose at a published node: its children published again
 #define CTL_WAITS 12          // an owner waited for a helper's child
 #define CTL_CLAIMED 13        // an owner searched a published child itself
+#define CTL_HOT 14            // lanes with priority now
+#define CTL_HOT_EVENTS 15     // times a lane took priority
+// Priority for long work (`prio_nodes`): a lane whose job or part has counted `prio_nodes`
+// nodes (checked every 256 nodes) takes priority in its warp, if fewer than `prio_max` lanes
+// hold it: the other lanes of its warp (WARP_LANES consecutive work-items) finish what they hold
+// and take no new job or entry while it lasts (they wait, or end with `prio_exit`), so that the
+// long work runs without the divergence of 31 other jobs beside it. Only the schedule changes:
+// no result depends on which lane searches what.
+#define WARP_LANES 32
 // A lane without work looks for work again every IDLE_TURNS turns of the loop (a turn of its
 // own costs a few instructions: the lanes that work in its warp hardly wait for it), and at
 // most `max_idle` lanes stay without work: the others end, so that the multiprocessors' issue
@@ -163,10 +172,23 @@ typedef struct {
     __global volatile uint *e_state;  // per entry: E_*
     __global volatile uint *e_sp;     // per entry: its split point
     __global volatile ulong *e_result;// per entry: nodes << 32 | value << 16 | tag (0: none)
+    __global volatile uint *warp_hot; // per warp: its lanes that have priority
     uint sp_max, e_max, max_idle;
     ulong budget;
     int min_depth;
+    uint prio_nodes, prio_max, prio_exit, prio_first;
 } Split;
+
+// Priority in the lane's warp, if fewer than prio_max lanes hold it (true: taken).
+static inline bool take_priority(const Split *S, uint warp) {
+    if (atomic_inc(&S->ctl[CTL_HOT]) < S->prio_max) {
+        atomic_inc(&S->warp_hot[warp]);
+        atomic_inc(&S->ctl[CTL_HOT_EVENTS]);
+        return true;
+    }
+    atomic_dec(&S->ctl[CTL_HOT]);
+    return false;
+}
 
 
 static inline ulong pack_result(ulong nodes, int value, int tag) {
@@ -276,6 +298,25 @@ static inline void pop_split(const ulong *w, Frame *f) {
     f->entered = (uint)w[FRAME_WORDS + 1];
 }
 
+// The first jobs of the queue, spread over the warps: lanes of a warp that take jobs on the same
+// turn get consecutive places of the queue (NVIDIA aggregates a warp's atomics), and neighbours
+// in a job file are often siblings of one position, long or short together. The first
+// get_global_size(0) places (the first wave: every lane takes one at the start), place c goes
+// to job (c % WARP_LANES) * warps + c / WARP_LANES, so that job j < warps is the first job of
+// warp j's first lane. A permutation: only the schedule changes.
+static inline uint spread_job(uint c, uint n) {
+#if SPREAD_JOBS
+    uint size = (uint)get_global_size(0);
+    if (size % WARP_LANES || size < 2 * WARP_LANES)
+        return c;
+    if (c >= size || size > n)
+        return c;
+    return (c % WARP_LANES) * (size / WARP_LANES) + c / WARP_LANES;
+#else
+    return c;
+#endif
+}
+
 #define WORK_NONE 0
 #define WORK_JOB 1
 #define WORK_HELP 2
@@ -311,6 +352,8 @@ static inline void search_body(__global const ulong *positions, __global const i
     int work = WORK_NONE, help_sp = 0, help_tag = 0, wait_e = -1;
     uint turn = IDLE_TURNS - 1;   // the first turn takes a job at once
     bool idle = false;
+    bool hot = false;                          // this lane has priority in its warp
+    const uint warp = (uint)get_global_id(0) / WARP_LANES;
     __global ushort *pv = pv_moves;
     __global uchar *pv_len = pv_lengths;
     // "the root has returned": the first turn takes a job from the queue
@@ -344,6 +387,13 @@ static inline void search_body(__global const ulong *positions, __global const i
                     break;                                    // idle: look again later
                 if (help) close_split(S, &cur);
                 cur.sp = -1;
+#if SPLIT_PRIO
+                if (help && hot) {
+                    atomic_dec(&S->warp_hot[warp]);
+                    atomic_dec(&S->ctl[CTL_HOT]);
+                    hot = false;
+                }
+#endif
                 if (help && work == WORK_HELP)
                     atomic_add(&S->ctl[CTL_HELPER_KNODES], (uint)(nodes >> 10));
                 if (work == WORK_JOB) {
@@ -366,7 +416,9 @@ static inline void search_body(__global const ulong *positions, __global const i
                 }
                 work = WORK_NONE;
                 given_up = false;
-                if (help) {
+                // a lane of a warp where another has priority takes no new work
+                const bool frozen = SPLIT_PRIO && help && S->warp_hot[warp] != 0;
+                if (help && !frozen) {
                     int tag;
                     int e = take_entry(S, &tag);
                     if (e >= 0) {
@@ -381,8 +433,8 @@ static inline void search_body(__global const ulong *positions, __global const i
                         help_tag = tag;
                     }
                 }
-                if (work == WORK_NONE && (!help || *job_counter < n_jobs)) {
-                    job = atomic_inc(job_counter);
+                if (work == WORK_NONE && !frozen && (!help || *job_counter < n_jobs)) {
+                    job = spread_job(atomic_inc(job_counter), n_jobs);
                     if (job < n_jobs) {
                         load_position(&b, positions + (size_t)job * POSITION_WORDS, lines);
                         int4 p = params[job];
@@ -390,6 +442,10 @@ static inline void search_body(__global const ulong *positions, __global const i
                         ply = root_ply = p.w;
                         work = WORK_JOB;
                         if (help && S->times) S->times[2 * job] = device_ns();
+#if SPLIT_PRIO
+                        if (help && job < S->prio_first)
+                            hot = take_priority(S, warp);
+#endif
                         pv = pv_moves + (size_t)job * PV_STRIDE * PV_STRIDE;
                         pv_len = pv_lengths + (size_t)job * PV_STRIDE;
                         if (want_pv) pv_len[0] = 0;
@@ -398,6 +454,12 @@ static inline void search_body(__global const ulong *positions, __global const i
                 if (work == WORK_NONE) {
                     if (!help || S->ctl[CTL_DONE] >= n_jobs)
                         return;
+                    if (frozen) {
+                        if (S->prio_exit)
+                            return;
+                        turn = 0;
+                        break;                               // wait: look again later
+                    }
                     if (!idle) {
                         if (atomic_inc(&S->ctl[CTL_IDLE]) >= S->max_idle) {
                             atomic_dec(&S->ctl[CTL_IDLE]);
@@ -503,19 +565,25 @@ static inline void search_body(__global const ulong *positions, __global const i
                 }
                 atomic_inc(&S->ctl[CTL_CLAIMED]);
             }
-            if (work == WORK_HELP && (nodes & 255) == 0 && S->sp_alpha[help_sp] == SP_CLOSED) {
-                // the node this part belongs to has returned: give the part up
-                for (int q = root_ply; q < ply; q++) {
-                    int sp = SPLIT_SP(stack[q * fw + FRAME_WORDS]);
-                    if (sp >= 0) S->sp_alpha[sp] = SP_CLOSED;
+            if ((nodes & 255) == 0) {
+                if (work == WORK_HELP && S->sp_alpha[help_sp] == SP_CLOSED) {
+                    // the node this part belongs to has returned: give the part up
+                    for (int q = root_ply; q < ply; q++) {
+                        int sp = SPLIT_SP(stack[q * fw + FRAME_WORDS]);
+                        if (sp >= 0) S->sp_alpha[sp] = SP_CLOSED;
+                    }
+                    given_up = true;
+                    ply = root_ply;
+                    have_value = true;
+                    continue;
                 }
-                given_up = true;
-                ply = root_ply;
-                have_value = true;
-                continue;
+#if SPLIT_PRIO
+                if (S->prio_nodes && !hot && nodes >= S->prio_nodes)
+                    hot = take_priority(S, warp);
+#endif
             }
+            cur.entered = (uint)nodes;
         }
-        if (help) cur.entered = (uint)nodes;
         nodes++;
         if (node_budget && nodes > node_budget) {   // give the job up: straight to the next one
             given_up = true;
@@ -558,9 +626,15 @@ __kernel void search_jobs_split(__global const ulong *positions, __global const 
                                 const uint e_max, const ulong split_budget, const int min_depth,
                                 __global ulong *times,   // 2 per job, or 0 words: no timeline
                                 const uint want_times, const uint max_idle,
+                                __global volatile uint *warp_hot,   // per WARP_LANES work-items
+                                const uint prio_nodes, const uint prio_max, const uint prio_exit,
+                                const uint prio_first,
                                 Values values, Lines lines)
 {
     Split S;
+    S.warp_hot = warp_hot;
+    S.prio_nodes = prio_nodes; S.prio_max = prio_max; S.prio_exit = prio_exit;
+    S.prio_first = prio_first;
     S.times = want_times ? times : 0;
     S.max_idle = max_idle;
     S.ctl = ctl; S.sp_alpha = sp_alpha; S.sp_info = sp_info; S.e_pos = e_pos;
