@@ -157,6 +157,19 @@ def test_device_split_jobs_equal_the_whole_jobs_and_the_model(budget, min_depth,
                (want.score, want.best_move, want.nodes), fen
 
 
+def test_device_split_with_a_tail_budget():
+    """A budget never reached while the queue holds jobs, a small one once it is empty: the
+    batch's last jobs are split, with the same results."""
+    backend = OpenCLBackend("pocl", threads_per_unit=8)
+    boards, positions, params = _packed(JOBS)
+    whole = backend.run_search(positions, params)
+    split = backend.run_search_split(positions, params, split_budget=1 << 40, min_depth=0,
+                                     tail_budget=20)
+    assert backend.last_run["split_points"] > 0 and backend.last_run["tail_budget"] == 20
+    for key in ("scores", "best_moves", "nodes"):
+        assert (split[key] == whole[key]).all(), key
+
+
 #: the scheduling switches of search.cl, off by default (measured not to help on the H100)
 SCHEDULING = {"SPREAD_JOBS": 1, "SPLIT_PRIO": 1}
 

@@ -2,8 +2,10 @@
 device" and the perft A/B runs): not a benchmark record, the sweeps behind the choices.
 
     python -P tools/opencl_explore.py PLATFORM {all,perft,leaf} JOBS.npz
-        [[base:]BUDGET/MIN_DEPTH/PER_CU/IDLE[/PRIO_NODES/PRIO_MAX/PRIO_EXIT] ...] [basewhole]
-        [alone] [again]   (base: a kernel built with SPREAD_JOBS = SPLIT_PRIO = 0)
+        [[base:][topK:]BUDGET/MIN_DEPTH/PER_CU/IDLE[/PRIO_NODES/PRIO_MAX/PRIO_EXIT/PRIO_FIRST/TAIL]
+         ...] [basewhole]
+        [alone] [again]   (base: the .cl files in ../old_kernels beside tools/ when there are,
+                           else a kernel built with SPREAD_JOBS = SPLIT_PRIO = 0)
 
 - perft: bulk perft of the start position (7, 8) and Kiwipete (6, 7) with the current perft.cl
   and with ``perft_old.cl`` beside this script (an older perft.cl to compare with: e.g.
@@ -26,8 +28,13 @@ OUT = os.environ.get("OUT", "/tmp")
 here = os.path.dirname(os.path.abspath(__file__))
 old_path = os.path.join(here, "perft_old.cl")
 old_perft = open(old_path).read() if os.path.exists(old_path) else ""
+old_dir = os.path.join(here, "..", "old_kernels")   # .cl files of an older version, for "base:"
 orig = dev.kernel_source
 def source(overrides=None):
+    if overrides and overrides.get("AB_OLDDIR"):
+        from chessaccel.host.opencl.layout import kernel_prelude
+        return "\n".join([kernel_prelude()] + [f"// ---- {n} ----\n" + open(os.path.join(old_dir, n)).read()
+                                              for n in dev.KERNEL_FILES])
     s = orig({k: v for k, v in (overrides or {}).items() if k != "AB_OLD"} or None)
     if overrides and overrides.get("AB_OLD"):
         head, rest = s.split("// ---- perft.cl ----\n")
@@ -80,7 +87,9 @@ if mode in ("all", "leaf"):
     # "base:..." runs a configuration on a kernel built without the scheduling switches
     base = None
     if any(c.startswith("base") for c in sys.argv[4:]):
-        base = OpenCLBackend(PLAT, overrides={"SPREAD_JOBS": 0, "SPLIT_PRIO": 0})
+        base = OpenCLBackend(PLAT, overrides={"AB_OLDDIR": 1} if os.path.isdir(old_dir)
+                             else {"SPREAD_JOBS": 0, "SPLIT_PRIO": 0})
+        print("base kernel from", old_dir if os.path.isdir(old_dir) else "the switches off", flush=True)
         base.threads_per_unit, base.local_size = 256, 64
         print("base kernel:", {k: _compiler_report(base.device.build_log).get(k)
                                for k in ("search_jobs", "search_jobs_split")}, flush=True)
@@ -90,7 +99,7 @@ if mode in ("all", "leaf"):
     configs = [(c.split(":")[:-1], tuple(int(x) for x in c.split(":")[-1].split("/")))
                for c in sys.argv[4:] if c.split(":")[-1][0].isdigit()] or [([], (20000, 1, 256, 2048))]
     for flags, (budget, md, per_unit, idle, *prio) in configs:
-        prio_nodes, prio_max, prio_exit, prio_first = (list(prio) + [0, 0, 0, 0])[:4]
+        prio_nodes, prio_max, prio_exit, prio_first, tail = (list(prio) + [0, 0, 0, 0, 0])[:5]
         use_base = "base" in flags
         b = base if use_base else new
         b.threads_per_unit = per_unit
@@ -103,7 +112,8 @@ if mode in ("all", "leaf"):
             perm = np.concatenate([first, np.setdiff1d(perm, first)])
         sp = b.run_search_split(pos[perm], par[perm], split_budget=budget, min_depth=md, timeline=True,
                                 max_idle=idle, prio_nodes=prio_nodes, prio_max=prio_max or None,
-                                prio_exit=bool(prio_exit), prio_first=prio_first)
+                                prio_exit=bool(prio_exit), prio_first=prio_first,
+                                **({"tail_budget": tail} if tail else {}))
         inv = np.empty_like(perm); inv[perm] = np.arange(len(perm))
         sp = {k: v[inv] for k, v in sp.items()}
         lr = dict(b.last_run)
@@ -125,7 +135,7 @@ if mode in ("all", "leaf"):
         nbad = int(((sp["nodes"] != whole["nodes"]) | (sp["scores"] != whole["scores"]) | (sp["best_moves"] != whole["best_moves"])).sum())
         lr.update(same=same, mismatches=nbad, per_unit=per_unit, base_kernel=use_base)
         res["leaf"].append(lr)
-        print(f"{':'.join(flags)} split {budget}/{md} x{per_unit} idle {idle} prio {prio_nodes}/{lr['prio_max']}/{prio_exit}/{prio_first} events {lr['prio_events']}: {lr['seconds']:.3f} s {tot/lr['seconds']/1e6:.1f} M/s sp {lr['split_points']} entries {lr['entries']} helped {lr['entries_helped']} hn {lr['helper_nodes']/1e6:.0f}M used {lr['helper_nodes_used']/1e6:.0f}M republished {lr['republished']} waits {lr['owner_waits']} claimed {lr['owner_claimed']} same {same} bad {nbad}", flush=True)
+        print(f"{':'.join(flags)} split {budget}/{md} x{per_unit} idle {idle} prio {prio_nodes}/{lr['prio_max']}/{prio_exit}/{prio_first} tail {tail or budget} events {lr['prio_events']}: {lr['seconds']:.3f} s {tot/lr['seconds']/1e6:.1f} M/s sp {lr['split_points']} entries {lr['entries']} helped {lr['entries_helped']} hn {lr['helper_nodes']/1e6:.0f}M used {lr['helper_nodes_used']/1e6:.0f}M republished {lr['republished']} waits {lr['owner_waits']} claimed {lr['owner_claimed']} same {same} bad {nbad}", flush=True)
     # the largest jobs alone, split with every lane free to help: their critical path
     big = np.argsort(whole["nodes"])[::-1]
     new.threads_per_unit = 256

@@ -261,10 +261,12 @@ class OpenCLBackend(Backend):
 
     def run_search_split(self, positions, params, split_budget=SPLIT_BUDGET, min_depth=1,
                          entries=None, split_points=None, timeline=False, max_idle=None,
-                         prio_nodes=None, prio_max=None, prio_exit=False, prio_first=0):
+                         prio_nodes=None, prio_max=None, prio_exit=False, prio_first=0,
+                         tail_budget=None):
         """``run_search`` with long jobs split on the device (search_jobs_split, docs/opencl.md):
         a job or part that has counted ``split_budget`` nodes publishes the node it returns
-        into (depth >= ``min_depth``), and lanes without work search its remaining children.
+        into (depth >= ``min_depth``), and lanes without work search its remaining children;
+        once the queue of jobs is empty the budget is ``tail_budget`` (default: split_budget).
         The same scores, best moves and node counts; ``last_run`` tells how much was split.
         ``timeline``: also each job's start and end on the device's clock in ns ("times", (N, 2);
         zeros where the device has no clock to read). ``max_idle``: lanes without work that stay
@@ -309,7 +311,9 @@ class OpenCLBackend(Backend):
                   np.uint32(1 if timeline else 0),
                   np.uint32(d.compute_units * SPLIT_IDLE if max_idle is None else max_idle),
                   warp_hot, np.uint32(prio_nodes), np.uint32(prio_max),
-                  np.uint32(1 if prio_exit else 0), np.uint32(prio_first), self.device.eval_values)
+                  np.uint32(1 if prio_exit else 0), np.uint32(prio_first),
+                  np.uint64(split_budget if tail_budget is None else tail_budget),
+                  self.device.eval_values)
         seconds = time.perf_counter() - t0
         out = self._read_results(jb["scores"], jb["moves"], jb["nodes"], n)
         if timeline:
@@ -324,7 +328,8 @@ class OpenCLBackend(Backend):
                          "owner_claimed": int(c[13]), "prio_events": int(c[15]),
                          "prio_nodes": int(prio_nodes), "prio_max": int(prio_max),
                          "prio_exit": bool(prio_exit), "prio_first": int(prio_first),
-                         "split_budget": int(split_budget), "min_depth": int(min_depth)}
+                         "split_budget": int(split_budget), "min_depth": int(min_depth),
+                         "tail_budget": int(split_budget if tail_budget is None else tail_budget)}
         return out
 
     def node_children(self, positions, params):

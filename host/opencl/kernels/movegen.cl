@@ -92,31 +92,11 @@ typedef struct {
 } Move;
 
 // The next pseudo-legal move of the node in contract order; false when the node is exhausted.
+// The victim (when the last one's aggressors are used up) is picked first, then the aggressor,
+// in straight-line code: the lanes of a warp that need a new victim and those that do not
+// meet again at the aggressor (a loop around both made the warp run the aggressor twice).
 static inline bool next_move(Gen *g, const Board *b, Move *m) {
-    for (;;) {
-        if (g->aggressors) {
-            ulong a = g->aggressors;
-            int mover;
-            ulong pick;
-            ulong s;
-            if      ((s = a & type_set(b, PAWN)))   { mover = PAWN;   pick = s; }
-            else if ((s = a & type_set(b, KNIGHT))) { mover = KNIGHT; pick = s; }
-            else if ((s = a & type_set(b, BISHOP))) { mover = BISHOP; pick = s; }
-            else if ((s = a & type_set(b, ROOK)))   { mover = ROOK;   pick = s; }
-            else if ((s = a & type_set(b, QUEEN)))  { mover = QUEEN;  pick = s; }
-            else                                    { mover = KING;   pick = a; }
-            int from = lowest(pick);
-            m->from = from; m->to = g->victim; m->mover = mover;
-            m->victim = type_at(b, g->victim);
-            if (mover == PAWN && g->victim >= 56) {
-                m->promo = PROMOTION_ORDER[g->promo];
-                if (++g->promo == PROMOTIONS) { g->promo = 0; g->aggressors &= ~BIT(from); }
-            } else {
-                m->promo = 0;
-                g->aggressors &= ~BIT(from);
-            }
-            return true;
-        }
+    while (!g->aggressors) {
         if (g->stage == STAGE_VICTIMS) {
             ulong c = g->captures;
             ulong pick;
@@ -154,4 +134,25 @@ static inline bool next_move(Gen *g, const Board *b, Move *m) {
         }
         return false;
     }
+    ulong a = g->aggressors;
+    int mover;
+    ulong pick;
+    ulong s;
+    if      ((s = a & type_set(b, PAWN)))   { mover = PAWN;   pick = s; }
+    else if ((s = a & type_set(b, KNIGHT))) { mover = KNIGHT; pick = s; }
+    else if ((s = a & type_set(b, BISHOP))) { mover = BISHOP; pick = s; }
+    else if ((s = a & type_set(b, ROOK)))   { mover = ROOK;   pick = s; }
+    else if ((s = a & type_set(b, QUEEN)))  { mover = QUEEN;  pick = s; }
+    else                                    { mover = KING;   pick = a; }
+    int from = lowest(pick);
+    m->from = from; m->to = g->victim; m->mover = mover;
+    m->victim = type_at(b, g->victim);
+    if (mover == PAWN && g->victim >= 56) {
+        m->promo = PROMOTION_ORDER[g->promo];
+        if (++g->promo == PROMOTIONS) { g->promo = 0; g->aggressors &= ~BIT(from); }
+    } else {
+        m->promo = 0;
+        g->aggressors &= ~BIT(from);
+    }
+    return true;
 }

@@ -13,7 +13,7 @@ typedef struct {
     bool legal;     // a legal move has been searched
     bool in_check;
     int sp;         // search_jobs_split: the node's split point, -1 none yet, -2 none wanted
-    uint base, k;   // its first entry, and the entry of its next legal child
+    uint k;         // the entry of its next legal child, from the first (sp_info[sp].w)
     uint entered;   // the lane's node count (low 32 bits) before this node was counted
 } Frame;
 
@@ -100,7 +100,9 @@ static inline bool enter_node(Frame *f, Board *b, Values v, int ply, int *value)
 // One lane is a slow processor, and a batch ends with its longest job (docs/opencl.md). In
 // search_jobs_split a node whose own subtree has counted more than `split_budget` nodes (and
 // whose depth is at least `min_depth`) is published when a child returns into it without a
-// cutoff, at most once per value of its alpha: the node's remaining legal children, in
+// cutoff, at most once per value of its alpha (the budget becomes `tail_budget` once the queue
+// of jobs is empty: the batch's last jobs are then split finer, each lane checking every 256
+// nodes): the node's remaining legal children, in
 // generation order, become entries of a global table, each with its position and the window the
 // sequential search gives it now (alpha cannot change before the node's next child returns). Lanes without work take entries before new jobs and
 // search them as jobs of their own (a part may publish in turn). The owner of the node goes on
@@ -175,6 +177,7 @@ typedef struct {
     __global volatile uint *warp_hot; // per warp: its lanes that have priority
     uint sp_max, e_max, max_idle;
     ulong budget;
+    ulong tail_budget;                // the budget once the queue of jobs is empty
     int min_depth;
     uint prio_nodes, prio_max, prio_exit, prio_first;
 } Split;
@@ -204,7 +207,8 @@ static inline void load_position_v(Board *b, __global volatile const ulong *p, L
 }
 
 // Publish the node in `f` (board `b`): its remaining legal children as entries with the
-// current alpha. Sets f->sp / f->base / f->k (f->sp = -2: nothing worth publishing).
+// current alpha. Sets f->sp / f->k (f->sp = -2: nothing worth publishing); the split point's
+// first entry is kept in sp_info[sp].w.
 static inline void publish(const Split *S, Frame *f, Board *b, Values v, int ply) {
     Gen g = f->g;
     Move m;
@@ -226,7 +230,7 @@ static inline void publish(const Split *S, Frame *f, Board *b, Values v, int ply
             atomic_xchg(&S->e_state[e], E_DEAD);
         return;
     }
-    S->sp_info[sp] = (int4)(f->depth, f->beta, ply, 0);
+    S->sp_info[sp] = (int4)(f->depth, f->beta, ply, (int)base);
     S->sp_alpha[sp] = f->alpha;
     g = f->g;
     uint e = base;
@@ -244,7 +248,6 @@ static inline void publish(const Split *S, Frame *f, Board *b, Values v, int ply
     for (e = base; e < base + count; e++)
         atomic_xchg(&S->e_state[e], E_READY);
     f->sp = (int)sp;
-    f->base = base;
     f->k = 0;
 }
 
@@ -283,19 +286,18 @@ static inline void close_split(const Split *S, const Frame *f) {
         S->sp_alpha[f->sp] = SP_CLOSED;
 }
 
-// The split fields in the frame's two extra words: sp + 2 (24 bits), k (8 bits), base (32
-// bits); the node count at entry.
+// The split fields in the frame's extra word: sp + 2 (24 bits), k (8 bits) and the node count
+// at entry (32 bits).
+#define SPLIT_WORDS 1
 #define SPLIT_SP(w) ((int)((w) & 0xFFFFFFu) - 2)
 static inline void push_split(ulong *w, const Frame *f) {
-    w[FRAME_WORDS] = (ulong)(uint)(f->sp + 2) | ((ulong)f->k << 24) | ((ulong)f->base << 32);
-    w[FRAME_WORDS + 1] = f->entered;
+    w[FRAME_WORDS] = (ulong)(uint)(f->sp + 2) | ((ulong)f->k << 24) | ((ulong)f->entered << 32);
 }
 static inline void pop_split(const ulong *w, Frame *f) {
     ulong x = w[FRAME_WORDS];
     f->sp = SPLIT_SP(x);
     f->k = (uint)((x >> 24) & 0xFFu);
-    f->base = (uint)(x >> 32);
-    f->entered = (uint)w[FRAME_WORDS + 1];
+    f->entered = (uint)(x >> 32);
 }
 
 // The first jobs of the queue, spread over the warps: lanes of a warp that take jobs on the same
@@ -340,11 +342,11 @@ static inline void search_body(__global const ulong *positions, __global const i
                                __global ushort *pv_moves, __global uchar *pv_lengths,
                                Values values, Lines lines, const bool help, const Split *S)
 {
-    ulong stack[MAX_PLY * (FRAME_WORDS + 2)];
-    const int fw = help ? FRAME_WORDS + 2 : FRAME_WORDS;
+    ulong stack[MAX_PLY * (FRAME_WORDS + SPLIT_WORDS)];
+    const int fw = help ? FRAME_WORDS + SPLIT_WORDS : FRAME_WORDS;
     Board b;
     Frame cur;
-    cur.sp = -1; cur.base = 0; cur.k = 0;
+    cur.sp = -1; cur.k = 0;
     uint job = 0;
     int ply = 0, root_ply = 0, value = 0;
     ulong nodes = 0;
@@ -353,6 +355,7 @@ static inline void search_body(__global const ulong *positions, __global const i
     uint turn = IDLE_TURNS - 1;   // the first turn takes a job at once
     bool idle = false;
     bool hot = false;                          // this lane has priority in its warp
+    ulong budget = help ? S->budget : 0;       // becomes S->tail_budget once the queue is empty
     const uint warp = (uint)get_global_id(0) / WARP_LANES;
     __global ushort *pv = pv_moves;
     __global uchar *pv_len = pv_lengths;
@@ -514,7 +517,7 @@ static inline void search_body(__global const ulong *positions, __global const i
                 }
             }
             // a node whose own subtree has passed the budget publishes its other children
-            if (help && !have_value && cur.sp == -1 && (uint)nodes - cur.entered > S->budget
+            if (help && !have_value && cur.sp == -1 && (uint)nodes - cur.entered > budget
                     && cur.depth >= S->min_depth)
                 publish(S, &cur, &b, values, ply);
         }
@@ -536,7 +539,7 @@ static inline void search_body(__global const ulong *positions, __global const i
         cur.legal = true;
         int entry = -1;
         if (help && cur.sp >= 0)
-            entry = (int)(cur.base + cur.k++);
+            entry = S->sp_info[cur.sp].w + (int)cur.k++;
         push_frame(stack + ply * fw, &cur);
         if (help) push_split(stack + ply * fw, &cur);
         int alpha = cur.alpha;
@@ -577,6 +580,8 @@ static inline void search_body(__global const ulong *positions, __global const i
                     have_value = true;
                     continue;
                 }
+                if (*job_counter >= n_jobs)
+                    budget = S->tail_budget;
 #if SPLIT_PRIO
                 if (S->prio_nodes && !hot && nodes >= S->prio_nodes)
                     hot = take_priority(S, warp);
@@ -628,13 +633,14 @@ __kernel void search_jobs_split(__global const ulong *positions, __global const 
                                 const uint want_times, const uint max_idle,
                                 __global volatile uint *warp_hot,   // per WARP_LANES work-items
                                 const uint prio_nodes, const uint prio_max, const uint prio_exit,
-                                const uint prio_first,
+                                const uint prio_first, const ulong tail_budget,
                                 Values values, Lines lines)
 {
     Split S;
     S.warp_hot = warp_hot;
     S.prio_nodes = prio_nodes; S.prio_max = prio_max; S.prio_exit = prio_exit;
     S.prio_first = prio_first;
+    S.tail_budget = tail_budget;
     S.times = want_times ? times : 0;
     S.max_idle = max_idle;
     S.ctl = ctl; S.sp_alpha = sp_alpha; S.sp_info = sp_info; S.e_pos = e_pos;
