@@ -160,9 +160,11 @@ def test_device_split_jobs_equal_the_whole_jobs_and_the_model(budget, min_depth,
 def test_device_split_with_a_tail_budget():
     """A budget never reached while the queue holds jobs, a small one once it is empty: the
     batch's last jobs are split, with the same results."""
-    backend = OpenCLBackend("pocl", threads_per_unit=8)
-    boards, positions, params = _packed(JOBS)
+    backend = OpenCLBackend("pocl", threads_per_unit=2)
+    jobs = [(TACTICAL[i], 3, -INF, INF) for i in (1, 2, 0)]   # 2,694, 15,358, 52,804 nodes
+    boards, positions, params = _packed(jobs)
     whole = backend.run_search(positions, params)
+    assert whole["nodes"].min() > 2000
     split = backend.run_search_split(positions, params, split_budget=1 << 40, min_depth=0,
                                      tail_budget=20)
     assert backend.last_run["split_points"] > 0 and backend.last_run["tail_budget"] == 20

@@ -4,8 +4,9 @@ device" and the perft A/B runs): not a benchmark record, the sweeps behind the c
     python -P tools/opencl_explore.py PLATFORM {all,perft,leaf} JOBS.npz
         [[base:][topK:]BUDGET/MIN_DEPTH/PER_CU/IDLE[/PRIO_NODES/PRIO_MAX/PRIO_EXIT/PRIO_FIRST/TAIL]
          ...] [basewhole]
-        [alone] [again]   (base: the .cl files in ../old_kernels beside tools/ when there are,
-                           else a kernel built with SPREAD_JOBS = SPLIT_PRIO = 0)
+        [alone] [again]   (base: a kernel built with the overrides in $EXPLORE_BASE (JSON), else
+                           the .cl files in ../old_kernels beside tools/ when there are, else
+                           with SPREAD_JOBS = SPLIT_PRIO = 0)
 
 - perft: bulk perft of the start position (7, 8) and Kiwipete (6, 7) with the current perft.cl
   and with ``perft_old.cl`` beside this script (an older perft.cl to compare with: e.g.
@@ -87,9 +88,10 @@ if mode in ("all", "leaf"):
     # "base:..." runs a configuration on a kernel built without the scheduling switches
     base = None
     if any(c.startswith("base") for c in sys.argv[4:]):
-        base = OpenCLBackend(PLAT, overrides={"AB_OLDDIR": 1} if os.path.isdir(old_dir)
-                             else {"SPREAD_JOBS": 0, "SPLIT_PRIO": 0})
-        print("base kernel from", old_dir if os.path.isdir(old_dir) else "the switches off", flush=True)
+        base_overrides = json.loads(os.environ.get("EXPLORE_BASE", "null")) or \
+            ({"AB_OLDDIR": 1} if os.path.isdir(old_dir) else {"SPREAD_JOBS": 0, "SPLIT_PRIO": 0})
+        base = OpenCLBackend(PLAT, overrides=base_overrides)
+        print("base kernel:", base_overrides, flush=True)
         base.threads_per_unit, base.local_size = 256, 64
         print("base kernel:", {k: _compiler_report(base.device.build_log).get(k)
                                for k in ("search_jobs", "search_jobs_split")}, flush=True)
