@@ -5,6 +5,20 @@ king squares (kept as registers so TestCheck needs no search for the king). Each
 one clock: LOAD a whole Position, MAKE a move (castling, en passant and promotion included) or
 UNMAKE it given the UndoRecord its MAKE produced. No legality test is made here.
 
+The registers hold the position *seen from the side to move* (the normalised position): square
+``r`` holds the piece on ``r ^ 0o70`` when black is to move, own pieces are coded WHITE and the
+enemy's BLACK, own castling rights sit in the white fields. The normalised position is a
+position with white to move that every block reads exactly as it reads an absolute one, with a
+constant side: the side-to-move multiplexers of the move generators (RelativeBoard), of Evaluate
+and of the make itself fold away. A MAKE is the model's make with white moving, followed by the
+side flip, which is wiring: squares mirrored (``r ^ 0o70``), colours swapped, castling fields
+swapped. An UNMAKE flips first, then takes the white move back. The absolute side is kept in one
+register beside, for those who must show absolute squares.
+
+``relative=True`` (the search core) shows the normalised position and takes moves, undo records
+and king squares in the frame of the mover; ``relative=False`` (the default: the MoveWalker, the
+tests) converts at the ports, so the Board looks absolute from outside, as the model's does.
+
 MAKE is told what its caller already knows: the type of the moving piece (``moving``: the
 aggressor's type, the move generator found it) and whether the move is a castling (``castle``).
 So the make never reads the from-square through a 64-way multiplexer, and its per-square logic
@@ -16,19 +30,21 @@ from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, enum, wiring
 from amaranth.lib.wiring import In, Out
 
-from chessaccel.defs import Color, Move, Piece, PieceType, Position, Square, UndoRecord
+from chessaccel.defs import (CastlingRights, Color, Move, Piece, PieceType, Position, Square,
+                             UndoRecord)
 from chessaccel.geometry import CASTLE_CLEAR, EMPTY
 
-__all__ = ["Board", "BoardOp", "KingSquares"]
+__all__ = ["Board", "BoardOp", "KingSquares", "flip_squares", "flip_castling"]
 
 SQUARES = 64
-#: Rank (0-based, absolute) of the en-passant square when white / black is to move.
-EP_RANK = {Color.WHITE: 5, Color.BLACK: 2}
+#: XOR that mirrors a square's rank (white's frame <-> black's frame).
+MIRROR = 0o70
+#: Rank (0-based) of the en-passant square in the normalised position (white to move).
+EP_RANK = 5
 CASTLE_STEP = 2         # files a castling king moves
 PAWN_STEP = 8           # squares a pawn moves per rank
-#: Rank (absolute) a pawn of each colour starts on, and the rank its double push reaches.
-PAWN_START_RANK = {Color.WHITE: 1, Color.BLACK: 6}
-DOUBLE_PUSH_RANK = {Color.WHITE: 3, Color.BLACK: 4}
+PAWN_START_RANK = 1     # rank a (white, normalised) pawn starts on
+DOUBLE_PUSH_RANK = 3    # rank its double push reaches
 KINGSIDE_KING_FILE = 6  # file a king castling kingside lands on
 KINGSIDE_ROOK = (1, -1)  # rook's (from, to) offsets from the king's to-square, kingside
 QUEENSIDE_ROOK = (-2, 1)
@@ -43,14 +59,44 @@ class BoardOp(enum.Enum, shape=2):
     UNMAKE = 3  # take back ``move``, given the ``restore`` record its MAKE gave
 
 
+def _recolor(piece, flip):
+    """A piece's 4-bit code with its colour swapped when ``flip`` (empty squares stay empty)."""
+    piece = piece.as_value() if hasattr(piece, "as_value") else piece
+    kind = piece[:3]
+    return Cat(kind, piece[3] ^ (flip & kind.any()))
+
+
+def flip_squares(squares):
+    """The 64 squares seen from the other side: mirrored ranks, colours swapped (wiring, and
+    one gate per colour bit). ``squares`` is a list of 4-bit Values; so is the result."""
+    return [_recolor(squares[r ^ MIRROR], Const(1, 1)) for r in range(SQUARES)]
+
+
+def flip_castling(castling):
+    """Castling rights seen from the other side: white and black fields swapped."""
+    bits = castling.as_value() if hasattr(castling, "as_value") else castling
+    return Cat(bits[2:4], bits[0:2])
+
+
+def _mirror(sq, flip):
+    """A square mirrored (rank flipped) when ``flip``."""
+    return sq ^ Cat(Const(0, 3), flip.replicate(3))
+
+
 class Board(wiring.Component):
     """The board register file with one-clock make and unmake.
 
-    ``position`` and ``king_squares`` (indexed by Color) show the current board. During a MAKE,
-    ``undo`` shows the record that MAKE needs kept (combinational from the board and ``move``):
-    store it and hand it back on ``restore`` with the UNMAKE of the same move. A MAKE also needs
-    ``moving``, the type of the piece on the from-square, and ``castle``, high for a castling
-    (the king's two-square move); both are ignored by the other operations.
+    ``position`` and ``king_squares`` (indexed by Color) show the current board; ``side`` the
+    absolute side to move. During a MAKE, ``undo`` shows the record that MAKE needs kept
+    (combinational from the board and ``move``): store it and hand it back on ``restore`` with
+    the UNMAKE of the same move. A MAKE also needs ``moving``, the type of the piece on the
+    from-square, and ``castle``, high for a castling (the king's two-square move); both are
+    ignored by the other operations.
+
+    ``relative``: ``position`` is the normalised position (white to move, own pieces white),
+    ``king_squares`` are (own, enemy) in that frame, and ``move``, ``undo`` and ``restore`` are in
+    the frame of the mover (the side to move at a MAKE, its opponent at an UNMAKE). Otherwise all
+    are absolute, as in the model. ``load_position`` is absolute either way.
     """
 
     op: In(BoardOp)
@@ -61,24 +107,64 @@ class Board(wiring.Component):
     restore: In(UndoRecord)
 
     position: Out(Position)
+    side: Out(Color)
     king_squares: Out(KingSquares)
     undo: Out(UndoRecord)
 
+    def __init__(self, relative=False):
+        self.relative = relative
+        super().__init__()
+
     def elaborate(self, platform):
         m = Module()
+        # the normalised position (its side field unused: white is to move) and the real side
         state = Signal(Position)
-        kings = Signal(KingSquares)
-        m.d.comb += [self.position.eq(state), self.king_squares.eq(kings)]
+        black = Signal()
+        kings = Signal(KingSquares)   # (own, enemy), normalised frame
+        squares = [state.squares[s].as_value() for s in range(SQUARES)]
+        flipped = flip_squares(squares)
+        empty = Const(EMPTY, 4)
+        white = Const(Color.WHITE.value, 1)
 
-        squares = state.squares
-        black = state.side == Color.BLACK
-        move = self.move
+        # --- the ports, in the frame asked for ---------------------------------------------
+        # the mover: the side to move at a MAKE, the other at an UNMAKE
+        mover_black = Mux(self.op == BoardOp.UNMAKE, ~black, black)
+        if self.relative:
+            move = self.move
+            restore = self.restore
+            m.d.comb += [
+                self.position.squares.eq(state.squares),
+                self.position.side.eq(Color.WHITE),
+                self.position.castling.eq(state.castling),
+                self.position.ep.eq(state.ep),
+                self.king_squares.eq(kings),
+            ]
+        else:
+            move = Signal(Move)
+            restore = Signal(UndoRecord)
+            m.d.comb += [
+                move.from_sq.eq(_mirror(self.move.from_sq, mover_black)),
+                move.to_sq.eq(_mirror(self.move.to_sq, mover_black)),
+                move.promo.eq(self.move.promo),
+                restore.captured.eq(_recolor(self.restore.captured, mover_black)),
+                restore.castling.eq(Mux(mover_black, flip_castling(self.restore.castling),
+                                        self.restore.castling)),
+                restore.ep.eq(self.restore.ep),
+                self.position.squares.eq(Mux(black, Cat(flipped), state.squares)),
+                self.position.side.eq(black),
+                self.position.castling.eq(Mux(black, flip_castling(state.castling),
+                                              state.castling)),
+                self.position.ep.eq(state.ep),
+                self.king_squares[0].eq(Mux(black, _mirror(kings[1], Const(1, 1)), kings[0])),
+                self.king_squares[1].eq(Mux(black, _mirror(kings[0], Const(1, 1)), kings[1])),
+            ]
+        m.d.comb += self.side.eq(black)
+
         frm, to = move.from_sq, move.to_sq
         promoting = move.promo != PieceType.NONE
-        empty = Const(EMPTY, 4)
-        # The pawn taken en passant stands behind the to-square, seen from the mover.
+        # The pawn taken en passant stands behind the to-square (white moves up).
         taken = Signal(Square)
-        m.d.comb += taken.eq(Mux(black, to + PAWN_STEP, to - PAWN_STEP))
+        m.d.comb += taken.eq(to - PAWN_STEP)
         # Castling's rook squares follow from the king's to-square (g-file: kingside).
         kingside = Signal()
         rook_from = Signal(Square)
@@ -89,34 +175,43 @@ class Board(wiring.Component):
             rook_to.eq(Mux(kingside, to + KINGSIDE_ROOK[1], to + QUEENSIDE_ROOK[1])),
         ]
 
-        def ep_square(ep, side_black):
-            return Cat(ep.file, Mux(side_black, EP_RANK[Color.BLACK], EP_RANK[Color.WHITE]))
+        def ep_square(ep):
+            return Cat(ep.file, Const(EP_RANK, 3))
 
-        # --- make --------------------------------------------------------------------------
+        # --- make: white (the side to move) plays, then the side flip ---------------------
         moving = Signal(Piece)
         promoted = Signal(Piece)
         captured = Signal(Piece)
         en_passant = Signal()
         pawn_moves = Signal()
+        undo = Signal(UndoRecord)
         m.d.comb += [
             moving.type.eq(self.moving),
-            moving.color.eq(state.side),
+            moving.color.eq(white),
             pawn_moves.eq(self.moving == PieceType.PAWN),
             promoted.type.eq(move.promo),
-            promoted.color.eq(state.side),
-            en_passant.eq(pawn_moves & state.ep.valid & (to == ep_square(state.ep, black))),
-            captured.eq(Mux(en_passant, squares[taken], squares[to])),
-            self.undo.captured.eq(captured),
-            self.undo.castling.eq(state.castling),
-            self.undo.ep.eq(state.ep),
+            promoted.color.eq(white),
+            en_passant.eq(pawn_moves & state.ep.valid & (to == ep_square(state.ep))),
+            captured.eq(Mux(en_passant, state.squares[taken], state.squares[to])),
+            undo.captured.eq(captured),
+            undo.castling.eq(state.castling),
+            undo.ep.eq(state.ep),
         ]
+        if self.relative:
+            m.d.comb += self.undo.eq(undo)
+        else:
+            m.d.comb += [
+                self.undo.captured.eq(_recolor(undo.captured, black)),
+                self.undo.castling.eq(Mux(black, flip_castling(undo.castling), undo.castling)),
+                self.undo.ep.eq(undo.ep),
+            ]
         placed = Mux(promoting, promoted, moving)
-        rook = squares[rook_from]
+        rook = state.squares[rook_from]
         clear_rom = Array(Const(bits, 4) for bits in CASTLE_CLEAR)
         made = []
         for s in range(SQUARES):
             # the model's order of writes: later ones win
-            v = squares[s].as_value()
+            v = squares[s]
             v = Mux(en_passant & (taken == s), empty, v)
             v = Mux(to == s, placed, v)
             v = Mux(self.castle & (rook_to == s), rook, v)
@@ -124,72 +219,85 @@ class Board(wiring.Component):
             v = Mux(frm == s, empty, v)   # last: the from-square decodes late
             made.append(v)
         # a pawn leaving its start rank for the rank two ahead
-        def pushes_twice(color):
-            return (frm[3:] == PAWN_START_RANK[color]) & (to[3:] == DOUBLE_PUSH_RANK[color])
-        double_push = pawn_moves & Mux(black, pushes_twice(Color.BLACK), pushes_twice(Color.WHITE))
+        double_push = pawn_moves & (frm[3:] == PAWN_START_RANK) & (to[3:] == DOUBLE_PUSH_RANK)
+        made_castling = state.castling.as_value() & ~(clear_rom[frm] | clear_rom[to])
+        made_king = Mux(self.moving == PieceType.KING, to, kings[0])
 
-        # --- unmake ------------------------------------------------------------------------
-        mover_black = ~black
-        restored = self.restore
+        # --- unmake: flip back (black to move, white the mover), then take the move back ----
+        parent = Signal(data.ArrayLayout(Piece, SQUARES))
+        m.d.comb += parent.eq(Cat(flipped))
         taken_back = Signal(Square)  # the square the pawn taken en passant goes back to
-        m.d.comb += taken_back.eq(Mux(mover_black, to + PAWN_STEP, to - PAWN_STEP))
+        m.d.comb += taken_back.eq(to - PAWN_STEP)
         pawn_back = Signal(Piece)
         returning = Signal(Piece)
         back_en_passant = Signal()
         back_castling = Signal()
         m.d.comb += [
             pawn_back.type.eq(PieceType.PAWN),
-            pawn_back.color.eq(mover_black),
-            returning.eq(Mux(promoting, pawn_back, squares[to])),
-            back_en_passant.eq((returning.type == PieceType.PAWN) & restored.ep.valid
-                               & (to == ep_square(restored.ep, mover_black))),
+            pawn_back.color.eq(white),
+            returning.eq(Mux(promoting, pawn_back, parent[to])),
+            back_en_passant.eq((returning.type == PieceType.PAWN) & restore.ep.valid
+                               & (to == ep_square(restore.ep))),
             back_castling.eq((returning.type == PieceType.KING)
                              & ((to == frm + CASTLE_STEP) | (frm == to + CASTLE_STEP))),
         ]
-        rook_back = squares[rook_to]
+        rook_back = parent[rook_to]
         unmade = []
         for s in range(SQUARES):
-            v = squares[s].as_value()
+            v = parent[s].as_value()
             v = Mux(frm == s, returning, v)
-            v = Mux(to == s, Mux(back_en_passant, empty, restored.captured), v)
-            v = Mux(back_en_passant & (taken_back == s), restored.captured, v)
+            v = Mux(to == s, Mux(back_en_passant, empty, restore.captured), v)
+            v = Mux(back_en_passant & (taken_back == s), restore.captured, v)
             v = Mux(back_castling & (rook_from == s), rook_back, v)
             v = Mux(back_castling & (rook_to == s), empty, v)
             unmade.append(v)
+        # the kings before the flip back: the mover's (own) is the enemy's of the child
+        parent_king = Mux(returning.type == PieceType.KING, frm, _mirror(kings[1], Const(1, 1)))
+
+        # --- LOAD: the absolute position normalised ----------------------------------------
+        load = self.load_position
+        load_black = load.side == Color.BLACK
+        load_squares = [load.squares[s].as_value() for s in range(SQUARES)]
+        load_kings = [Signal(Square, name=f"load_king_{c.name.lower()}") for c in Color]
+        for s in range(SQUARES):
+            piece = load.squares[s]
+            with m.If(piece.type == PieceType.KING):
+                with m.If(piece.color == Color.BLACK):
+                    m.d.comb += load_kings[1].eq(s)
+                with m.Else():
+                    m.d.comb += load_kings[0].eq(s)
 
         with m.Switch(self.op):
             with m.Case(BoardOp.LOAD):
-                m.d.sync += state.eq(self.load_position)
-                for s in range(SQUARES):
-                    piece = self.load_position.squares[s]
-                    with m.If(piece.type == PieceType.KING):
-                        with m.If(piece.color == Color.BLACK):
-                            m.d.sync += kings[1].eq(s)
-                        with m.Else():
-                            m.d.sync += kings[0].eq(s)
+                m.d.sync += [
+                    state.squares.eq(Mux(load_black, Cat(flip_squares(load_squares)),
+                                         Cat(load_squares))),
+                    state.castling.eq(Mux(load_black, flip_castling(load.castling),
+                                          load.castling)),
+                    state.ep.eq(load.ep),
+                    black.eq(load_black),
+                    kings[0].eq(Mux(load_black, _mirror(load_kings[1], Const(1, 1)),
+                                    load_kings[0])),
+                    kings[1].eq(Mux(load_black, _mirror(load_kings[0], Const(1, 1)),
+                                    load_kings[1])),
+                ]
             with m.Case(BoardOp.MAKE):
                 m.d.sync += [
-                    state.squares.eq(Cat(made)),
-                    state.side.eq(Mux(black, Color.WHITE, Color.BLACK)),
-                    state.castling.eq(state.castling.as_value() & ~(clear_rom[frm] | clear_rom[to])),
+                    state.squares.eq(Cat(flip_squares(made))),
+                    state.castling.eq(flip_castling(made_castling)),
                     state.ep.valid.eq(double_push),
                     state.ep.file.eq(Mux(double_push, to[:3], 0)),
+                    black.eq(~black),
+                    kings[0].eq(_mirror(kings[1], Const(1, 1))),
+                    kings[1].eq(_mirror(made_king, Const(1, 1))),
                 ]
-                with m.If(self.moving == PieceType.KING):
-                    with m.If(black):
-                        m.d.sync += kings[1].eq(to)
-                    with m.Else():
-                        m.d.sync += kings[0].eq(to)
             with m.Case(BoardOp.UNMAKE):
                 m.d.sync += [
                     state.squares.eq(Cat(unmade)),
-                    state.side.eq(Mux(black, Color.WHITE, Color.BLACK)),
-                    state.castling.eq(restored.castling),
-                    state.ep.eq(restored.ep),
+                    state.castling.eq(restore.castling),
+                    state.ep.eq(restore.ep),
+                    black.eq(~black),
+                    kings[0].eq(parent_king),
+                    kings[1].eq(_mirror(kings[0], Const(1, 1))),
                 ]
-                with m.If(returning.type == PieceType.KING):
-                    with m.If(mover_black):
-                        m.d.sync += kings[1].eq(frm)
-                    with m.Else():
-                        m.d.sync += kings[0].eq(frm)
         return m

@@ -23,12 +23,12 @@ another aggressor, so an exhausted victim costs no cycle of its own. The node wa
 exactly; only the cycles it takes differ.
 """
 
-from amaranth.hdl import Array, Const, Module, Mux, Signal
+from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from chessaccel.defs import (Color, CYCLE_BITS, GenStage, INF, MATE, MAX_DEPTH, MAX_PLY, Mode,
-                             Move, NODE_BITS, PieceType, PROMOTION_ORDER, Score, SearchJob,
+                             Move, NO_MOVE, NODE_BITS, PieceType, PROMOTION_ORDER, Score, SearchJob,
                              SearchResult, Status)
 from chessaccel.geometry import square
 
@@ -38,14 +38,14 @@ from .evaluate import Evaluate
 from .genaggressor import GenAggressor
 from .genvictim import GenVictim
 from .searchstack import Frame, SearchStack, StackOp
-from .squarearray import SQUARES, onehot, own_squares
+from .squarearray import MIRROR, SQUARES, onehot, own_squares, two_or_more
 from .testcheck import TestCheck
 
 __all__ = ["STATES", "SearchCore", "fsm_markdown", "update_doc"]
 
 KING_FILE, KINGSIDE_FILE, QUEENSIDE_FILE = 4, 6, 2
-#: Absolute rank of each colour's king and rooks before castling.
-CASTLING_RANK = {Color.WHITE: 0, Color.BLACK: 7}
+#: Rank of the king and rooks before castling, seen from the side to move.
+CASTLING_RANK = 0
 #: Evaluate's pipeline depth in the core: one register, so a stand-pat score is ready in the
 #: cycle after TEST_LEGAL.
 EVAL_LATENCY = 1
@@ -139,7 +139,10 @@ class _AlphaBetaFSM:
     def __init__(self, core):
         self.core = core
         self.m = m = Module()
-        m.submodules.board = self.board = Board()
+        # the board shows the position seen from the side to move (white to move, own pieces
+        # white): every block below reads it with a constant side, and the frame's squares
+        # (victim, mask, move) are in the frame of its node's side to move
+        m.submodules.board = self.board = Board(relative=True)
         m.submodules.genvictim = self.genvictim = GenVictim()
         m.submodules.genaggressor = self.genaggressor = GenAggressor()
         m.submodules.castlestatus = self.castlestatus = CastleStatus()
@@ -209,7 +212,8 @@ class _AlphaBetaFSM:
         if may_be_root:
             with m.If(self.stack.ply == 0):
                 m.d.sync += [self.core.result.score.eq(node_value),
-                             self.core.result.best_move.eq(self.top.best_move)]
+                             self.core.result.best_move.eq(
+                                 absolute_move(self.top.best_move, self.job.position.side))]
                 self.finish(Status.DONE)
             with m.Else():
                 self.to_parent(node_value)
@@ -241,17 +245,17 @@ class _AlphaBetaFSM:
     def build(self):
         m, core = self.m, self.core
         board, stack, top = self.board, self.stack, self.top
-        position = board.position
-        side = position.side.as_value()
+        position = board.position   # normalised: white (the side to move) to move
 
-        # --- the blocks look at the board as it stands ---
+        # --- the blocks look at the board as it stands, from the side to move; Evaluate's
+        # score of the normalised position is the score from the side to move's view ---
         m.d.comb += [
             self.genvictim.position.eq(position),
             self.genaggressor.position.eq(position),
             self.castlestatus.position.eq(position),
             self.side_check.position.eq(position),
-            self.side_check.square.eq(board.king_squares[side]),
-            self.side_check.by.as_value().eq(~side),
+            self.side_check.square.eq(board.king_squares[Color.WHITE.value]),
+            self.side_check.by.eq(Color.BLACK),
             self.evaluate.position.eq(position),
         ]
         self.own = own_squares(m, position)
@@ -306,10 +310,9 @@ class _AlphaBetaFSM:
             # the Board's king-square registers and TestCheck need exactly one king a side
             bad_kings = Const(0)
             for color in Color:
-                kings = [(piece.type == PieceType.KING) & (piece.color == color)
-                         for piece in (job.position.squares[s] for s in range(SQUARES))]
-                some, several = _one_hot_check(kings)
-                bad_kings = bad_kings | ~some | several
+                kings = Cat((piece.type == PieceType.KING) & (piece.color == color)
+                            for piece in (job.position.squares[s] for s in range(SQUARES)))
+                bad_kings = bad_kings | ~kings.any() | two_or_more(kings)
             with m.If(bad_depth | bad_window | bad_kings):
                 m.d.sync += core.result.status.eq(Status.BAD_JOB)
                 self.goto("IDLE")
@@ -349,9 +352,7 @@ class _AlphaBetaFSM:
         victim_bit = onehot(top.victim)
         full_width = ~top.captures_only
         promotion_piece = Array(Const(p.value, PieceType.as_shape()) for p in PROMOTION_ORDER)
-        black = self.board.position.side == Color.BLACK
-        castle_from = Mux(black, square(KING_FILE, CASTLING_RANK[Color.BLACK]),
-                          square(KING_FILE, CASTLING_RANK[Color.WHITE]))
+        castle_from = square(KING_FILE, CASTLING_RANK)
 
         def victim_done():
             # the victim has no aggressor left: disable it, give the own pieces back, take the
@@ -435,8 +436,10 @@ class _AlphaBetaFSM:
             self.enter(stack.next_top, in_check, quiescent)
             with m.If(self.searching):
                 m.d.sync += self.nodes.eq(self.nodes + 1)
+                # the move is in the mover's frame; the board's side is now the mover's opponent
+                mover = Mux(board.side == Color.BLACK, Color.WHITE, Color.BLACK)
                 m.d.comb += [core.trace_valid.eq(1), core.trace_ply.eq(child_ply),
-                             core.trace_move.eq(top.move)]
+                             core.trace_move.eq(absolute_move(top.move, mover))]
             with m.If(self.searching & (child_ply == core.max_ply)):
                 self.goto("EVAL_LEAF")
             with m.Elif(quiescent):
@@ -467,18 +470,11 @@ class _AlphaBetaFSM:
         self.return_value(self.value)
 
 
-def _one_hot_check(bits):
-    """(any bit set, more than one set) of a list of 1-bit values, as a balanced tree."""
-    level = [(bit, Const(0)) for bit in bits]
-    while len(level) > 1:
-        paired = []
-        for i in range(0, len(level) - 1, 2):
-            (a_any, a_many), (b_any, b_many) = level[i], level[i + 1]
-            paired.append((a_any | b_any, a_many | b_many | (a_any & b_any)))
-        if len(level) % 2:
-            paired.append(level[-1])
-        level = paired
-    return level[0]
+def absolute_move(move, side):
+    """A move given in the frame of ``side`` (the side that plays it), in absolute squares
+    (NO_MOVE, a1a1, stays NO_MOVE: no real move has its from-square for its to-square)."""
+    mirror = Mux((side == Color.BLACK) & (move.as_value() != NO_MOVE), MIRROR, 0)
+    return Move(Cat(move.from_sq ^ mirror, move.to_sq ^ mirror, move.promo.as_value()))
 
 
 def fsm_markdown():

@@ -9,6 +9,8 @@ en-passant captures and promotions with and without capture, for both colours.
 """
 
 import random
+from functools import partial
+from types import SimpleNamespace
 
 import pytest
 from amaranth.lib import data
@@ -27,6 +29,9 @@ pytestmark = requires_simulator
 #: Default-suite cap on moves made per position (chosen at random, seeded; the rare kinds kept).
 DEFAULT_MOVES_PER_POSITION = 4
 NO_UNDO = 0
+MIRROR = 0o70           # rank flip of a square
+COLOR_BIT = 8           # a piece code's colour bit (Piece: type in bits 0-2, colour in bit 3)
+TYPE_MASK = 7
 
 
 _UNDO = data.Layout.cast(UndoRecord)
@@ -59,14 +64,52 @@ def test_fast_packers_match_layout_constants():
             board.unmake(move, undo)
 
 
-def board_operations(fen_list, moves_per_position=None):
+def _recolor(code):
+    """A piece code with its colour swapped (empty stays empty)."""
+    return code ^ COLOR_BIT if code & TYPE_MASK else code
+
+
+def _swap_castling(rights):
+    return (rights & 3) << 2 | (rights >> 2) & 3
+
+
+def pack_relative(board):
+    """The position bits Board(relative=True) shows: seen from the side to move (white to
+    move, own pieces white, squares mirrored for black, own castling rights in the white
+    fields), and its (own, enemy) king squares in that frame."""
+    black = board.side
+    flip = MIRROR if black else 0
+    seen = SimpleNamespace(
+        sq=[_recolor(board.sq[r ^ flip]) if black else board.sq[r] for r in range(64)],
+        side=0, castling=_swap_castling(board.castling) if black else board.castling,
+        ep=board.ep)
+    kings = (board.kings[black] ^ flip) << _KINGS[0].offset \
+        | (board.kings[1 - black] ^ flip) << _KINGS[1].offset
+    return pack_position(seen), kings
+
+
+def _relative_undo(undo, mover_black):
+    """The undo record in the mover's frame (what Board(relative=True) shows and takes back)."""
+    if not mover_black:
+        return undo
+    return SimpleNamespace(captured=_recolor(undo.captured),
+                           castling=_swap_castling(undo.castling), ep=undo.ep)
+
+
+def board_operations(fen_list, moves_per_position=None, relative=False):
+    """Rows for tb_board and the expected observations. ``relative``: for Board(relative=True),
+    moves and undo records in the mover's frame, positions and kings as ``pack_relative``."""
     rng = random.Random(SEED)
     rows, expected, context = [], [], []
+
+    def shown(board):
+        return pack_relative(board) if relative else (pack_position(board), pack_kings(board))
+
     for fen in fen_list:
         board = board_of(fen)
         loaded = pack_position(board)
         rows.append([BoardOp.LOAD.value, loaded, 0, 0, 0, NO_UNDO])
-        expected.append([None, loaded, pack_kings(board)])
+        expected.append([None, *shown(board)])
         context.append((fen, "LOAD"))
         moves = pseudo_moves(board)
         if moves_per_position is not None and len(moves) > moves_per_position:
@@ -75,33 +118,44 @@ def board_operations(fen_list, moves_per_position=None):
             moves = special[:moves_per_position // 2] + rng.sample(
                 moves, moves_per_position - len(special[:moves_per_position // 2]))
         for move in moves:
-            bits = pack_move(*move)
+            mover_black = board.side
+            flip = MIRROR if relative and mover_black else 0
+            bits = pack_move(move[0] ^ flip, move[1] ^ flip, move[2])
             # what the move generator tells MAKE: the moving piece's type, castling or not
             moving = TYPE_OF[board.sq[move[0]]]
             castle = int(moving == PieceType.KING.value and abs(move[1] - move[0]) == 2)
             undo = board.make(move)
+            kept = pack_undo(_relative_undo(undo, mover_black) if relative else undo)
             rows.append([BoardOp.MAKE.value, 0, bits, moving, castle, NO_UNDO])
-            expected.append([pack_undo(undo), pack_position(board), pack_kings(board)])
+            expected.append([kept, *shown(board)])
             context.append((fen, f"MAKE {move_uci(move)}"))
             board.unmake(move, undo)
-            rows.append([BoardOp.UNMAKE.value, 0, bits, 0, 0, pack_undo(undo)])
-            expected.append([None, loaded, pack_kings(board)])
+            rows.append([BoardOp.UNMAKE.value, 0, bits, 0, 0, kept])
+            expected.append([None, *shown(board)])
             context.append((fen, f"UNMAKE {move_uci(move)}"))
     return rows, expected, context
 
 
-def check_board(fen_list, moves_per_position=None):
-    rows, expected, context = board_operations(fen_list, moves_per_position)
-    observed = run_testbench(Board, "board", "chessaccel.sim.cocotb.tb_board", {"rows": rows})
+def check_board(fen_list, moves_per_position=None, relative=False):
+    rows, expected, context = board_operations(fen_list, moves_per_position, relative)
+    factory, name = (partial(Board, relative=True), "board_relative") if relative else (Board, "board")
+    observed = run_testbench(factory, name, "chessaccel.sim.cocotb.tb_board", {"rows": rows})
     # ``undo`` is only meaningful during a MAKE
     observed = [[u if want[0] is not None else None, p, k]
                 for (u, p, k), want in zip(observed, expected)]
-    report_first_mismatch("Board", context, expected, observed)
+    report_first_mismatch("Board" + (" (relative)" if relative else ""), context, expected,
+                          observed)
     return len(rows)
 
 
 def test_board_make_unmake_match_model():
     assert check_board(movegen_fens(), DEFAULT_MOVES_PER_POSITION) > 10_000
+
+
+def test_relative_board_matches_model_seen_from_the_side_to_move():
+    """The search core's Board(relative=True): the same operations in the mover's frame (every
+    third position of the default list)."""
+    assert check_board(movegen_fens()[::3], DEFAULT_MOVES_PER_POSITION, relative=True) > 3_000
 
 
 @pytest.mark.long
