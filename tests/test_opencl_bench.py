@@ -238,3 +238,58 @@ def test_the_cross_backend_table_of_a_small_run(tmp_path, capsys):
     assert (out / "backends.md").read_text() == crossbench._markdown(report, crossbench._rows(report))
     assert (out / "backends.png").stat().st_size > 10_000
     assert f"wrote {out / 'backends.json'}" in capsys.readouterr().out
+
+
+class _ModelAsDevice:
+    """benchjobs.build's device stand-in: the model's answers (each off by one pawn on the
+    boards of ``wrong``), in the OpenCL backend's two forms (run_search arrays, search_many)."""
+
+    def __init__(self, boards, wrong=()):
+        self.boards = {pack_positions([b])[0].tobytes(): b for b in boards}
+        self.wrong = {b.key() for b in wrong}
+
+    def describe(self):
+        return "the model"
+
+    def _answer(self, board, depth):
+        r = model_search(board, depth, -INF, INF)
+        return r, r.score + (100 if board.key() in self.wrong else 0)
+
+    def run_search(self, positions, params):
+        out = {"scores": [], "nodes": [], "best_moves": []}
+        for row, p in zip(positions, params):
+            board = self.boards[row.tobytes()]
+            r, score = self._answer(board, int(p[0]))
+            out["scores"].append(score)
+            out["nodes"].append(r.nodes)
+            out["best_moves"].append(encode_move(r.best_move, board.side == 1) if r.best_move else 0)
+        return {k: np.array(v, dtype=np.int64) for k, v in out.items()}
+
+    def search_many(self, jobs):
+        out = []
+        for board, depth, _, _ in jobs:
+            r, score = self._answer(board, depth)
+            out.append({"score": score, "best_move": r.best_move, "nodes": r.nodes})
+        return out
+
+
+def test_the_job_files_model_check_starts_at_the_first_checked_job(tmp_path):
+    """benchjobs.build on three leaf jobs (the check sample is then job 0 alone): the model
+    searches job 0 and agrees (model_checked 1 in the file, with job 0's expectations); a
+    device that gets job 0 wrong is refused, naming it."""
+    import io
+    from chessaccel.host.opencl import benchjobs
+    fens = ["8/8/8/4k3/8/8/3PK3/8 w - - 0 1", "8/8/8/4k3/8/2N5/4K3/8 b - - 0 1",
+            "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"]
+    boards = [suites.board_of(fen) for fen in fens]
+    leaves = list(enumerate(boards))
+    path = tmp_path / "jobs.npz"
+    benchjobs.build(path, _ModelAsDevice(boards), io.StringIO(), leaves=leaves)
+    data = np.load(path)
+    first = model_search(boards[0], benchjobs.LEAF_DEPTH, -INF, INF)
+    assert int(data["model_checked"]) == 1 and list(data["check_index"]) == [0]
+    assert (int(data["check_scores"][0]), int(data["check_nodes"][0])) == (first.score, first.nodes)
+    assert len(data["positions"]) == 3 and list(data["bench_index"]) == [0, 1, 2]
+    with pytest.raises(SystemExit, match="^job 0: the model and the model disagree"):
+        benchjobs.build(tmp_path / "bad.npz", _ModelAsDevice(boards, wrong=boards[:1]),
+                        io.StringIO(), leaves=leaves)
