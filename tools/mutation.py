@@ -277,6 +277,20 @@ def _sampled(context):
     return zlib.crc32(key) % _SAMPLE == 0
 
 
+def init():
+    """Called by mutmut before its run. mutmut 2's get_cached_mutation_statuses looks each
+    mutant's line record up by the line's text alone: of two identical lines in a file, the
+    second takes the first's record, so a survivor whose twin was killed is counted killed in
+    the progress and never tried again, while its own record keeps its old result, which the
+    report reads (found: the two `seconds = time.perf_counter() - t0` of opencl/backend.py).
+    Look every mutant up by its line's text and number, as cached_mutation_status does."""
+    import mutmut.cache as cache
+
+    def statuses(filename, mutations, hash_of_tests):
+        return {{m: cache.cached_mutation_status(filename, m, hash_of_tests) for m in mutations}}
+    cache.get_cached_mutation_statuses = statuses
+
+
 def _limit():
     """Seconds a mutant's tests may run: _LIMIT, or (0) four times this run's baseline, at
     least a minute (the baseline is every test of the run, measured by mutmut before the
