@@ -51,7 +51,7 @@ EQUIVALENT_FILE = ROOT / "tools" / "mutation_equivalent.json"
 DEFAULT_PATHS = ("sim/model", "host", "chessaccel")
 #: Files of the work copy that belong to mutmut, not to the tree.
 KEEP = {".mutmut-cache", "mutmut_config.py", "mutmut_pytest.py", "html", ".hypothesis",
-        ".mutation-baseline",
+        ".mutation-baseline", ".mutation-sample",
         # the tests' build products (verilated board, native hostboard): folders named by a hash
         # of their sources, so a kept one is never stale; rebuilt on every run they cost minutes
         "build"}
@@ -372,6 +372,18 @@ def forget_baseline_unless(baseline):
     record.write_text(baseline)
 
 
+def forget_skips_unless(sample):
+    """A mutant left out of a sample is cached as skipped, and mutmut keeps that status while
+    the tests do not change: after a run with another --sample (a smaller K takes in mutants
+    the larger one skipped) mark the skipped ones untested, so that this run's sample decides."""
+    record = WORK / ".mutation-sample"
+    cache = WORK / ".mutmut-cache"
+    if cache.exists() and (not record.exists() or record.read_text() != str(sample)):
+        with sqlite3.connect(cache) as db:
+            db.execute("UPDATE Mutant SET status = 'untested' WHERE status = 'skipped'")
+    record.write_text(str(sample))
+
+
 def run_mutmut(files, selection, skip=""):
     env = dict(os.environ, CHESSACCEL_SEED=MUTANT_SEED, PYTHONDONTWRITEBYTECODE="1")
     env.pop("PYTHONPATH", None)
@@ -673,6 +685,7 @@ def main(argv=None):
         check_imports_come_from_the_copy()
         files = source_files(paths)
         selection = write_mutmut_config(files, args.mutant_timeout, args.sample)
+        forget_skips_unless(args.sample)
         if not PART:
             record_owners(dict.fromkeys(files, WORK))
         for f in files:
