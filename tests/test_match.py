@@ -95,6 +95,26 @@ def test_time_controls_and_options_parse():
         parse_tc("10+-1")
 
 
+@needs_stockfish
+def test_a_side_whose_set_up_fails_in_any_way_closes_its_engine(monkeypatch):
+    """Not only the expected errors: whatever fails while a side is being set up, its engine
+    is quit (python-chess's engine thread is not a daemon: one left running keeps the process
+    from ever exiting, as a match whose option list went wrong once did)."""
+    from chessaccel.host.engine import match
+    opened = []
+    real_open = match._open
+    monkeypatch.setattr(match, "_open", lambda *a: opened.append(real_open(*a)) or opened[-1])
+
+    def broken(*args):
+        raise RuntimeError("not an expected error")
+    monkeypatch.setattr(match, "_typed", broken)
+    side = match.Side("opponent", [STOCKFISH], [("Hash", "16")])
+    with pytest.raises(RuntimeError, match="not an expected error"):
+        side.start()
+    assert side.engine is None and len(opened) == 1
+    assert opened[0].protocol.returncode.done(), "the engine was left running"
+
+
 def test_openings_are_legal_and_distinct():
     boards = [opening_board(moves) for _, moves in OPENINGS]
     assert len({b.fen() for b in boards}) == len(OPENINGS) >= 20
