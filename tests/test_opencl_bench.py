@@ -181,6 +181,66 @@ def test_without_a_board_record_the_cores_are_an_estimate(monkeypatch):
     assert "estimate" in p["sources"]["cores"]
 
 
+def test_the_projection_takes_the_board_with_the_most_mhz_times_cores(monkeypatch):
+    """Of the board records that met timing, the projection takes the one whose Fmax x cores
+    is largest (its search rate), not the fastest clock: one core at 50 MHz loses to two at 40;
+    a record that missed timing counts for nothing however large."""
+    kept = [(path, rec) for path, rec in crossbench._records()
+            if not (isinstance(rec, dict) and rec.get("kind") == "board")]
+    boards = crossbench.ROOT / "synth" / "records" / "boards"
+    made = [(boards / f"{name}.json", {"kind": "board", "board": name, "timing_met": met,
+                                        "cores": cores, "fmax_mhz": {"clk": fmax}})
+            for name, cores, fmax, met in (("one-fast", 1, 50.0, True), ("two", 2, 40.0, True),
+                                           ("missed", 8, 45.0, False))]
+    monkeypatch.setattr(crossbench, "_records", lambda: kept + made)
+    monkeypatch.setattr(crossbench, "_git_commit", lambda path=None: "c0ffee0")
+    p = crossbench._projection({"cycles_per_node": 6.0, "commit": "abc1234"})
+    assert (p["fmax_mhz"], p["cores"]) == (40.0, 2)
+    assert p["sources"]["cores"]["board"] == p["sources"]["fmax"]["board"] == "two"
+
+
+def test_the_one_core_pocl_run_limits_pocl_to_one_thread(monkeypatch):
+    """crossbench's PoCL worker on one core is pinned there and PoCL is told to start one
+    thread (POCL_MAX_PTHREAD_COUNT=1); on all cores PoCL keeps its own thread count."""
+    import io
+    import subprocess
+    seen = []
+
+    def run(cmd, **kwargs):
+        seen.append((cmd, kwargs["env"]))
+        return subprocess.CompletedProcess(cmd, 0, stdout='{"search": {}}', stderr="")
+    monkeypatch.delenv("POCL_MAX_PTHREAD_COUNT", raising=False)
+    monkeypatch.setattr(crossbench.subprocess, "run", run)
+    assert crossbench._pocl("jobs.npz", 3, 1, io.StringIO()) == {"search": {}}
+    assert crossbench._pocl("jobs.npz", 3, 4, io.StringIO()) == {"search": {}}
+    (one, env_one), (all_, env_all) = seen
+    assert env_one.get("POCL_MAX_PTHREAD_COUNT") == "1" and "POCL_MAX_PTHREAD_COUNT" not in env_all
+    assert one[-2:] == ["--cores", "1"] and all_[-2:] == ["--cores", "4"]
+
+
+def test_the_rtl_figure_is_the_cpu_time_of_the_timed_jobs_alone(monkeypatch):
+    """crossbench's Verilator row (here with a stand-in backend that spends a known share of a
+    core): CPU seconds are those spent between the two readings, at most the wall time of a
+    single-threaded run, and the rate is nodes over them."""
+    import io
+    import time
+    from chessaccel.host import backends
+
+    class Stand(backends.Backend):
+        name = "rtl"
+
+        def search_many(self, jobs):
+            end = time.process_time() + 0.02
+            while time.process_time() < end:
+                pass
+            return [{"score": 0, "best_move": None, "nodes": 100, "cycles": 600} for _ in jobs]
+    monkeypatch.setattr(backends, "RtlBackend", Stand)
+    r = crossbench._rtl(io.StringIO())
+    assert r["jobs"] == len(crossbench.BENCH) and r["cycles_per_node"] == 6.0
+    assert 0.015 < r["cpu_seconds"] <= r["seconds"] + 0.01
+    assert r["nodes_per_second"] == r["nodes"] / r["cpu_seconds"]
+
+
 def _small_job_file(path):
     """Six leaf jobs (depths 0-2) and the perft roots, as benchjobs writes them; the boards."""
     boards = [suites.board_of(fen) for fen in suites.random_play_positions(31, 6)]
