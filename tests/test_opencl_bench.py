@@ -164,6 +164,33 @@ def test_the_plot_gives_each_family_of_bars_its_colour(tmp_path):
         assert (np.abs(pixels - rgb).max(axis=-1) < 0.02).sum() > 200, f"no {colour} bar"
 
 
+def test_each_bar_has_the_colour_of_its_family(tmp_path, monkeypatch):
+    """backends.png bar by bar: every row's bar has its family's colour (the Python model grey,
+    the RTL and the FPGA green, PoCL blue, the H100 red, Stockfish orange); each row's label
+    names exactly one family."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.axes
+    drawn = []
+    real = matplotlib.axes.Axes.barh
+
+    def barh(self, y, width, *args, color=None, **kwargs):
+        drawn.append(list(color))
+        return real(self, y, width, *args, color=color, **kwargs)
+    monkeypatch.setattr(matplotlib.axes.Axes, "barh", barh)
+    rows = crossbench._rows(json.loads((BENCHMARKS / "backends.json").read_text()))
+    crossbench._plot(rows, tmp_path / "backends.png")
+    family = {"Python model": "tab:gray", "RTL": "tab:green", "FPGA": "tab:green",
+              "PoCL": "tab:blue", "H100": "tab:red", "Stockfish": "tab:orange"}
+    assert len(drawn) == 2
+    for table, colours in zip(("search", "perft"), drawn):
+        labels = [r[1] for r in rows if r[0] == table]
+        named = [[c for k, c in family.items() if k in label] for label in labels]
+        assert all(len(n) == 1 for n in named), labels
+        assert colours == [n[0] for n in named], (table, labels)
+    assert {c for colours in drawn for c in colours} == set(family.values())
+
+
 def test_without_a_board_record_the_cores_are_an_estimate(monkeypatch):
     """The FPGA projection from the committed records with the board records left out: Fmax and
     LUT4 from the search core's synthesis record, named with the commit it records, and the
@@ -353,3 +380,15 @@ def test_the_job_files_model_check_starts_at_the_first_checked_job(tmp_path):
     with pytest.raises(SystemExit, match="^job 0: the model and the model disagree"):
         benchjobs.build(tmp_path / "bad.npz", _ModelAsDevice(boards, wrong=boards[:1]),
                         io.StringIO(), leaves=leaves)
+
+
+def test_the_job_file_command_makes_its_folder_and_exits_0(tmp_path, monkeypatch, capsys):
+    """``python -m chessaccel.host.opencl.benchjobs PATH`` (its build stood in for: minutes on
+    the whole bench set) makes PATH's folder, builds there, says so and exits 0."""
+    from chessaccel.host.opencl import benchjobs
+    built = []
+    monkeypatch.setattr(benchjobs, "build", built.append)
+    out = tmp_path / "new" / "jobs.npz"
+    assert benchjobs.main([str(out)]) == 0
+    assert built == [str(out)] and out.parent.is_dir()
+    assert capsys.readouterr().out.strip() == f"wrote {out}"
