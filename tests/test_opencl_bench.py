@@ -392,3 +392,17 @@ def test_the_job_file_command_makes_its_folder_and_exits_0(tmp_path, monkeypatch
     assert benchjobs.main([str(out)]) == 0
     assert built == [str(out)] and out.parent.is_dir()
     assert capsys.readouterr().out.strip() == f"wrote {out}"
+
+
+def test_without_pyopencl_the_error_says_what_to_install(monkeypatch):
+    """No pyopencl: one OpenCLError line naming the import error and the command docs/opencl.md
+    gives (``pip install 'pyopencl[pocl]'``)."""
+    import sys
+    from chessaccel.host.opencl import device
+    monkeypatch.setitem(sys.modules, "pyopencl", None)      # import pyopencl now fails
+    with pytest.raises(device.OpenCLError) as raised:
+        device._import_pyopencl()
+    text = str(raised.value)
+    assert text.startswith("pyopencl is not installed (")
+    assert text.endswith("); pip install 'pyopencl[pocl]'") and "\n" not in text
+    assert "pip install 'pyopencl[pocl]'" in (Path(__file__).parent.parent / "docs" / "opencl.md").read_text()
