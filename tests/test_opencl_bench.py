@@ -47,6 +47,9 @@ def test_the_device_runner_checks_and_times_a_job_file(tmp_path):
     assert gpubench.main([str(jobs), "--out", str(out), "--backend", "opencl:pocl",
                           "--split", "300/100", "--device-split", "50/0"]) == 0
     record = json.loads(out.read_text())
+    import datetime
+    started = datetime.datetime.strptime(record["started"], "%Y-%m-%d %H:%M:%S")
+    assert abs(datetime.datetime.now() - started) < datetime.timedelta(hours=1)
     assert record["check"] == {**record["check"], "jobs": 24, "mismatches": 0}
     assert all(p["correct"] for p in record["perft"]) and len(record["perft"]) == 4
     for p in record["perft"]:       # the rate is the count over the time the record gives
@@ -58,6 +61,27 @@ def test_the_device_runner_checks_and_times_a_job_file(tmp_path):
     split = [r for r in record["leaf_search"]["runs"] if r["label"].startswith("split")]
     assert len(split) == 2 and all(r["same_as_whole_jobs"] for r in split)
     assert split[0]["split_jobs"] > 0 and split[1]["split_points"] > 0
+
+
+def test_the_device_split_timeline_reads_the_device_clock():
+    """Three jobs on the device's clock (ns): the queue empties when the last job starts (2 s
+    after the first start), the last job ends at 3 s; the last five to end, in end order."""
+    times = np.array([[0, 1_000_000_000], [500_000_000, 3_000_000_000],
+                      [2_000_000_000, 2_500_000_000]], dtype=np.uint64)
+    t = gpubench._timeline(times, np.array([10, 30, 20]))
+    assert t["queue_empty_seconds"] == 2.0
+    assert t["end_seconds_quantiles"]["1"] == 3.0 and t["end_seconds_quantiles"]["0.5"] == 2.5
+    assert t["last_jobs_nodes"] == [10, 20, 30]
+    assert gpubench._timeline(np.zeros((3, 2), dtype=np.uint64), np.array([1, 2, 3])) == {}
+
+
+def test_the_large_perft_plan_is_the_one_the_h100_record_ran():
+    """--perft-scale large is what docs/benchmarks/opencl-h100.json ran (root, depth, mode,
+    plies per work-item, in order): the committed figures are this plan's."""
+    record = json.loads((BENCHMARKS / "opencl-h100.json").read_text())
+    assert "--perft-scale large" in record["command"]
+    assert [(p["root"], p["depth"], p["mode"], p["leaf_depth_max"]) for p in record["perft"]] \
+        == [tuple(run) for run in gpubench.PERFT_PLAN["large"]]
 
 
 def test_the_device_runners_help_names_the_split_syntax(capsys):
