@@ -410,6 +410,26 @@ def test_a_link_executor_runs_side_by_side_only_with_several_cores(cores):
             executor.close()
 
 
+def test_a_job_the_worker_cannot_search_fails_its_batch_with_the_workers_words():
+    """The model in a worker process refuses a job (an empty window): the batch fails at once
+    with one ExecutorError line carrying the model's own message, and the worker goes on."""
+    executor = PoolExecutor("model", 1)
+    try:
+        batch = executor.submit([Job(board(SCHOLAR), 1, 10, 5)])
+        start = time.monotonic()
+        with pytest.raises(ExecutorError,
+                           match=r"^model backend failed: window \(10, 5\) must satisfy "):
+            while not batch.done():
+                batch.wait(1)
+                assert time.monotonic() - start < 30, "the failure never came back"
+        good = executor.submit([Job(board(SCHOLAR), 1, -INF, INF)])
+        while not good.done():
+            good.wait(5)
+        assert good.results[0]["score"] == MATE - 1
+    finally:
+        executor.close()
+
+
 def test_a_cancelled_job_frees_its_worker_at_once():
     executor = PoolExecutor("model", 1)
     try:
