@@ -69,7 +69,7 @@ def _bound(text):
 
 def _parser():
     p = _Parser(prog="chessaccel",
-                description="Hydra-style chess search accelerator: model, RTL and host.")
+                description="A Hydra-style chess search accelerator, its model and its host.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def common(sp, position=True):

@@ -136,3 +136,14 @@ def test_every_default_is_the_one_its_help_names():
             assert action.default == int(said.group(1)), (action.option_strings, action.help)
             checked += 1
     assert checked >= 7
+
+
+def test_the_help_describes_the_tool_as_the_package_does(capsys):
+    """``chessaccel --help`` opens with the package's own one-line summary (chessaccel's
+    docstring), word for word."""
+    import chessaccel
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    summary = chessaccel.__doc__.strip().split(": ", 1)[1]
+    description = capsys.readouterr().out.split("\n\n")[1]
+    assert " ".join(description.split()) == summary[0].upper() + summary[1:]

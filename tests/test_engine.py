@@ -21,7 +21,7 @@ from chessaccel.host.engine.order import ordered_moves
 from chessaccel.host.engine.search import (HostSearch, Limits, SearchOptions, makespan)
 from chessaccel.host.engine.timeman import GoLimits, LagMeter, plan
 from chessaccel.host.engine.tt import ENTRY_BYTES, Bound, TranspositionTable
-from chessaccel.host.position import parse_position
+from chessaccel.host.position import chess_from_board, parse_position
 from chessaccel.sim.model import search as model
 
 ITALIAN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
@@ -410,6 +410,26 @@ def test_a_link_executor_runs_side_by_side_only_with_several_cores(cores):
             executor.close()
 
 
+def test_a_job_the_worker_cannot_search_fails_its_batch_with_the_workers_words():
+    """The model in a worker process refuses a job (an empty window): the batch fails at once
+    with one ExecutorError line carrying the model's own message, and the worker goes on."""
+    executor = PoolExecutor("model", 1)
+    try:
+        batch = executor.submit([Job(board(SCHOLAR), 1, 10, 5)])
+        start = time.monotonic()
+        with pytest.raises(ExecutorError,
+                           match=r"^model backend failed: window \(10, 5\) must satisfy "):
+            while not batch.done():
+                batch.wait(1)
+                assert time.monotonic() - start < 30, "the failure never came back"
+        good = executor.submit([Job(board(SCHOLAR), 1, -INF, INF)])
+        while not good.done():
+            good.wait(5)
+        assert good.results[0]["score"] == MATE - 1
+    finally:
+        executor.close()
+
+
 def test_a_cancelled_job_frees_its_worker_at_once():
     executor = PoolExecutor("model", 1)
     try:
@@ -500,6 +520,61 @@ def test_the_inline_fast_path_counts_what_a_batch_counts():
 
 
 # --- several accelerators ------------------------------------------------------------------------
+
+class _ScriptedParallel(Backend):
+    """A parallel batch backend whose answer for a job is set by its position (the child's
+    placement of pieces): ``scores`` from the child's side, 0 for any other; it records every
+    job it is given as (placement, job alpha, job beta)."""
+    name = "scripted"
+    parallel_batches = True
+    inline_batches = True
+
+    def __init__(self, scores=None):
+        self.scores = scores or {}
+        self.seen = []
+
+    def search_many(self, jobs):
+        out = []
+        for job in jobs:
+            key = chess_from_board(job.board).board_fen()
+            self.seen.append((key, job.alpha, job.beta))
+            out.append({"score": self.scores.get(key, 0), "best_move": None, "pv": [],
+                        "nodes": 1, "cycles": None})
+        return out
+
+
+def test_a_null_window_result_exactly_at_alpha_is_not_searched_again():
+    """Parallel PVS at a frontier root: after the eldest (score 0 sets alpha to 0) the brothers
+    go out in one null-window batch; one of them (the first) fails high with 50 and the host
+    then searches again, in one batch, every brother whose null-window result lies strictly
+    between alpha and beta. A brother that scores exactly alpha (0) failed low: it is a bound
+    from above, and searching it again is only extra work (same move and score). Scripted
+    answers make that exact tie for every brother after the one that fails high."""
+    fen = "4k3/8/8/8/8/8/3PPP2/4K3 w - - 0 1"
+    options = SearchOptions(hardware_plies=1, tt=False, aspiration=False, killers=False)
+    probe = _ScriptedParallel()
+    executor = BatchExecutor(probe)
+    try:
+        HostSearch(executor, None, options).search(chess.Board(fen), Limits(depth=1))
+    finally:
+        executor.close()
+    order = [key for key, _, _ in probe.seen]           # eldest, then the brothers in order
+    assert len(order) == len(set(order)) == chess.Board(fen).legal_moves.count() >= 4
+    eldest, riser, ties = order[0], order[1], order[2:]
+    backend = _ScriptedParallel({riser: -50})
+    executor = BatchExecutor(backend)
+    try:
+        result = HostSearch(executor, None, options).search(chess.Board(fen), Limits(depth=1))
+    finally:
+        executor.close()
+    child = chess.Board(fen)
+    child.push(result.best_move)
+    assert result.score == 50 and child.board_fen() == riser
+    searched = [key for key, _, _ in backend.seen]
+    assert searched.count(eldest) == 1 and searched.count(riser) == 2     # null window, again
+    assert [searched.count(key) for key in ties] == [1] * len(ties)
+    assert len(backend.seen) == len(order) + 1 == executor.stats["jobs"]
+
 
 def _fixed(executor, fen, depth, plies, tt):
     table = TranspositionTable(4) if tt else None

@@ -198,3 +198,13 @@ def test_the_build_is_cached_by_its_source(monkeypatch, tmp_path):
     edited.write_text(hostboard._SOURCE.read_text() + "\n// edited\n")
     monkeypatch.setattr(hostboard, "_SOURCE", edited)
     assert hostboard._build() != first
+
+
+def test_order_key_sorts_the_moves_into_the_generation_order():
+    """``order_key`` is the sort key that ``ordered_moves`` inlines: the legal moves sorted by
+    it are ``ordered_moves``' list, for either side to move (every position of the set)."""
+    sides = set()
+    for cb in POSITIONS:
+        assert sorted(cb.legal_moves, key=lambda m: order_key(cb, m)) == ordered_moves(cb), cb.fen()
+        sides.add(cb.turn)
+    assert sides == {chess.WHITE, chess.BLACK}

@@ -4,7 +4,9 @@ openings, PGN, JSON record, Elo), the Elo arithmetic, and bad settings."""
 import json
 import math
 import shutil
+from pathlib import Path
 
+import chess
 import chess.pgn
 import pytest
 
@@ -93,10 +95,67 @@ def test_time_controls_and_options_parse():
         parse_tc("10+-1")
 
 
+@needs_stockfish
+def test_a_side_whose_set_up_fails_in_any_way_closes_its_engine(monkeypatch):
+    """Not only the expected errors: whatever fails while a side is being set up, its engine
+    is quit (python-chess's engine thread is not a daemon: one left running keeps the process
+    from ever exiting, as a match whose option list went wrong once did)."""
+    from chessaccel.host.engine import match
+    opened = []
+    real_open = match._open
+    monkeypatch.setattr(match, "_open", lambda *a: opened.append(real_open(*a)) or opened[-1])
+
+    def broken(*args):
+        raise RuntimeError("not an expected error")
+    monkeypatch.setattr(match, "_typed", broken)
+    side = match.Side("opponent", [STOCKFISH], [("Hash", "16")])
+    with pytest.raises(RuntimeError, match="not an expected error"):
+        side.start()
+    assert side.engine is None and len(opened) == 1
+    assert opened[0].protocol.returncode.done(), "the engine was left running"
+
+
 def test_openings_are_legal_and_distinct():
     boards = [opening_board(moves) for _, moves in OPENINGS]
     assert len({b.fen() for b in boards}) == len(OPENINGS) >= 20
     assert all(b.ply() <= 8 and not b.is_game_over() for b in boards)
+
+
+def _eco_rows():
+    """(eco, name, position) of each row of tests/data/openings-eco.tsv (Lichess's opening
+    table, copied by hand; its header says from where); the position is the row's moves played
+    from the start, as python-chess's EPD."""
+    rows = []
+    with open(Path(__file__).parent / "data" / "openings-eco.tsv", encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#") or line.startswith("eco\t") or not line.strip():
+                continue
+            eco, name, pgn = line.rstrip("\n").split("\t")
+            board = chess.Board()
+            for token in pgn.split():
+                if not token.endswith("."):
+                    board.push_san(token)
+            rows.append((eco, name, board.epd()))
+    return rows
+
+
+def test_opening_names_are_the_eco_names_of_their_lines():
+    """Each opening's name (the PGN's Opening tag) is the name the Lichess opening table gives
+    the deepest position along its moves that the table names: an independent naming, looked up
+    by position as Lichess does (the Reti line ends on a position the table reaches by another
+    move order); every row of the data file belongs to one opening."""
+    rows = _eco_rows()
+    by_position = {epd: (eco, name) for eco, name, epd in rows}
+    assert len(by_position) == len(rows) == len(OPENINGS)
+    used = []
+    for name, moves in OPENINGS:
+        board, named = chess.Board(), None
+        for uci in moves.split():
+            board.push_uci(uci)
+            named = by_position.get(board.epd(), named)
+        assert named is not None and named[1] == name, (name, named)
+        used.append(named)
+    assert sorted(used) == sorted(by_position.values())
 
 
 def test_elo_from_scores():

@@ -47,6 +47,9 @@ def test_the_device_runner_checks_and_times_a_job_file(tmp_path):
     assert gpubench.main([str(jobs), "--out", str(out), "--backend", "opencl:pocl",
                           "--split", "300/100", "--device-split", "50/0"]) == 0
     record = json.loads(out.read_text())
+    import datetime
+    started = datetime.datetime.strptime(record["started"], "%Y-%m-%d %H:%M:%S")
+    assert abs(datetime.datetime.now() - started) < datetime.timedelta(hours=1)
     assert record["check"] == {**record["check"], "jobs": 24, "mismatches": 0}
     assert all(p["correct"] for p in record["perft"]) and len(record["perft"]) == 4
     for p in record["perft"]:       # the rate is the count over the time the record gives
@@ -58,6 +61,27 @@ def test_the_device_runner_checks_and_times_a_job_file(tmp_path):
     split = [r for r in record["leaf_search"]["runs"] if r["label"].startswith("split")]
     assert len(split) == 2 and all(r["same_as_whole_jobs"] for r in split)
     assert split[0]["split_jobs"] > 0 and split[1]["split_points"] > 0
+
+
+def test_the_device_split_timeline_reads_the_device_clock():
+    """Three jobs on the device's clock (ns): the queue empties when the last job starts (2 s
+    after the first start), the last job ends at 3 s; the last five to end, in end order."""
+    times = np.array([[0, 1_000_000_000], [500_000_000, 3_000_000_000],
+                      [2_000_000_000, 2_500_000_000]], dtype=np.uint64)
+    t = gpubench._timeline(times, np.array([10, 30, 20]))
+    assert t["queue_empty_seconds"] == 2.0
+    assert t["end_seconds_quantiles"]["1"] == 3.0 and t["end_seconds_quantiles"]["0.5"] == 2.5
+    assert t["last_jobs_nodes"] == [10, 20, 30]
+    assert gpubench._timeline(np.zeros((3, 2), dtype=np.uint64), np.array([1, 2, 3])) == {}
+
+
+def test_the_large_perft_plan_is_the_one_the_h100_record_ran():
+    """--perft-scale large is what docs/benchmarks/opencl-h100.json ran (root, depth, mode,
+    plies per work-item, in order): the committed figures are this plan's."""
+    record = json.loads((BENCHMARKS / "opencl-h100.json").read_text())
+    assert "--perft-scale large" in record["command"]
+    assert [(p["root"], p["depth"], p["mode"], p["leaf_depth_max"]) for p in record["perft"]] \
+        == [tuple(run) for run in gpubench.PERFT_PLAN["large"]]
 
 
 def test_the_device_runners_help_names_the_split_syntax(capsys):
@@ -164,6 +188,33 @@ def test_the_plot_gives_each_family_of_bars_its_colour(tmp_path):
         assert (np.abs(pixels - rgb).max(axis=-1) < 0.02).sum() > 200, f"no {colour} bar"
 
 
+def test_each_bar_has_the_colour_of_its_family(tmp_path, monkeypatch):
+    """backends.png bar by bar: every row's bar has its family's colour (the Python model grey,
+    the RTL and the FPGA green, PoCL blue, the H100 red, Stockfish orange); each row's label
+    names exactly one family."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.axes
+    drawn = []
+    real = matplotlib.axes.Axes.barh
+
+    def barh(self, y, width, *args, color=None, **kwargs):
+        drawn.append(list(color))
+        return real(self, y, width, *args, color=color, **kwargs)
+    monkeypatch.setattr(matplotlib.axes.Axes, "barh", barh)
+    rows = crossbench._rows(json.loads((BENCHMARKS / "backends.json").read_text()))
+    crossbench._plot(rows, tmp_path / "backends.png")
+    family = {"Python model": "tab:gray", "RTL": "tab:green", "FPGA": "tab:green",
+              "PoCL": "tab:blue", "H100": "tab:red", "Stockfish": "tab:orange"}
+    assert len(drawn) == 2
+    for table, colours in zip(("search", "perft"), drawn):
+        labels = [r[1] for r in rows if r[0] == table]
+        named = [[c for k, c in family.items() if k in label] for label in labels]
+        assert all(len(n) == 1 for n in named), labels
+        assert colours == [n[0] for n in named], (table, labels)
+    assert {c for colours in drawn for c in colours} == set(family.values())
+
+
 def test_without_a_board_record_the_cores_are_an_estimate(monkeypatch):
     """The FPGA projection from the committed records with the board records left out: Fmax and
     LUT4 from the search core's synthesis record, named with the commit it records, and the
@@ -179,6 +230,66 @@ def test_without_a_board_record_the_cores_are_an_estimate(monkeypatch):
     assert lut4 == (core.get("block_only") or core.get("total"))["lut4"]
     assert p["cores"] == max(1, int(crossbench.ROUTABLE_FRACTION * crossbench.ECP5_85F_LUT4 // lut4))
     assert "estimate" in p["sources"]["cores"]
+
+
+def test_the_projection_takes_the_board_with_the_most_mhz_times_cores(monkeypatch):
+    """Of the board records that met timing, the projection takes the one whose Fmax x cores
+    is largest (its search rate), not the fastest clock: one core at 50 MHz loses to two at 40;
+    a record that missed timing counts for nothing however large."""
+    kept = [(path, rec) for path, rec in crossbench._records()
+            if not (isinstance(rec, dict) and rec.get("kind") == "board")]
+    boards = crossbench.ROOT / "synth" / "records" / "boards"
+    made = [(boards / f"{name}.json", {"kind": "board", "board": name, "timing_met": met,
+                                        "cores": cores, "fmax_mhz": {"clk": fmax}})
+            for name, cores, fmax, met in (("one-fast", 1, 50.0, True), ("two", 2, 40.0, True),
+                                           ("missed", 8, 45.0, False))]
+    monkeypatch.setattr(crossbench, "_records", lambda: kept + made)
+    monkeypatch.setattr(crossbench, "_git_commit", lambda path=None: "c0ffee0")
+    p = crossbench._projection({"cycles_per_node": 6.0, "commit": "abc1234"})
+    assert (p["fmax_mhz"], p["cores"]) == (40.0, 2)
+    assert p["sources"]["cores"]["board"] == p["sources"]["fmax"]["board"] == "two"
+
+
+def test_the_one_core_pocl_run_limits_pocl_to_one_thread(monkeypatch):
+    """crossbench's PoCL worker on one core is pinned there and PoCL is told to start one
+    thread (POCL_MAX_PTHREAD_COUNT=1); on all cores PoCL keeps its own thread count."""
+    import io
+    import subprocess
+    seen = []
+
+    def run(cmd, **kwargs):
+        seen.append((cmd, kwargs["env"]))
+        return subprocess.CompletedProcess(cmd, 0, stdout='{"search": {}}', stderr="")
+    monkeypatch.delenv("POCL_MAX_PTHREAD_COUNT", raising=False)
+    monkeypatch.setattr(crossbench.subprocess, "run", run)
+    assert crossbench._pocl("jobs.npz", 3, 1, io.StringIO()) == {"search": {}}
+    assert crossbench._pocl("jobs.npz", 3, 4, io.StringIO()) == {"search": {}}
+    (one, env_one), (all_, env_all) = seen
+    assert env_one.get("POCL_MAX_PTHREAD_COUNT") == "1" and "POCL_MAX_PTHREAD_COUNT" not in env_all
+    assert one[-2:] == ["--cores", "1"] and all_[-2:] == ["--cores", "4"]
+
+
+def test_the_rtl_figure_is_the_cpu_time_of_the_timed_jobs_alone(monkeypatch):
+    """crossbench's Verilator row (here with a stand-in backend that spends a known share of a
+    core): CPU seconds are those spent between the two readings, at most the wall time of a
+    single-threaded run, and the rate is nodes over them."""
+    import io
+    import time
+    from chessaccel.host import backends
+
+    class Stand(backends.Backend):
+        name = "rtl"
+
+        def search_many(self, jobs):
+            end = time.process_time() + 0.02
+            while time.process_time() < end:
+                pass
+            return [{"score": 0, "best_move": None, "nodes": 100, "cycles": 600} for _ in jobs]
+    monkeypatch.setattr(backends, "RtlBackend", Stand)
+    r = crossbench._rtl(io.StringIO())
+    assert r["jobs"] == len(crossbench.BENCH) and r["cycles_per_node"] == 6.0
+    assert 0.015 < r["cpu_seconds"] <= r["seconds"] + 0.01
+    assert r["nodes_per_second"] == r["nodes"] / r["cpu_seconds"]
 
 
 def _small_job_file(path):
@@ -238,3 +349,84 @@ def test_the_cross_backend_table_of_a_small_run(tmp_path, capsys):
     assert (out / "backends.md").read_text() == crossbench._markdown(report, crossbench._rows(report))
     assert (out / "backends.png").stat().st_size > 10_000
     assert f"wrote {out / 'backends.json'}" in capsys.readouterr().out
+
+
+class _ModelAsDevice:
+    """benchjobs.build's device stand-in: the model's answers (each off by one pawn on the
+    boards of ``wrong``), in the OpenCL backend's two forms (run_search arrays, search_many)."""
+
+    def __init__(self, boards, wrong=()):
+        self.boards = {pack_positions([b])[0].tobytes(): b for b in boards}
+        self.wrong = {b.key() for b in wrong}
+
+    def describe(self):
+        return "the model"
+
+    def _answer(self, board, depth):
+        r = model_search(board, depth, -INF, INF)
+        return r, r.score + (100 if board.key() in self.wrong else 0)
+
+    def run_search(self, positions, params):
+        out = {"scores": [], "nodes": [], "best_moves": []}
+        for row, p in zip(positions, params):
+            board = self.boards[row.tobytes()]
+            r, score = self._answer(board, int(p[0]))
+            out["scores"].append(score)
+            out["nodes"].append(r.nodes)
+            out["best_moves"].append(encode_move(r.best_move, board.side == 1) if r.best_move else 0)
+        return {k: np.array(v, dtype=np.int64) for k, v in out.items()}
+
+    def search_many(self, jobs):
+        out = []
+        for board, depth, _, _ in jobs:
+            r, score = self._answer(board, depth)
+            out.append({"score": score, "best_move": r.best_move, "nodes": r.nodes})
+        return out
+
+
+def test_the_job_files_model_check_starts_at_the_first_checked_job(tmp_path):
+    """benchjobs.build on three leaf jobs (the check sample is then job 0 alone): the model
+    searches job 0 and agrees (model_checked 1 in the file, with job 0's expectations); a
+    device that gets job 0 wrong is refused, naming it."""
+    import io
+    from chessaccel.host.opencl import benchjobs
+    fens = ["8/8/8/4k3/8/8/3PK3/8 w - - 0 1", "8/8/8/4k3/8/2N5/4K3/8 b - - 0 1",
+            "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"]
+    boards = [suites.board_of(fen) for fen in fens]
+    leaves = list(enumerate(boards))
+    path = tmp_path / "jobs.npz"
+    benchjobs.build(path, _ModelAsDevice(boards), io.StringIO(), leaves=leaves)
+    data = np.load(path)
+    first = model_search(boards[0], benchjobs.LEAF_DEPTH, -INF, INF)
+    assert int(data["model_checked"]) == 1 and list(data["check_index"]) == [0]
+    assert (int(data["check_scores"][0]), int(data["check_nodes"][0])) == (first.score, first.nodes)
+    assert len(data["positions"]) == 3 and list(data["bench_index"]) == [0, 1, 2]
+    with pytest.raises(SystemExit, match="^job 0: the model and the model disagree"):
+        benchjobs.build(tmp_path / "bad.npz", _ModelAsDevice(boards, wrong=boards[:1]),
+                        io.StringIO(), leaves=leaves)
+
+
+def test_the_job_file_command_makes_its_folder_and_exits_0(tmp_path, monkeypatch, capsys):
+    """``python -m chessaccel.host.opencl.benchjobs PATH`` (its build stood in for: minutes on
+    the whole bench set) makes PATH's folder, builds there, says so and exits 0."""
+    from chessaccel.host.opencl import benchjobs
+    built = []
+    monkeypatch.setattr(benchjobs, "build", built.append)
+    out = tmp_path / "new" / "jobs.npz"
+    assert benchjobs.main([str(out)]) == 0
+    assert built == [str(out)] and out.parent.is_dir()
+    assert capsys.readouterr().out.strip() == f"wrote {out}"
+
+
+def test_without_pyopencl_the_error_says_what_to_install(monkeypatch):
+    """No pyopencl: one OpenCLError line naming the import error and the command docs/opencl.md
+    gives (``pip install 'pyopencl[pocl]'``)."""
+    import sys
+    from chessaccel.host.opencl import device
+    monkeypatch.setitem(sys.modules, "pyopencl", None)      # import pyopencl now fails
+    with pytest.raises(device.OpenCLError) as raised:
+        device._import_pyopencl()
+    text = str(raised.value)
+    assert text.startswith("pyopencl is not installed (")
+    assert text.endswith("); pip install 'pyopencl[pocl]'") and "\n" not in text
+    assert "pip install 'pyopencl[pocl]'" in (Path(__file__).parent.parent / "docs" / "opencl.md").read_text()

@@ -431,3 +431,61 @@ def test_an_aspiration_fail_high_is_reported_as_a_lowerbound():
     bounded = [l for l in lines if re.search(r" score cp -?\d+ lowerbound ", l)]
     assert len(bounded) == 1 and bounded[0].startswith("info depth 3 "), lines
     assert not any("upperbound" in l for l in lines)
+
+
+class _Lines:
+    """An in-process engine's output: its lines, as written."""
+
+    def __init__(self):
+        self.lines = []
+        self._part = ""
+
+    def write(self, text):
+        self._part += text
+        *done, self._part = self._part.split("\n")
+        self.lines.extend(done)
+
+    def flush(self):
+        pass
+
+
+def test_a_board_that_failed_is_tried_again_at_the_next_go():
+    """The scripted board of tests/linkpeer.py as the Backend: it refuses a job mid-search
+    (the executor breaks: an error line, still a bestmove), then refuses the restart (the
+    engine says so and searches on the model), then works again: the next go goes back to the
+    board by itself, with no option set in between."""
+    from chessaccel.host.engine.uci import UciEngine
+    from linkpeer import ScriptedBoard
+
+    def go(engine, out):
+        start = len(out.lines)
+        engine.handle("go depth 1")
+        assert engine._search_over.wait(60)
+        engine.searching()
+        return out.lines[start:]
+
+    out = _Lines()
+    engine = UciEngine(output=out)
+    with ScriptedBoard(cores=1) as peer:
+        try:
+            engine.handle(f"setoption name Backend value serial:{peer.port}")
+            assert len(peer.started) == 1 and not out.lines      # the warm-up job
+            engine.handle(f"position fen {SCHOLAR}")
+            lines = go(engine, out)
+            assert lines[-1] == "bestmove h5f7" and len(peer.started) == 2
+            assert not any("error" in l for l in lines)
+            peer.script(("error", "UNKNOWN_COMMAND"))            # the next JOB
+            lines = go(engine, out)
+            assert any(l.startswith("info string error: backend failed: ") for l in lines)
+            assert lines[-1].startswith("bestmove ") and len(peer.started) == 2
+            peer.script(("error", "UNKNOWN_COMMAND"))            # the restart's INFO
+            lines = go(engine, out)
+            assert f"info string error: searching on the model until the backend " \
+                   f"'serial:{peer.port}' works" in lines, lines
+            assert lines[-1] == "bestmove h5f7" and len(peer.started) == 2
+            lines = go(engine, out)                                 # the board again
+            assert not any("error" in l for l in lines), lines
+            assert lines[-1] == "bestmove h5f7" and len(peer.started) == 4   # warm-up, job
+            assert engine._executor_key == (f"serial:{peer.port}", 1)
+        finally:
+            engine.shutdown()

@@ -51,7 +51,7 @@ EQUIVALENT_FILE = ROOT / "tools" / "mutation_equivalent.json"
 DEFAULT_PATHS = ("sim/model", "host", "chessaccel")
 #: Files of the work copy that belong to mutmut, not to the tree.
 KEEP = {".mutmut-cache", "mutmut_config.py", "mutmut_pytest.py", "html", ".hypothesis",
-        ".mutation-baseline",
+        ".mutation-baseline", ".mutation-sample",
         # the tests' build products (verilated board, native hostboard): folders named by a hash
         # of their sources, so a kept one is never stale; rebuilt on every run they cost minutes
         "build"}
@@ -277,6 +277,20 @@ def _sampled(context):
     return zlib.crc32(key) % _SAMPLE == 0
 
 
+def init():
+    """Called by mutmut before its run. mutmut 2's get_cached_mutation_statuses looks each
+    mutant's line record up by the line's text alone: of two identical lines in a file, the
+    second takes the first's record, so a survivor whose twin was killed is counted killed in
+    the progress and never tried again, while its own record keeps its old result, which the
+    report reads (found: the two `seconds = time.perf_counter() - t0` of opencl/backend.py).
+    Look every mutant up by its line's text and number, as cached_mutation_status does."""
+    import mutmut.cache as cache
+
+    def statuses(filename, mutations, hash_of_tests):
+        return {{m: cache.cached_mutation_status(filename, m, hash_of_tests) for m in mutations}}
+    cache.get_cached_mutation_statuses = statuses
+
+
 def _limit():
     """Seconds a mutant's tests may run: _LIMIT, or (0) four times this run's baseline, at
     least a minute (the baseline is every test of the run, measured by mutmut before the
@@ -356,6 +370,18 @@ def forget_baseline_unless(baseline):
         with sqlite3.connect(cache) as db:
             db.execute("DELETE FROM MiscData WHERE key IN ('baseline_time_elapsed', 'hash_of_tests')")
     record.write_text(baseline)
+
+
+def forget_skips_unless(sample):
+    """A mutant left out of a sample is cached as skipped, and mutmut keeps that status while
+    the tests do not change: after a run with another --sample (a smaller K takes in mutants
+    the larger one skipped) mark the skipped ones untested, so that this run's sample decides."""
+    record = WORK / ".mutation-sample"
+    cache = WORK / ".mutmut-cache"
+    if cache.exists() and (not record.exists() or record.read_text() != str(sample)):
+        with sqlite3.connect(cache) as db:
+            db.execute("UPDATE Mutant SET status = 'untested' WHERE status = 'skipped'")
+    record.write_text(str(sample))
 
 
 def run_mutmut(files, selection, skip=""):
@@ -659,6 +685,7 @@ def main(argv=None):
         check_imports_come_from_the_copy()
         files = source_files(paths)
         selection = write_mutmut_config(files, args.mutant_timeout, args.sample)
+        forget_skips_unless(args.sample)
         if not PART:
             record_owners(dict.fromkeys(files, WORK))
         for f in files:

@@ -136,6 +136,14 @@ class Side:
         except (MatchError, chess.engine.EngineError, TimeoutError) as error:
             probe.quit()
             raise MatchError(str(error)) from None
+        except BaseException:
+            # anything else (a bug, an interrupt): the engine's thread is not a daemon, so an
+            # engine left running keeps the whole process from exiting
+            try:
+                probe.quit()
+            except Exception:   # the engine may be gone already
+                pass
+            raise
         self.engine = probe
         self.name = probe.id.get("name", self.label)
 

@@ -65,10 +65,12 @@ def leaf_boards(plies=LEAF_PLIES):
     return out
 
 
-def build(path, backend=None, progress=sys.stderr):
+def build(path, backend=None, progress=sys.stderr, leaves=None):
+    """Write the job file to ``path``. ``leaves``: the (bench index, board) jobs, by default
+    leaf_boards() of the whole bench set (minutes); a test gives a few."""
     from . import OpenCLBackend
     t0 = time.perf_counter()
-    leaves = leaf_boards()
+    leaves = leaf_boards() if leaves is None else leaves
     boards = [b for _, b in leaves]
     positions = pack_positions(boards)
     n = len(boards)

@@ -116,6 +116,22 @@ def _timed_search(backend, positions, params, label, results, **tunables):
     return raw, run
 
 
+def _timeline(times, nodes):
+    """A device-split run's timeline from the device's clock (ns, a start and an end per job):
+    when the queue emptied (the last job's start) and when the jobs ended, in seconds from the
+    first start, and the node counts of the last five jobs to end; {} without timestamps."""
+    timeline = {}
+    t = times.astype(np.int64)
+    if t.any():
+        t0 = t[:, 0].min()
+        ends = (t[:, 1] - t0) / 1e9
+        timeline = {"queue_empty_seconds": round(float((t[:, 0].max() - t0) / 1e9), 4),
+                    "end_seconds_quantiles": {str(q): round(float(np.quantile(ends, q)), 4)
+                                              for q in (0.5, 0.9, 0.99, 0.999, 1)},
+                    "last_jobs_nodes": [int(nodes[i]) for i in np.argsort(ends)[-5:]]}
+    return timeline
+
+
 def run(args):
     data = np.load(args.jobs)
     backend = get_backend(args.backend)
@@ -203,16 +219,7 @@ def run(args):
                 backend.threads_per_unit = saved
             same = all((split[k] == base_raw[k]).all() for k in ("scores", "best_moves", "nodes"))
             lr = dict(backend.last_run)
-            timeline = {}
-            t = split["times"].astype(np.int64)
-            if t.any():   # the device's clock: when the queue emptied, when the jobs ended
-                t0 = t[:, 0].min()
-                ends = (t[:, 1] - t0) / 1e9
-                timeline = {"queue_empty_seconds": round(float((t[:, 0].max() - t0) / 1e9), 4),
-                            "end_seconds_quantiles": {str(q): round(float(np.quantile(ends, q)), 4)
-                                                      for q in (0.5, 0.9, 0.99, 0.999, 1)},
-                            "last_jobs_nodes": [int(base_raw["nodes"][i])
-                                                for i in np.argsort(ends)[-5:]]}
+            timeline = _timeline(split["times"], base_raw["nodes"])
             runs.append({"label": f"split on the device past {budget} nodes (depth >= {min_depth})",
                          "timeline": timeline,
                          "jobs": int(len(pos)), "nodes": int(split["nodes"].sum()),
