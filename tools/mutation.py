@@ -264,17 +264,18 @@ import json, shlex, sys, zlib
 _SELECTION = json.loads({selection!r})
 _PYTEST = {pytest!r}
 _LIMIT = {limit!r}
-_SAMPLE = {sample!r}
+_SAMPLE, _RESIDUE = {sample!r}
 
 
 def _sampled(context):
     """1 mutant in _SAMPLE, chosen by a hash of its file, line text and index (the same
-    mutants every run while the line stands)."""
+    mutants every run while the line stands); _RESIDUE picks which of the _SAMPLE disjoint
+    samples (another residue: mutants no test was written for)."""
     if _SAMPLE <= 1:
         return True
     m = context.mutation_id
     key = f"{{context.filename}}:{{m.line.strip()}}:{{m.index}}".encode()
-    return zlib.crc32(key) % _SAMPLE == 0
+    return zlib.crc32(key) % _SAMPLE == _RESIDUE
 
 
 def init():
@@ -317,7 +318,7 @@ def pre_mutation(context):
 '''
 
 
-def write_mutmut_config(files, limit=0, sample=1):
+def write_mutmut_config(files, limit=0, sample=(1, 0)):
     selection = {f: tests_for(f) for f in files}
     (WORK / "mutmut_pytest.py").write_text(MUTMUT_PYTEST)
     (WORK / "mutmut_config.py").write_text(MUTMUT_CONFIG.format(
@@ -375,13 +376,20 @@ def forget_baseline_unless(baseline):
 def forget_skips_unless(sample):
     """A mutant left out of a sample is cached as skipped, and mutmut keeps that status while
     the tests do not change: after a run with another --sample (a smaller K takes in mutants
-    the larger one skipped) mark the skipped ones untested, so that this run's sample decides."""
+    the larger one skipped) mark the skipped ones untested, so that this run's sample decides.
+    A sample of another residue R is disjoint from the last one: then every mutant is marked
+    untested, so that the report counts this sample's mutants alone."""
     record = WORK / ".mutation-sample"
     cache = WORK / ".mutmut-cache"
-    if cache.exists() and (not record.exists() or record.read_text() != str(sample)):
+    text = "%d/%d" % sample
+    if cache.exists() and (not record.exists() or record.read_text() != text):
+        last = parse_sample(record.read_text()) if record.exists() else (1, 0)
         with sqlite3.connect(cache) as db:
-            db.execute("UPDATE Mutant SET status = 'untested' WHERE status = 'skipped'")
-    record.write_text(str(sample))
+            if sample[1] == 0 and last[1] == 0:
+                db.execute("UPDATE Mutant SET status = 'untested' WHERE status = 'skipped'")
+            else:
+                db.execute("UPDATE Mutant SET status = 'untested'")
+    record.write_text(text)
 
 
 def run_mutmut(files, selection, skip=""):
@@ -625,7 +633,7 @@ def run_parts(paths, jobs, skip, mutant_timeout, sample):
         command = [sys.executable, __file__, *share, "--part", f"{index}/{len(parts)}"]
         if skip:
             command += ["--skip", skip]
-        command += ["--mutant-timeout", str(mutant_timeout), "--sample", str(sample)]
+        command += ["--mutant-timeout", str(mutant_timeout), "--sample", "%d/%d" % sample]
         with open(OUT / f"part-{index + 1}.log", "w") as out:
             children.append(subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT))
     started = time.monotonic()
@@ -639,6 +647,20 @@ def run_parts(paths, jobs, skip, mutant_timeout, sample):
     failed = [i + 1 for i, child in enumerate(children) if child.returncode]
     if failed:
         raise SystemExit(f"mutation: part(s) {failed} failed (see out/mutation/part-N.log)")
+
+
+def parse_sample(text):
+    """``K`` or ``K/R``: one mutant in K, those whose hash is R modulo K."""
+    k, _, r = text.partition("/")
+    try:
+        k, r = int(k), int(r or 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a sample is K or K/R (whole numbers), got {text!r}") from None
+    if k < 1:
+        raise argparse.ArgumentTypeError(f"K must be at least 1, got {k}")
+    if not 0 <= r < k:
+        raise argparse.ArgumentTypeError(f"R must be 0 to K - 1 = {k - 1}, got {r}")
+    return k, r
 
 
 def main(argv=None):
@@ -656,16 +678,16 @@ def main(argv=None):
                         help="seconds a mutant's tests may run before it counts as detected "
                              "(default 0: four times the run's baseline, at least 60 s; "
                              "mutmut's own limit is 10 times that baseline)")
-    parser.add_argument("--sample", type=int, default=1, metavar="K",
-                        help="test 1 mutant in K (a fixed choice by a hash of each mutant), the "
-                             "others skipped: an estimate, with its 95%% interval, where the whole "
-                             "run would take too long (host/: about 7,500 mutants)")
+    parser.add_argument("--sample", type=parse_sample, default=(1, 0), metavar="K[/R]",
+                        help="test 1 mutant in K (a fixed choice by a hash of each mutant: those "
+                             "whose hash is R modulo K, R = 0 unless given), the others skipped: "
+                             "an estimate, with its 95%% interval, where the whole run would take "
+                             "too long (host/: about 7,700 mutants); another R draws a disjoint "
+                             "sample, free of tests written for an earlier one's survivors")
     parser.add_argument("--part", help=argparse.SUPPRESS)     # "I/N": a child of --jobs
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1, got {args.jobs}")
-    if args.sample < 1:
-        parser.error(f"--sample must be at least 1, got {args.sample}")
     if args.skip:
         # mutmut numbers a line's mutants among the types applied: another set of types needs
         # its own cache, hence its own work copy and its own report
