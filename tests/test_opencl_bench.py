@@ -232,6 +232,15 @@ def test_without_a_board_record_the_cores_are_an_estimate(monkeypatch):
     assert "estimate" in p["sources"]["cores"]
 
 
+def test_the_ecp5_85f_size_is_the_one_nextpnr_reports():
+    """The core estimate divides the device's logic cells: the count nextpnr reported as
+    available in the committed ECP5-85F board records (TRELLIS_COMB), not a number of its own."""
+    boards = Path(__file__).resolve().parents[1] / "synth" / "records" / "boards"
+    available = {json.loads(path.read_text())["available"]["comb"]
+                 for path in boards.glob("*85f*.json")}
+    assert available == {crossbench.ECP5_85F_LUT4}
+
+
 def test_the_projection_takes_the_board_with_the_most_mhz_times_cores(monkeypatch):
     """Of the board records that met timing, the projection takes the one whose Fmax x cores
     is largest (its search rate), not the fastest clock: one core at 50 MHz loses to two at 40;
