@@ -105,7 +105,12 @@ def test_split_jobs_equal_the_whole_jobs_and_the_model(backend, budget, child_bu
               if (split["scores"][i], split["best_moves"][i], split["nodes"][i])
               != (whole["scores"][i], whole["best_moves"][i], whole["nodes"][i])]
     assert not differ, f"{len(differ)} of {len(JOBS)} split jobs differ, first: {differ[:3]}"
-    for i in range(0, len(JOBS), 7):
+    assert_sample_is_the_models(split, boards, step=7)
+
+
+def assert_sample_is_the_models(split, boards, step):
+    """Every step-th job of JOBS: score, best move and node count are the model's."""
+    for i in range(0, len(JOBS), step):
         fen, depth, alpha, beta = JOBS[i]
         want = model_search(boards[i], depth, alpha, beta)
         best = decode_moves(split["best_moves"][i:i + 1], boards[i].side == 1)[0]
@@ -149,12 +154,7 @@ def test_device_split_jobs_equal_the_whole_jobs_and_the_model(budget, min_depth,
     assert 0 < backend.last_run["seconds"] <= elapsed, "the kernel's time lies within the call's"
     for key in ("scores", "best_moves", "nodes"):
         assert (split[key] == whole[key]).all(), key
-    for i in range(0, len(JOBS), 9):
-        fen, depth, alpha, beta = JOBS[i]
-        want = model_search(boards[i], depth, alpha, beta)
-        best = decode_moves(split["best_moves"][i:i + 1], boards[i].side == 1)[0]
-        assert (int(split["scores"][i]), best, int(split["nodes"][i])) == \
-               (want.score, want.best_move, want.nodes), fen
+    assert_sample_is_the_models(split, boards, step=9)
 
 
 def test_device_split_with_a_tail_budget():
