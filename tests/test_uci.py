@@ -367,8 +367,13 @@ def test_lines_sent_before_quit_or_the_end_of_input_are_answered_in_order(ending
                           timeout=60)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     lines = [l for l in done.stdout.splitlines() if not l.startswith(("id ", "option ", "info d"))]
-    assert lines[:3] == ["uciok", "readyok", "readyok"], lines
-    assert "illegal move 'e2e5'" in lines[3], lines
+    # quit may stop the first search before its isready is read, so that bestmove may come
+    # before or after the readyok (UCI answers isready during a search); the other answers
+    # keep the order of their commands
+    answers = [l for l in lines if not l.startswith("bestmove")]
+    assert answers[:3] == ["uciok", "readyok", "readyok"], lines
+    assert len(answers) == 4 and "illegal move 'e2e5'" in answers[3], lines
+    assert lines.index(next(l for l in lines if l.startswith("bestmove"))) >= 2, lines
     bestmoves = [l.split()[1] for l in lines if l.startswith("bestmove")]
     assert len(bestmoves) == 2, lines
     after_e5 = chess.Board()
@@ -376,7 +381,6 @@ def test_lines_sent_before_quit_or_the_end_of_input_are_answered_in_order(ending
     after_e5.push_uci("e7e5")
     # the illegal position line left the position as it was
     assert all(chess.Move.from_uci(move) in after_e5.legal_moves for move in bestmoves), lines
-    assert not any(l.startswith("info string error") for l in lines[4:]), lines
 
 
 def test_spaced_option_names_a_flagged_clock_and_a_go_while_searching():
