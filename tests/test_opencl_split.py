@@ -255,3 +255,50 @@ def test_node_children_in_chunks_when_memory_is_short(backend):
         for key in ("moves", "children"):
             assert len(parts[key][i]) == len(whole[key][i]) == count, (key, fens[i])
             assert (parts[key][i] == whole[key][i]).all(), (key, fens[i])
+
+
+@pytest.mark.parametrize("prio_exit", [0, 1, 2])
+def test_device_split_priority_per_multiprocessor_changes_no_result(prio_exit):
+    """PRIO_SM: priority taken in the lane's multiprocessor (on PoCL its work-group of 8 lanes)
+    instead of its warp, the other lanes waiting (with IDLE_SLEEP, a sleep on NVIDIA),
+    ending, or still helping: the same scores, best moves and node counts.
+    IDLE_LOADS: waiting lanes wait on loads."""
+    backend = OpenCLBackend("pocl", threads_per_unit=16, local_size=8,
+                            overrides={"SPLIT_PRIO": 1, "PRIO_SM": 1, "IDLE_SLEEP": 2000,
+                                       "IDLE_LOADS": 4})
+    boards, positions, params = _packed(JOBS)
+    whole = backend.run_search(positions, params)
+    split = backend.run_search_split(positions, params, split_budget=50, min_depth=0,
+                                     prio_nodes=256, prio_max=2, prio_exit=prio_exit)
+    assert backend.last_run["prio_events"] > 0, "some lane took priority"
+    assert backend.last_run["local_size"] == 8
+    for key in ("scores", "best_moves", "nodes"):
+        assert (split[key] == whole[key]).all(), key
+
+
+def test_device_split_idle_lanes_that_wait_on_loads_change_no_result():
+    """IDLE_LOADS (and IDLE_SLEEP, a nanosleep on NVIDIA only): every lane without work stays
+    to help, waiting between looks, with a small tail budget: the same results."""
+    backend = OpenCLBackend("pocl", threads_per_unit=16,
+                            overrides={"IDLE_LOADS": 8, "IDLE_SLEEP": 2000})
+    boards, positions, params = _packed(JOBS)
+    whole = backend.run_search(positions, params)
+    split = backend.run_search_split(positions, params, split_budget=200, min_depth=0,
+                                     max_idle=1 << 20, tail_budget=20)
+    assert backend.last_run["split_points"] > 0
+    for key in ("scores", "best_moves", "nodes"):
+        assert (split[key] == whole[key]).all(), key
+
+
+@pytest.mark.parametrize("lanes", [1, 8])
+def test_device_split_reserved_multiprocessors_change_no_result(lanes):
+    """RESERVE_SMS: the lanes of the first multiprocessors (on PoCL the first work-group of 8)
+    take only entries of split jobs, RESERVE_LANES of each warp: the same results."""
+    backend = OpenCLBackend("pocl", threads_per_unit=16, local_size=8,
+                            overrides={"SPLIT_PRIO": 1, "PRIO_SM": 1, "RESERVE_SMS": 1,
+                                       "RESERVE_LANES": lanes, "IDLE_SLEEP": 2000})
+    boards, positions, params = _packed(JOBS)
+    whole = backend.run_search(positions, params)
+    split = backend.run_search_split(positions, params, split_budget=50, min_depth=0)
+    for key in ("scores", "best_moves", "nodes"):
+        assert (split[key] == whole[key]).all(), key

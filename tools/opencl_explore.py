@@ -43,7 +43,8 @@ def source(overrides=None):
     return s
 dev.kernel_source = source
 res = {"perft": [], "leaf": []}
-new = OpenCLBackend(PLAT)
+# $EXPLORE_NEW (JSON): the overrides of the kernel the runs use (default: none)
+new = OpenCLBackend(PLAT, overrides=json.loads(os.environ.get("EXPLORE_NEW", "null")))
 try:
     print(new.describe(), flush=True)
 except Exception as e:
@@ -95,15 +96,35 @@ if mode in ("all", "leaf"):
         base.threads_per_unit, base.local_size = 256, 64
         print("base kernel:", {k: _compiler_report(base.device.build_log).get(k)
                                for k in ("search_jobs", "search_jobs_split")}, flush=True)
+    # $EXPLORE_KERNELS (JSON {"NAME": overrides}): more kernels, a configuration "NAME:..." runs
+    # on kernel NAME (all built in this process, so the runs are A/B)
+    more = {}
+    for name, ov in (json.loads(os.environ.get("EXPLORE_KERNELS", "null")) or {}).items():
+        try:
+            more[name] = OpenCLBackend(PLAT, overrides=ov)
+            more[name].describe()
+        except Exception as e:
+            print(f"kernel {name}: {ov} does not build: {e}", flush=True)
+            more.pop(name, None)
+            continue
+        more[name].threads_per_unit, more[name].local_size = 256, 64
+        print(f"kernel {name}: {ov}", {k: _compiler_report(more[name].device.build_log).get(k)
+                                       for k in ("search_jobs_split",)}, flush=True)
     if "basewhole" in sys.argv[4:]:
         base.run_search(pos, par); s = base.last_run["seconds"]
         print(f"whole (base kernel): {s:.3f} s {tot/s/1e6:.1f} M/s", flush=True)
     configs = [(c.split(":")[:-1], tuple(int(x) for x in c.split(":")[-1].split("/")))
                for c in sys.argv[4:] if c.split(":")[-1][0].isdigit()] or [([], (20000, 1, 256, 2048))]
     for flags, (budget, md, per_unit, idle, *prio) in configs:
+        if any(f not in more and f != "base" and not f.startswith("top") for f in flags):
+            print("skipped (kernel not built):", flags, flush=True)
+            continue
         prio_nodes, prio_max, prio_exit, prio_first, tail = (list(prio) + [0, 0, 0, 0, 0])[:5]
         use_base = "base" in flags
         b = base if use_base else new
+        for f in flags:
+            if f in more:
+                b = more[f]
         b.threads_per_unit = per_unit
         # "topK": the K largest jobs (by the whole run's node counts: an oracle, for diagnosis)
         # moved to the front of the batch, the others in file order behind them
@@ -114,7 +135,7 @@ if mode in ("all", "leaf"):
             perm = np.concatenate([first, np.setdiff1d(perm, first)])
         sp = b.run_search_split(pos[perm], par[perm], split_budget=budget, min_depth=md, timeline=True,
                                 max_idle=idle, prio_nodes=prio_nodes, prio_max=prio_max or None,
-                                prio_exit=bool(prio_exit), prio_first=prio_first,
+                                prio_exit=int(prio_exit), prio_first=prio_first,
                                 **({"tail_budget": tail} if tail else {}))
         inv = np.empty_like(perm); inv[perm] = np.arange(len(perm))
         sp = {k: v[inv] for k, v in sp.items()}
@@ -135,7 +156,7 @@ if mode in ("all", "leaf"):
         lr["timeline"] = {"start": st.round(4).tolist()[:0], "end_quantiles": [float(np.quantile(en, q)) for q in (0.5, 0.9, 0.99, 0.999, 1)], "queue_empty": float(st.max())}
         same = all((sp[k] == whole[k]).all() for k in ("scores", "best_moves", "nodes"))
         nbad = int(((sp["nodes"] != whole["nodes"]) | (sp["scores"] != whole["scores"]) | (sp["best_moves"] != whole["best_moves"])).sum())
-        lr.update(same=same, mismatches=nbad, per_unit=per_unit, base_kernel=use_base)
+        lr.update(same=same, mismatches=nbad, per_unit=per_unit, base_kernel=use_base, flags=flags)
         res["leaf"].append(lr)
         print(f"{':'.join(flags)} split {budget}/{md} x{per_unit} idle {idle} prio {prio_nodes}/{lr['prio_max']}/{prio_exit}/{prio_first} tail {tail or budget} events {lr['prio_events']}: {lr['seconds']:.3f} s {tot/lr['seconds']/1e6:.1f} M/s sp {lr['split_points']} entries {lr['entries']} helped {lr['entries_helped']} hn {lr['helper_nodes']/1e6:.0f}M used {lr['helper_nodes_used']/1e6:.0f}M republished {lr['republished']} waits {lr['owner_waits']} claimed {lr['owner_claimed']} same {same} bad {nbad}", flush=True)
     # the largest jobs alone, split with every lane free to help: their critical path

@@ -274,7 +274,7 @@ class OpenCLBackend(Backend):
         whose job or part has counted that many nodes takes priority in its warp (its other
         lanes take no new work while it lasts; 0: never; default SPLIT_PRIO_NODES), for at most
         ``prio_max`` lanes at once (default SPLIT_PRIO_MAX per compute unit); ``prio_exit``:
-        those lanes end instead of waiting; ``prio_first``: the first jobs of the batch (a host's
+        1 (True): those lanes end instead of waiting; 2: they still take entries, not jobs; ``prio_first``: the first jobs of the batch (a host's
         predicted long ones) take priority from their start. Priority needs a kernel built with
         ``overrides={"SPLIT_PRIO": 1}`` (measured not to help on the H100, docs/opencl.md)."""
         n = len(positions)
@@ -294,7 +294,8 @@ class OpenCLBackend(Backend):
             prio_max = d.compute_units * SPLIT_PRIO_MAX
         jb = self._job_buffers(positions, params)
         ctl = self._buffer(np.zeros(16, dtype=np.uint32), write=True)
-        warp_hot = self._buffer(np.zeros(global_size // 32 + 1, dtype=np.uint32), write=True)
+        warp_hot = self._buffer(np.zeros(max(global_size // 32 + 1, 1024), dtype=np.uint32),
+                                write=True)   # per warp, or per multiprocessor (PRIO_SM)
         sp_alpha = self._buffer(nbytes=4 * split_points)
         sp_info = self._buffer(nbytes=16 * split_points)
         e_pos = self._buffer(nbytes=8 * POSITION_WORDS * entries)
@@ -311,7 +312,7 @@ class OpenCLBackend(Backend):
                   np.uint32(1 if timeline else 0),
                   np.uint32(d.compute_units * SPLIT_IDLE if max_idle is None else max_idle),
                   warp_hot, np.uint32(prio_nodes), np.uint32(prio_max),
-                  np.uint32(1 if prio_exit else 0), np.uint32(prio_first),
+                  np.uint32(int(prio_exit)), np.uint32(prio_first),
                   np.uint64(split_budget if tail_budget is None else tail_budget),
                   self.device.eval_values)
         seconds = time.perf_counter() - t0
@@ -327,7 +328,7 @@ class OpenCLBackend(Backend):
                          "republished": int(c[11]), "owner_waits": int(c[12]),
                          "owner_claimed": int(c[13]), "prio_events": int(c[15]),
                          "prio_nodes": int(prio_nodes), "prio_max": int(prio_max),
-                         "prio_exit": bool(prio_exit), "prio_first": int(prio_first),
+                         "prio_exit": int(prio_exit), "prio_first": int(prio_first),
                          "split_budget": int(split_budget), "min_depth": int(min_depth),
                          "tail_budget": int(split_budget if tail_budget is None else tail_budget)}
         return out

@@ -147,6 +147,55 @@ static inline bool enter_node(Frame *f, Board *b, Values v, int ply, int *value)
 // slots go to the lanes that work (the lone lanes of the batch's tail are its critical path).
 #define IDLE_TURNS 32
 
+// PRIO_SM (with SPLIT_PRIO): priority is taken in the lane's multiprocessor (NVIDIA's %smid;
+// elsewhere its work-group) instead of its warp: every other lane of the multiprocessor takes no
+// new job while it lasts, so that the long work gets the multiprocessor's issue slots alone.
+// IDLE_SLEEP: a lane that waits for work sleeps that many ns between looks (NVIDIA's nanosleep),
+// so that it takes no issue slots from the lanes that work; IDLE_LOADS: it waits instead on that
+// many dependent loads of a counter (each a trip to the L2 cache, one instruction or two issued);
+// 0 and 0: it spins.
+#ifndef PRIO_SM
+#define PRIO_SM 0
+#endif
+#ifndef IDLE_SLEEP
+#define IDLE_SLEEP 0
+#endif
+#ifndef IDLE_LOADS
+#define IDLE_LOADS 0
+#endif
+#define IDLE_WAITS (IDLE_SLEEP || IDLE_LOADS)
+// RESERVE_SMS (with SPLIT_PRIO and PRIO_SM): the lanes of the multiprocessors numbered below it
+// take no job from the queue, only entries (parts of split jobs), and only RESERVE_LANES lanes of
+// each of their warps run at all, so that the long jobs' parts find fast helpers from the start.
+#ifndef RESERVE_SMS
+#define RESERVE_SMS 0
+#endif
+#ifndef RESERVE_LANES
+#define RESERVE_LANES 1
+#endif
+#define HOT_SLOTS 1024
+static inline uint prio_slot(void) {
+#if PRIO_SM && defined(cl_nv_pragma_unroll)
+    uint sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    return sm % HOT_SLOTS;
+#elif PRIO_SM
+    return (uint)get_group_id(0) % HOT_SLOTS;
+#else
+    return (uint)get_global_id(0) / WARP_LANES;
+#endif
+}
+static inline void idle_sleep(__global volatile uint *word) {
+#if IDLE_SLEEP && defined(cl_nv_pragma_unroll)
+    asm volatile("nanosleep.u32 %0;" :: "r"((uint)IDLE_SLEEP));
+#endif
+#if IDLE_LOADS
+    uint v = 0;
+    for (int i = 0; i < IDLE_LOADS; i++)
+        v = word[v >> 31];        // the next address depends on the value: the loads wait in turn
+#endif
+}
+
 #if defined(cl_nv_pragma_unroll)
 #define GLOBAL_FENCE() { mem_fence(CLK_GLOBAL_MEM_FENCE); asm volatile("membar.gl;" ::: "memory"); }
 #else
@@ -355,8 +404,15 @@ static inline void search_body(__global const ulong *positions, __global const i
     uint turn = IDLE_TURNS - 1;   // the first turn takes a job at once
     bool idle = false;
     bool hot = false;                          // this lane has priority in its warp
+#if SPLIT_PRIO && PRIO_SM && RESERVE_SMS
+    const bool reserved = help && prio_slot() < RESERVE_SMS;
+    if (reserved && get_local_id(0) % WARP_LANES >= RESERVE_LANES)
+        return;
+#else
+    const bool reserved = false;
+#endif
     ulong budget = help ? S->budget : 0;       // becomes S->tail_budget once the queue is empty
-    const uint warp = (uint)get_global_id(0) / WARP_LANES;
+    const uint warp = prio_slot();      // the slot of warp_hot this lane's priority uses
     __global ushort *pv = pv_moves;
     __global uchar *pv_len = pv_lengths;
     // "the root has returned": the first turn takes a job from the queue
@@ -420,8 +476,9 @@ static inline void search_body(__global const ulong *positions, __global const i
                 work = WORK_NONE;
                 given_up = false;
                 // a lane of a warp where another has priority takes no new work
-                const bool frozen = SPLIT_PRIO && help && S->warp_hot[warp] != 0;
-                if (help && !frozen) {
+                const bool frozen = SPLIT_PRIO && help && (reserved || S->warp_hot[warp] != 0);
+                // prio_exit 2: the lanes frozen by a priority still help (entries, no new jobs)
+                if (help && (!frozen || S->prio_exit == 2 || reserved)) {
                     int tag;
                     int e = take_entry(S, &tag);
                     if (e >= 0) {
@@ -458,9 +515,14 @@ static inline void search_body(__global const ulong *positions, __global const i
                     if (!help || S->ctl[CTL_DONE] >= n_jobs)
                         return;
                     if (frozen) {
-                        if (S->prio_exit)
+                        if (S->prio_exit == 1 && !reserved)
                             return;
+#if IDLE_WAITS
+                        idle_sleep(S->ctl + CTL_DONE);
+                        turn = IDLE_TURNS - 1;               // sleep, then look again at once
+#else
                         turn = 0;
+#endif
                         break;                               // wait: look again later
                     }
                     if (!idle) {
@@ -470,7 +532,12 @@ static inline void search_body(__global const ulong *positions, __global const i
                         }
                         idle = true;
                     }
+#if IDLE_WAITS
+                    idle_sleep(S->ctl + CTL_DONE);
+                    turn = IDLE_TURNS - 1;
+#else
                     turn = 0;
+#endif
                     break;                                   // idle: look again later
                 }
                 if (idle) {
