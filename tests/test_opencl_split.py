@@ -290,15 +290,20 @@ def test_device_split_idle_lanes_that_wait_on_loads_change_no_result():
         assert (split[key] == whole[key]).all(), key
 
 
-@pytest.mark.parametrize("lanes", [1, 8])
-def test_device_split_reserved_multiprocessors_change_no_result(lanes):
+@pytest.mark.parametrize("lanes, first, own", [(1, 0, 0), (8, 0, 0), (1, 3, 0), (8, 20, 0),
+                                               (1, 3, 1), (8, 20, 1)])
+def test_device_split_reserved_multiprocessors_change_no_result(lanes, first, own):
     """RESERVE_SMS: the lanes of the first multiprocessors (on PoCL the first work-group of 8)
-    take only entries of split jobs, RESERVE_LANES of each warp: the same results."""
+    take only entries of split jobs, RESERVE_LANES of each warp, and with prio_first the first
+    jobs from a queue of their own; RESERVE_OWN: each class of lanes helps only its own jobs'
+    parts: the same results."""
     backend = OpenCLBackend("pocl", threads_per_unit=16, local_size=8,
                             overrides={"SPLIT_PRIO": 1, "PRIO_SM": 1, "RESERVE_SMS": 1,
-                                       "RESERVE_LANES": lanes, "IDLE_SLEEP": 2000})
+                                       "RESERVE_LANES": lanes, "RESERVE_OWN": own,
+                                       "IDLE_SLEEP": 2000})
     boards, positions, params = _packed(JOBS)
     whole = backend.run_search(positions, params)
-    split = backend.run_search_split(positions, params, split_budget=50, min_depth=0)
+    split = backend.run_search_split(positions, params, split_budget=50, min_depth=0,
+                                     prio_first=first)
     for key in ("scores", "best_moves", "nodes"):
         assert (split[key] == whole[key]).all(), key

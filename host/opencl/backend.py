@@ -275,7 +275,8 @@ class OpenCLBackend(Backend):
         lanes take no new work while it lasts; 0: never; default SPLIT_PRIO_NODES), for at most
         ``prio_max`` lanes at once (default SPLIT_PRIO_MAX per compute unit); ``prio_exit``:
         1 (True): those lanes end instead of waiting; 2: they still take entries, not jobs; ``prio_first``: the first jobs of the batch (a host's
-        predicted long ones) take priority from their start. Priority needs a kernel built with
+        predicted long ones) take priority from their start (with RESERVE_SMS: the reserved
+        multiprocessors take them from a queue of their own). Priority needs a kernel built with
         ``overrides={"SPLIT_PRIO": 1}`` (measured not to help on the H100, docs/opencl.md)."""
         n = len(positions)
         d = self.device
@@ -293,7 +294,10 @@ class OpenCLBackend(Backend):
         if prio_max is None:
             prio_max = d.compute_units * SPLIT_PRIO_MAX
         jb = self._job_buffers(positions, params)
-        ctl = self._buffer(np.zeros(16, dtype=np.uint32), write=True)
+        ctl0 = np.zeros(16, dtype=np.uint32)
+        if prio_first and (self.overrides or {}).get("RESERVE_SMS"):
+            ctl0[0] = min(prio_first, n)    # the first jobs go to the reserved multiprocessors
+        ctl = self._buffer(ctl0, write=True)
         warp_hot = self._buffer(np.zeros(max(global_size // 32 + 1, 1024), dtype=np.uint32),
                                 write=True)   # per warp, or per multiprocessor (PRIO_SM)
         sp_alpha = self._buffer(nbytes=4 * split_points)

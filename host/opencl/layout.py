@@ -66,7 +66,7 @@ def kernel_prelude(overrides=None):
         # scheduling switches of the search kernels (search.cl): measured on the H100 not to
         # help (docs/opencl.md), so built only on request (overrides, 1)
         "SPREAD_JOBS": 0, "SPLIT_PRIO": 0, "PRIO_SM": 0, "IDLE_SLEEP": 0, "IDLE_LOADS": 0,
-        "RESERVE_SMS": 0, "RESERVE_LANES": 1,
+        "RESERVE_SMS": 0, "RESERVE_LANES": 1, "RESERVE_OWN": 0,
     }
     defines.update({name: PieceType[name].value for name in _TYPES})
     defines.update({f"LINES_{name}": offset for name, offset in LINE_TABLE_OFFSETS.items()})

@@ -126,6 +126,7 @@ static inline bool enter_node(Frame *f, Board *b, Values v, int ply, int *value)
 #define CTL_SPLITS 3    // split points made
 #define CTL_DONE 4      // jobs finished
 #define CTL_HELPED 5    // entries searched by helpers
+#define CTL_RJOBS 6      // RESERVE_SMS with prio_first: the reserved multiprocessors' queue
 #define CTL_HELPER_KNODES 8   // nodes searched by helpers (finished or given up), in 1024s
 #define CTL_USED_KNODES 9     // nodes of helpers' results the owners used, in 1024s
 #define CTL_IDLE 10           // lanes without work that stay
@@ -172,6 +173,11 @@ static inline bool enter_node(Frame *f, Board *b, Values v, int ply, int *value)
 #endif
 #ifndef RESERVE_LANES
 #define RESERVE_LANES 1
+#endif
+// RESERVE_OWN: the parts of the reserved multiprocessors' jobs go only to reserved lanes, and
+// the other parts only to the other lanes (the split point's depth word carries the class).
+#ifndef RESERVE_OWN
+#define RESERVE_OWN 0
 #endif
 #define HOT_SLOTS 1024
 static inline uint prio_slot(void) {
@@ -258,7 +264,7 @@ static inline void load_position_v(Board *b, __global volatile const ulong *p, L
 // Publish the node in `f` (board `b`): its remaining legal children as entries with the
 // current alpha. Sets f->sp / f->k (f->sp = -2: nothing worth publishing); the split point's
 // first entry is kept in sp_info[sp].w.
-static inline void publish(const Split *S, Frame *f, Board *b, Values v, int ply) {
+static inline void publish(const Split *S, Frame *f, Board *b, Values v, int ply, int cls) {
     Gen g = f->g;
     Move m;
     Undo u;
@@ -279,7 +285,7 @@ static inline void publish(const Split *S, Frame *f, Board *b, Values v, int ply
             atomic_xchg(&S->e_state[e], E_DEAD);
         return;
     }
-    S->sp_info[sp] = (int4)(f->depth, f->beta, ply, (int)base);
+    S->sp_info[sp] = (int4)(f->depth | (cls << 16), f->beta, ply, (int)base);
     S->sp_alpha[sp] = f->alpha;
     g = f->g;
     uint e = base;
@@ -301,12 +307,16 @@ static inline void publish(const Split *S, Frame *f, Board *b, Values v, int ply
 }
 
 // An entry for a lane without work: the first READY one from the scan mark on; -1 if none.
-static inline int take_entry(const Split *S, int *tag) {
+static inline int take_entry(const Split *S, int *tag, int cls) {
     uint lo = S->ctl[CTL_SCAN], hi = min(S->ctl[CTL_ENTRIES], S->e_max);
     uint end = min(hi, lo + 256u), mark = lo;
     bool passing = true;
     for (uint e = lo; e < end; e++) {
         uint st = S->e_state[e];
+        if (RESERVE_OWN && st == E_READY && (S->sp_info[S->e_sp[e]].x >> 16) != cls) {
+            passing = false;            // another class's entry: not for this lane
+            continue;
+        }
         if (st == E_READY) {
             int a = S->sp_alpha[S->e_sp[e]];
             if (a == SP_CLOSED) {
@@ -480,12 +490,12 @@ static inline void search_body(__global const ulong *positions, __global const i
                 // prio_exit 2: the lanes frozen by a priority still help (entries, no new jobs)
                 if (help && (!frozen || S->prio_exit == 2 || reserved)) {
                     int tag;
-                    int e = take_entry(S, &tag);
+                    int e = take_entry(S, &tag, (int)reserved);
                     if (e >= 0) {
                         int sp = (int)S->e_sp[e];
                         int4 info = S->sp_info[sp];
                         load_position_v(&b, S->e_pos + (size_t)e * POSITION_WORDS, lines);
-                        cur.depth = max(info.x - 1, 0); cur.alpha = -info.y; cur.beta = -tag;
+                        cur.depth = max((info.x & 0xFFFF) - 1, 0); cur.alpha = -info.y; cur.beta = -tag;
                         ply = root_ply = info.z + 1;
                         work = WORK_HELP;
                         job = (uint)e;
@@ -493,8 +503,22 @@ static inline void search_body(__global const ulong *positions, __global const i
                         help_tag = tag;
                     }
                 }
-                if (work == WORK_NONE && !frozen && (!help || *job_counter < n_jobs)) {
-                    job = spread_job(atomic_inc(job_counter), n_jobs);
+                bool from_queue = work == WORK_NONE && !frozen && (!help || *job_counter < n_jobs);
+#if SPLIT_PRIO && PRIO_SM && RESERVE_SMS
+                // with prio_first, the reserved multiprocessors take the first prio_first jobs
+                // (a host's predicted long ones) from a queue of their own; the host starts the
+                // other queue at prio_first
+                const bool reserved_job = work == WORK_NONE && reserved
+                                          && S->ctl[CTL_RJOBS] < S->prio_first;
+                from_queue = from_queue || reserved_job;
+#else
+                const bool reserved_job = false;
+#endif
+                if (from_queue) {
+                    job = reserved_job ? atomic_inc(&S->ctl[CTL_RJOBS])
+                                       : spread_job(atomic_inc(job_counter), n_jobs);
+                    if (reserved_job && job >= S->prio_first)
+                        job = n_jobs;
                     if (job < n_jobs) {
                         load_position(&b, positions + (size_t)job * POSITION_WORDS, lines);
                         int4 p = params[job];
@@ -503,7 +527,7 @@ static inline void search_body(__global const ulong *positions, __global const i
                         work = WORK_JOB;
                         if (help && S->times) S->times[2 * job] = device_ns();
 #if SPLIT_PRIO
-                        if (help && job < S->prio_first)
+                        if (help && !RESERVE_SMS && job < S->prio_first)
                             hot = take_priority(S, warp);
 #endif
                         pv = pv_moves + (size_t)job * PV_STRIDE * PV_STRIDE;
@@ -579,14 +603,14 @@ static inline void search_body(__global const ulong *positions, __global const i
                         // the window of the remaining children has changed: publish them again
                         close_split(S, &cur);
                         atomic_inc(&S->ctl[CTL_REPUBLISHED]);
-                        publish(S, &cur, &b, values, ply);
+                        publish(S, &cur, &b, values, ply, (int)reserved);
                     }
                 }
             }
             // a node whose own subtree has passed the budget publishes its other children
             if (help && !have_value && cur.sp == -1 && (uint)nodes - cur.entered > budget
                     && cur.depth >= S->min_depth)
-                publish(S, &cur, &b, values, ply);
+                publish(S, &cur, &b, values, ply, (int)reserved);
         }
         if (help && work == WORK_NONE)
             continue;
