@@ -6,7 +6,10 @@ device" and the perft A/B runs): not a benchmark record, the sweeps behind the c
          ...] [basewhole]
         [alone] [again]   (base: a kernel built with the overrides in $EXPLORE_BASE (JSON), else
                            the .cl files in ../old_kernels beside tools/ when there are, else
-                           with SPREAD_JOBS = SPLIT_PRIO = 0)
+                           with SPREAD_JOBS = SPLIT_PRIO = 0; $EXPLORE_NEW: the overrides of the
+                           kernel the plain configurations use; $EXPLORE_KERNELS: {"NAME": overrides}
+                           of more kernels, for configurations "NAME:..."; PRIO_EXIT 0 wait, 1 end,
+                           2 still help)
 
 - perft: bulk perft of the start position (7, 8) and Kiwipete (6, 7) with the current perft.cl
   and with ``perft_old.cl`` beside this script (an older perft.cl to compare with: e.g.
