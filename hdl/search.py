@@ -383,26 +383,23 @@ class _AlphaBetaFSM:
                 victim_done()
             self.make(top.move.from_sq, top.move.to_sq, promotion_piece[top.promo], PieceType.PAWN)
         with m.Elif((top.stage == GenStage.VICTIMS) & top.victim_valid):
-            # a victim always has an enabled aggressor here: every receiver GenVictim ranks has
-            # a transmitter (tests/test_model_movegen.py), the own pieces are enabled again with
-            # each new victim, and ``more`` disables the victim with its last aggressor's move.
-            # So the move is made unconditionally: the aggressor tree's outputs are data of the
-            # make and of the frame (from-square, promotion, ``more``), never the choice of the
-            # board's or the stack's operation or of the next state.
             aggressor = aggressors.aggressor
-            promotion = aggressors.promotion
-            with m.If(promotion):
+            with m.If(~aggressors.valid):
+                # a victim without aggressor (never the first step of a victim: every receiver
+                # has a transmitter, and the own pieces are enabled again with each new victim)
+                m.d.comb += stack.op.eq(StackOp.WRITE)
+                victim_done()
+                self.goto("NEXT_MOVE")
+            with m.Elif(aggressors.promotion):
                 m.d.comb += [next_top.promoting.eq(1), next_top.promo.eq(1),
                              next_top.more.eq(aggressors.more)]
-            with m.Elif(aggressors.more):
-                m.d.comb += next_top.mask.eq(top.mask | onehot(aggressor))
+                self.make(aggressor, top.victim, promotion_piece[0], PieceType.PAWN)
             with m.Else():
-                victim_done()
-            # a promoting aggressor is a pawn: aggressor_type says PAWN for it too
-            self.make(aggressor, top.victim,
-                      Mux(promotion, Const(PROMOTION_ORDER[0].value, PieceType.as_shape()),
-                          Const(PieceType.NONE.value, PieceType.as_shape())),
-                      aggressors.aggressor_type)
+                with m.If(aggressors.more):
+                    m.d.comb += next_top.mask.eq(top.mask | onehot(aggressor))
+                with m.Else():
+                    victim_done()
+                self.make(aggressor, top.victim, PieceType.NONE, aggressors.aggressor_type)
         # victims exhausted: kingside castling, then queenside, in this same cycle if allowed
         with m.Elif((top.stage == GenStage.VICTIMS) & full_width & castling.kingside_ok):
             castle(castle_from + (KINGSIDE_FILE - KING_FILE), GenStage.CASTLE_QUEENSIDE)

@@ -24,7 +24,6 @@ import pytest
 from chessaccel.defs import VictimClass
 from chessaccel.geometry import move_uci
 from chessaccel.sim.model.genvictim import CAPTURE_MIN, receivers, select_victim, victim_ranking
-from chessaccel.sim.model.genaggressor import candidates
 from chessaccel.sim.model.movegen import legal_moves, pseudo_moves
 
 import suites
@@ -208,20 +207,3 @@ def test_the_comparator_tree_picks_the_first_unmasked_square_of_the_ranking(suit
                 got = select_victim(classes, mask, board.side, min_class)
                 assert got == want, (f"{fen}: mask {mask:#018x}, min class {min_class}: the tree "
                                      f"picks {got}, the ranking's first unmasked square is {want}")
-
-
-def test_every_ranked_victim_has_an_aggressor(suite_positions, coverage_positions):
-    """Every square GenVictim ranks (full width and quiescence) has at least one GenAggressor
-    candidate in the same mode. The search core relies on it: its NEXT_MOVE makes the move of a
-    fresh victim without asking GenAggressor's ``valid`` (the own pieces are enabled again with
-    each new victim, so the first candidate is always enabled), which keeps the aggressor tree off
-    the choice of the board's and the stack's operation."""
-    fens = suite_positions + [fen for fen, _ in coverage_positions[::4]]
-    for fen in fens:
-        board = suites.board_of(fen)
-        classes = receivers(board)
-        for captures_only, min_class in ((False, VictimClass.QUIET.value), (True, CAPTURE_MIN)):
-            for victim in victim_ranking(classes, board.side, min_class):
-                assert candidates(board, victim, captures_only), (
-                    f"{fen}: {chess.square_name(victim)} is ranked as a victim "
-                    f"(captures_only={captures_only}) but no own piece can move there")
