@@ -439,3 +439,205 @@ def test_without_pyopencl_the_error_says_what_to_install(monkeypatch):
     assert text.startswith("pyopencl is not installed (")
     assert text.endswith("); pip install 'pyopencl[pocl]'") and "\n" not in text
     assert "pip install 'pyopencl[pocl]'" in (Path(__file__).parent.parent / "docs" / "opencl.md").read_text()
+
+
+def _checked_job_file(path, count=24):
+    """A job file as benchjobs writes it, the model's answers as its check sample (every job
+    checked); the model's results."""
+    boards = [suites.board_of(fen) for fen in suites.random_play_positions(31, count)]
+    params = np.array([[d % 3, -INF, INF, 0] for d in range(len(boards))], dtype=np.int32)
+    expected = [model_search(b, int(p[0])) for b, p in zip(boards, params)]
+    moves = [encode_move(r.best_move, b.side == 1) for b, r in zip(boards, expected)]
+    roots = [suites.board_of(fen) for _, fen, _ in PERFT_ROOTS]
+    np.savez(path, positions=pack_positions(boards), params=params,
+             check_index=np.arange(len(boards)), check_scores=np.array([r.score for r in expected]),
+             check_best_moves=np.array(moves, dtype=np.uint32),
+             check_nodes=np.array([r.nodes for r in expected], dtype=np.uint64),
+             model_checked=np.int64(len(boards)), reference_device=np.array("the model"),
+             perft_names=np.array([n for n, _, _ in PERFT_ROOTS]), perft_positions=pack_positions(roots),
+             perft_depths=np.array([sorted(c) for _, _, c in PERFT_ROOTS]),
+             perft_counts=np.array([[c[d] for d in sorted(c)] for _, _, c in PERFT_ROOTS]))
+    return expected
+
+
+class _WatchedOut:
+    """stdout that keeps what had been written at each flush."""
+
+    def __init__(self):
+        self.text, self.flushed = "", []
+
+    def write(self, s):
+        self.text += s
+        return len(s)
+
+    def flush(self):
+        self.flushed.append(self.text)
+
+
+def test_the_device_runners_record_holds_every_figure(tmp_path, monkeypatch):
+    """gpubench's record field by field on PoCL: what ran (backend, command, job file), the
+    device and the time it took to open, the check sample against the file's expectations, the
+    leaf search over every --stride-th job (its node-count quantiles, a --threads run at
+    --local), and a perft run that fails: its error is recorded and its line printed (and
+    flushed at once: a long GPU run is watched through a pipe) while the other runs go on."""
+    import time
+    from chessaccel.host.opencl.device import OpenCLError
+    jobs = tmp_path / "jobs.npz"
+    expected = _checked_job_file(jobs)
+    real_get = gpubench.get_backend
+
+    def get_backend(spec):
+        backend = real_get(spec)
+        perft = backend.perft_positions
+
+        def failing(positions, depth, mode="bulk"):
+            if (depth, mode) == (4, "make"):
+                raise OpenCLError("out of resources (a test's)")
+            return perft(positions, depth, mode)
+        backend.perft_positions = failing
+        return backend
+    monkeypatch.setattr(gpubench, "get_backend", get_backend)
+    watched = _WatchedOut()
+    monkeypatch.setattr("sys.stdout", watched)
+    out = tmp_path / "sub" / "record.json"
+    argv = [str(jobs), "--out", str(out), "--backend", "opencl:pocl", "--stride", "2",
+            "--threads", "128", "--local", "32"]
+    t0 = time.perf_counter()
+    assert gpubench.main(argv) == 0
+    elapsed = time.perf_counter() - t0
+    record = json.loads(out.read_text())
+    assert record["backend"] == "opencl:pocl" and record["job_file"] == "jobs.npz"
+    assert record["command"] == "python -m chessaccel.host.opencl.gpubench " + " ".join(argv)
+    device = record["device"]
+    assert 0 <= device["open_seconds"] <= elapsed
+    assert set(gpubench.KERNELS) <= set(device["kernels"]) and device["compute_units"] >= 1
+    assert f"(opened in {device['open_seconds']} s)" in watched.text
+    nodes = [r.nodes for r in expected]
+    assert record["check"] == {"jobs": 24, "nodes": sum(nodes), "mismatches": 0,
+                               "first_mismatches": [], "expected_from": "the model",
+                               "model_checked": 24}
+    leaf = record["leaf_search"]
+    chosen = nodes[::2]
+    assert (leaf["jobs"], leaf["stride"], leaf["nodes"]) == (12, 2, sum(chosen))
+    assert leaf["node_count_quantiles"] == [int(np.quantile(chosen, q))
+                                            for q in (0, 0.25, 0.5, 0.75, 0.9, 0.99, 1)]
+    assert leaf["node_count_quantiles"][0] == min(chosen) and leaf["node_count_quantiles"][-1] == max(chosen)
+    runs = {r["label"]: r for r in leaf["runs"]}
+    threads = runs["local 32 x128/CU"]
+    assert (threads["local_size"], threads["threads_per_unit"], threads["jobs"]) == (32, 128, 12)
+    assert runs["the largest job alone"]["nodes"] == max(chosen)
+    assert runs["default"]["nodes"] == runs["sorted by node count"]["nodes"] == sum(chosen)
+    assert runs["uniform (median job repeated)"]["jobs"] == 12
+    for run in leaf["runs"]:       # the rate over the kernel time, which is kept to a microsecond
+        assert run["nodes"] / (run["kernel_seconds"] + 5e-7) <= run["nodes_per_second"] \
+            <= run["nodes"] / (run["kernel_seconds"] - 5e-7)
+    assert set(leaf["best"]) <= {"local_size", "threads_per_unit"}
+    failed = [p for p in record["perft"] if "error" in p]
+    assert failed == [{"root": "kiwipete", "depth": 4, "mode": "make",
+                       "error": "out of resources (a test's)"}]
+    assert [(p["root"], p["depth"], p["mode"], p["leaf_depth_max"], p["correct"])
+            for p in record["perft"] if "error" not in p] == \
+        [(root, depth, mode, leaf, True) for root, depth, mode, leaf in gpubench.PERFT_PLAN["small"]
+         if (depth, mode) != (4, "make")]
+    line = "  perft kiwipete 4 make: out of resources (a test's)\n"
+    assert line in watched.text
+    assert any(text.endswith(line) for text in watched.flushed), "the error line waits in a buffer"
+    assert watched.text.endswith(f"wrote {out}\n")
+
+
+def test_the_device_runner_names_an_opencl_failure_and_exits_1(monkeypatch, capsys, tmp_path):
+    from chessaccel.host.opencl.device import OpenCLError
+
+    def no_device(spec):
+        raise OpenCLError("no OpenCL platform matches 'nowhere'")
+    monkeypatch.setattr(gpubench, "get_backend", no_device)
+    jobs = tmp_path / "jobs.npz"
+    np.savez(jobs, positions=np.zeros((1, 4)))
+    assert gpubench.main([str(jobs), "--out", str(tmp_path / "r.json")]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == "gpubench: error: no OpenCL platform matches 'nowhere'\n"
+    assert not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.parametrize("flag, text, problem", [
+    ("--split", "100", "expected BUDGET/CHILD node counts, got '100'"),
+    ("--split", "0/5", "node budgets must be positive, got '0/5'"),
+    ("--device-split", "x/1", "expected BUDGET/MIN_DEPTH, got 'x/1'"),
+    ("--device-split", "0/1", "expected a positive budget and a depth >= 0, got '0/1'"),
+    ("--device-split", "10/-1", "expected a positive budget and a depth >= 0, got '10/-1'"),
+])
+def test_the_device_runners_budgets_are_checked(capsys, flag, text, problem):
+    with pytest.raises(SystemExit) as exit_:
+        gpubench.main(["jobs.npz", "--out", "x.json", flag, text])
+    assert exit_.value.code == 2 and problem in capsys.readouterr().err
+
+
+def test_the_device_runner_reads_ptxas_figures():
+    """NVIDIA's -cl-nv-verbose build log: registers and spills per kernel."""
+    log = ("ptxas info    : Compiling entry function 'search_jobs' for 'sm_90'\n"
+           "ptxas info    : Function properties for search_jobs\n"
+           "    1024 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads\n"
+           "ptxas info    : Used 128 registers, 380 bytes cmem[0]\n"
+           "ptxas info    : Compiling entry function 'perft_walk' for 'sm_90'\n"
+           "ptxas info    : Used 64 registers\n")
+    assert gpubench._compiler_report("Used 5 registers\n") == {}
+    assert gpubench._compiler_report(log) == {
+        "search_jobs": {"registers": 128, "stack_frame": 1024, "spill_stores": 8, "spill_loads": 12},
+        "perft_walk": {"registers": 64}}
+
+
+def test_the_leaf_jobs_are_every_position_three_plies_below_the_bench(monkeypatch):
+    """benchjobs.leaf_boards: by default every position 3 plies below each bench position
+    (docs/opencl.md, the H100 record's 483,504 jobs), in bench order: here on two small bench
+    positions, the positions python-chess reaches in 3 plies, one job per path."""
+    import chess
+    from collections import Counter
+    from chessaccel.host.bench import BenchJob
+    from chessaccel.host.opencl import benchjobs
+    fens = ["4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", "8/8/8/4k3/8/2N5/4K3/8 b - - 0 1"]
+    monkeypatch.setattr(benchjobs, "BENCH", [BenchJob(f"p{i}", fen, 3) for i, fen in enumerate(fens)])
+
+    def below(board, plies):
+        if plies == 0:
+            return [board.board_fen() + (" w" if board.turn else " b")]
+        out = []
+        for move in board.legal_moves:
+            board.push(move)
+            out += below(board, plies - 1)
+            board.pop()
+        return out
+    from chessaccel.host.position import chess_from_board
+    leaves = benchjobs.leaf_boards()
+    for index, fen in enumerate(fens):
+        got = [chess_from_board(b) for i, b in leaves if i == index]
+        assert Counter(b.board_fen() + (" w" if b.turn else " b") for b in got) == \
+            Counter(below(chess.Board(fen), 3))
+    assert [i for i, _ in leaves] == sorted(i for i, _ in leaves)
+
+
+def test_the_plot_has_the_committed_size_and_one_small_type(tmp_path, monkeypatch):
+    """backends.png redrawn from backends.json has the committed image's pixel size (13 x 6
+    inches at 110 dpi), and every label beside the bars and the goal lines is set in the bar
+    labels' type size (small, so that the long rows fit)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.image
+    import matplotlib.pyplot as plt
+    kept = []
+    real_close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig=None: kept.append(fig))
+    rows = crossbench._rows(json.loads((BENCHMARKS / "backends.json").read_text()))
+    crossbench._plot(rows, tmp_path / "backends.png")
+    drawn = matplotlib.image.imread(tmp_path / "backends.png").shape[:2]
+    assert drawn == matplotlib.image.imread(BENCHMARKS / "backends.png").shape[:2] == (660, 1430)
+    [fig] = kept
+    try:
+        for ax in fig.axes:
+            sizes = {label.get_fontsize() for label in ax.get_yticklabels()}
+            assert len(sizes) == 1
+            texts = ax.texts
+            assert len(texts) == len(ax.patches) + sum(t.get_text().startswith("goal:") for t in texts)
+            assert any(t.get_text().startswith("goal:") for t in texts)
+            assert {t.get_fontsize() for t in texts} == sizes
+    finally:
+        real_close(fig)
