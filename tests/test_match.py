@@ -450,3 +450,9 @@ def test_bad_options_are_named(text, problem):
     assert parse_tc("5+") == (5.0, 0.0)
     with pytest.raises(MatchError, match=r"^time control '1\+x': expected BASE\+INC in seconds"):
         parse_tc("1+x")
+
+
+def test_the_match_options_help_follows_the_command_lines_rule():
+    """match's options (host/engine/match.py) under test_cli's rule for every help text."""
+    from test_cli import test_every_help_text_is_lower_case_and_names_real_options as rule
+    rule()
