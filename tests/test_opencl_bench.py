@@ -641,3 +641,80 @@ def test_the_plot_has_the_committed_size_and_one_small_type(tmp_path, monkeypatc
             assert {t.get_fontsize() for t in texts} == sizes
     finally:
         real_close(fig)
+
+
+FAKE_STOCKFISH = r'''#!/usr/bin/env python3
+import os, sys
+log = open(os.environ["FAKE_STOCKFISH_LOG"], "a")
+for line in sys.stdin:
+    log.write(line)
+    log.flush()
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "uci":
+        print("id name Fakefish 1.0\nid author nobody\nuciok", flush=True)
+    elif words[0] == "isready":
+        print("readyok", flush=True)
+    elif words[:2] == ["go", "depth"]:
+        print("info depth 1 nodes 5 time 1\ninfo depth %s seldepth 3 nodes 1000 time 250 pv e2e4"
+              % words[2], flush=True)
+        print("bestmove e2e4", flush=True)
+    elif words[:2] == ["go", "perft"]:
+        print("a2a3: 1\n\nNodes searched: %d\n" % (10 ** int(words[2])), flush=True)
+    elif words[0] == "quit":
+        break
+'''
+
+
+def test_the_stockfish_row_reads_its_search_and_perft(tmp_path, monkeypatch):
+    """crossbench's Stockfish figures from a stand-in engine: the last ``info depth`` line of
+    each bench position (nodes, milliseconds) summed, the version from ``id name``, perft's
+    ``Nodes searched`` at the start position (6) and Kiwipete (5); without the program, an
+    error entry that says how to install it."""
+    import io
+    fake = tmp_path / "stockfish"
+    fake.write_text(FAKE_STOCKFISH)
+    fake.chmod(0o755)
+    monkeypatch.setattr(crossbench, "STOCKFISH", str(fake))
+    log = tmp_path / "commands.log"
+    monkeypatch.setenv("FAKE_STOCKFISH_LOG", str(log))
+    progress = io.StringIO()
+    sf = crossbench._stockfish(progress)
+    positions = len(crossbench.BENCH)
+    commands = log.read_text().splitlines()
+    # one thread (the record says so), a fresh game for each bench position in turn
+    assert commands.count("setoption name Threads value 1") == 3 and commands.count("uci") == 3
+    searched = [c[len("position fen "):] for c in commands if c.startswith("position fen ")]
+    assert searched[:positions] == [job.fen for job in crossbench.BENCH]
+    assert commands[commands.index("position fen " + searched[0]) - 1] == "ucinewgame"
+    assert commands.count("ucinewgame") == positions and commands.count("quit") == 3
+    assert sf["version"] == "Fakefish 1.0" and sf["threads"] == 1
+    search = sf["search"]
+    assert search["what"] == f"go depth {crossbench.STOCKFISH_DEPTH} on each bench position"
+    assert (search["nodes"], search["seconds"]) == (1000 * positions, 0.25 * positions)
+    assert search["cpu_seconds"] > 0
+    assert search["nodes_per_second"] == search["nodes"] / search["cpu_seconds"]
+    assert [(p["root"], p["depth"], p["nodes"]) for p in sf["perft"]] == \
+        [("startpos", 6, 10 ** 6), ("kiwipete", 5, 10 ** 5)]
+    for p in sf["perft"]:
+        assert p["nodes_per_second"] == p["nodes"] / p["cpu_seconds"] and p["seconds"] > 0
+    assert progress.getvalue().startswith(f"Stockfish: depth {crossbench.STOCKFISH_DEPTH} on the bench")
+    monkeypatch.setattr(crossbench, "STOCKFISH", str(tmp_path / "none"))
+    assert crossbench._stockfish(progress) == {
+        "error": f"{tmp_path / 'none'} not installed (apt-get install stockfish)"}
+
+
+def test_render_only_redraws_the_committed_table(tmp_path, capsys):
+    """``--render-only``: backends.md and .png again from backends.json with the H100 section
+    read again from its record, nothing measured: the committed table comes out."""
+    import shutil
+    shutil.copy(BENCHMARKS / "backends.json", tmp_path / "backends.json")
+    assert crossbench.main(["--render-only", "--out", str(tmp_path),
+                            "--h100", str(BENCHMARKS / "opencl-h100.json")]) == 0
+    assert capsys.readouterr().out == (f"rendered {tmp_path}/backends.md and backends.png from "
+                                       "backends.json\n")
+    assert (tmp_path / "backends.md").read_text() == (BENCHMARKS / "backends.md").read_text()
+    assert json.loads((tmp_path / "backends.json").read_text()) == \
+        json.loads((BENCHMARKS / "backends.json").read_text())
+    assert (tmp_path / "backends.png").stat().st_size > 10_000
