@@ -750,3 +750,28 @@ def test_a_re_search_batch_leaves_out_a_brother_at_beta():
     assert (at_beta, 2, -35, 0) not in backend.seen
     assert (infos[2].depth, infos[2].score, infos[2].bound) == (3, 35, "lower")
     assert result.score == 35
+
+
+class _StoppedClock:
+    """time.monotonic() that always answers the same instant."""
+
+    def __init__(self, now):
+        self.now = now
+
+    def monotonic(self):
+        return self.now
+
+
+@pytest.mark.parametrize("soft_deadline, depth", [(500.0, 1), (500.001, 4), (499.999, 1)])
+def test_no_iteration_starts_at_or_after_the_soft_deadline(monkeypatch, soft_deadline, depth):
+    """The soft deadline (UCI time management): the first iteration always runs; a later one
+    starts only while the clock is before the deadline (at the deadline itself: none)."""
+    from chessaccel.host.engine import search as search_module
+    monkeypatch.setattr(search_module, "time", _StoppedClock(500.0))
+    executor = BatchExecutor(InstantBackend())
+    try:
+        result = HostSearch(executor, None, SearchOptions(hardware_plies=1, tt=False)).search(
+            chess.Board(), Limits(depth=4, soft_deadline=soft_deadline))
+    finally:
+        executor.close()
+    assert result.depth == depth and [i.depth for i in result.iterations] == list(range(1, depth + 1))

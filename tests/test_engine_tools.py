@@ -285,3 +285,20 @@ def test_a_host_bench_disagreement_fails_the_command(tmp_path, monkeypatch, caps
     args.host_backends = None
     assert hostbench.run(args, BENCH[:2], lambda obj, lines: emitted.append((obj, lines))) == 0
     assert [r["backend"] for r in emitted[-1][0]["backends"]] == ["model"]
+
+
+def test_bench_host_reports_each_position_on_stderr_unless_json(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(cli, "BENCH", BENCH[2:3])
+    out = str(tmp_path / "h.json")
+    assert main(["bench", "--host", "--host-depth", "2", "--hardware-plies", "1", "--out", out]) == 0
+    captured = capsys.readouterr()
+    obj = json.loads((tmp_path / "h.json").read_text())
+    [row] = obj["backends"][0]["positions"]
+    [line] = captured.err.splitlines()
+    assert line.startswith(f"  model      cpw-pos3     score {row['score']:6d} {row['best_move']}  "
+                           f"host {row['host_nodes']:6d}  accelerator {row['accelerator_nodes']:8d}  "
+                           f"jobs {row['jobs']:6d}  ")
+    assert captured.out.splitlines()[0] == "host bench, depth 2, HardwarePlies 1, 1 accelerator(s):"
+    assert main(["bench", "--host", "--host-depth", "2", "--hardware-plies", "1", "--out", out,
+                 "--json"]) == 0
+    assert capsys.readouterr().err == ""

@@ -718,3 +718,63 @@ def test_render_only_redraws_the_committed_table(tmp_path, capsys):
     assert json.loads((tmp_path / "backends.json").read_text()) == \
         json.loads((BENCHMARKS / "backends.json").read_text())
     assert (tmp_path / "backends.png").stat().st_size > 10_000
+
+
+def test_a_failing_pocl_worker_is_named_with_its_last_error_line(monkeypatch):
+    import io
+    import subprocess
+
+    def run(cmd, **kwargs):
+        return subprocess.CompletedProcess(cmd, 1, "", "Traceback ...\n  ...\nOpenCLError: no device\n")
+    monkeypatch.setattr(crossbench.subprocess, "run", run)
+    with pytest.raises(SystemExit) as raised:
+        crossbench._pocl("jobs.npz", 3, 1, io.StringIO())
+    assert str(raised.value) == "PoCL worker failed: ['OpenCLError: no device']"
+
+
+def test_without_records_the_projection_reads_the_synthesis_table(monkeypatch):
+    """No synth/ record at all: Fmax and LUT4 from docs/synthesis.md's searchcore row, the
+    cores estimated, the cycles per node from this run's Verilator bench; each source named."""
+    monkeypatch.setattr(crossbench, "_records", lambda: [])
+    monkeypatch.setattr(crossbench, "_git_commit", lambda path=None: "c0ffee0")
+    p = crossbench._projection({"cycles_per_node": 6.0, "commit": "abc1234"})
+    lut4, fmax = crossbench._synthesis_table_row("searchcore")
+    cores = max(1, int(crossbench.ROUTABLE_FRACTION * crossbench.ECP5_85F_LUT4 // lut4))
+    assert p == {"fmax_mhz": fmax, "cores": cores, "cycles_per_node": 6.0, "lut4_per_core": lut4,
+                 "nodes_per_second": fmax * 1e6 * cores / 6.0, "sources": {
+                     "fmax": {"record": "docs/synthesis.md (searchcore row)", "commit": "c0ffee0"},
+                     "cores": {"estimate": f"floor({crossbench.ROUTABLE_FRACTION} x "
+                                           f"{crossbench.ECP5_85F_LUT4} LUT4 / {lut4} LUT4 per "
+                                           "core): no board record with cores yet"},
+                     "cycles_per_node": {"record": "this run's Verilator bench", "commit": "abc1234"}}}
+    with pytest.raises(SystemExit, match="no cycles per node"):
+        crossbench._projection({"error": "no verilator"})
+
+
+def test_the_plot_titles_and_labels_each_bar(tmp_path, monkeypatch):
+    """backends.png: a panel per table with its title, each bar labelled with its row's
+    implementation over its work, a rate beside each bar."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    kept = []
+    real_close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig=None: kept.append(fig))
+    rows = crossbench._rows(json.loads((BENCHMARKS / "backends.json").read_text()))
+    crossbench._plot(rows, tmp_path / "backends.png")
+    [fig] = kept
+    try:
+        assert fig._suptitle.get_text() == \
+            "chessaccel: the search contract on every implementation (log scale)"
+        for ax, table, title in zip(fig.axes, ("search", "perft"),
+                                    ("search: nodes per second", "perft: leaves per second")):
+            chosen = [r for r in rows if r[0] == table]
+            assert ax.get_title() == title
+            assert [t.get_text() for t in ax.get_yticklabels()] == [f"{r[1]}\n{r[2]}" for r in chosen]
+            beside = [t.get_text() for t in ax.texts if not t.get_text().startswith("goal:")]
+            assert beside == [" " + crossbench._rate(r[5]) for r in chosen]
+            assert ax.get_xscale() == "log"
+            assert sorted(t.get_text() for t in ax.texts if t.get_text().startswith("goal:")) == \
+                sorted(f"goal: {label} " for _, label in crossbench.GOALS[table])
+    finally:
+        real_close(fig)
