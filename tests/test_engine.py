@@ -775,3 +775,25 @@ def test_no_iteration_starts_at_or_after_the_soft_deadline(monkeypatch, soft_dea
     finally:
         executor.close()
     assert result.depth == depth and [i.depth for i in result.iterations] == list(range(1, depth + 1))
+
+
+@pytest.mark.parametrize("parallel_backend, parallel, depth", [
+    (True, True, 1), (False, True, 1), (False, False, 1), (True, True, 3), (False, False, 3)],
+    ids=["brothers-batch", "one-accelerator", "in-turn", "host-node-batch", "host-node-in-turn"])
+def test_each_drawn_child_is_one_host_node_and_no_job(parallel_backend, parallel, depth):
+    """Halfmove clock 99 and no capture or pawn move to play: every child is a draw by the
+    fifty-move rule. Each is scored 0 by the host as one host node, never a job, whichever
+    path reaches it (a frontier's eldest and its brothers, in a batch or in turn; a host
+    node's children): each iteration adds the root and its N children."""
+    fen = "4k3/8/8/8/8/8/8/R3K3 w - - 99 80"
+    n = chess.Board(fen).legal_moves.count()
+    backend = _ScriptedByDepth() if parallel_backend else _SerialByDepth()
+    executor = BatchExecutor(backend)
+    try:
+        result = HostSearch(executor, None, SearchOptions(hardware_plies=1, tt=False,
+                                                          parallel=parallel)).search(
+            chess.Board(fen), Limits(depth=depth))
+    finally:
+        executor.close()
+    assert (result.score, result.jobs, result.accelerator_nodes, backend.seen) == (0, 0, 0, [])
+    assert [i.host_nodes for i in result.iterations] == [(1 + n) * d for d in range(1, depth + 1)]
