@@ -302,3 +302,27 @@ def test_bench_host_reports_each_position_on_stderr_unless_json(capsys, tmp_path
     assert main(["bench", "--host", "--host-depth", "2", "--hardware-plies", "1", "--out", out,
                  "--json"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_the_interface_rates_are_jobs_over_the_clocks(monkeypatch):
+    """measure_interface on a clock that ticks by known steps (one tick per measured batch
+    size): each rate is the jobs that went through submit/wait over that tick, on the wall
+    clock and on the CPU clock."""
+    from chessaccel.host.engine import dispatch
+    from chessaccel.host.engine.jobs import BatchExecutor
+    monkeypatch.setattr(dispatch, "time", _TickingClock(0.5, 0.25))
+    moved = []
+    real_submit = BatchExecutor.submit
+
+    def submit(self, jobs):
+        moved.append((type(self.backend).__name__ if hasattr(self, "backend") else "?", len(jobs)))
+        return real_submit(self, jobs)
+    monkeypatch.setattr(BatchExecutor, "submit", submit)
+    rates = measure_interface(jobs_total=2000, sizes=(1, 32))
+    per_size = {}
+    for _, size in moved:
+        per_size[size] = per_size.get(size, 0) + size
+    for label in ("inline", "threaded"):
+        for size in (1, 32):
+            jobs = per_size[size] // 2          # each size ran once inline and once threaded
+            assert rates[label][size] == {"wall": round(jobs / 0.5), "cpu": round(jobs / 0.25)}

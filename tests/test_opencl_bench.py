@@ -354,6 +354,9 @@ def test_the_cross_backend_table_of_a_small_run(tmp_path, capsys):
     assert report["pocl_1"]["search"]["jobs"] == 6 and report["pocl_all"]["search"]["jobs"] == 3
     assert report["pocl_1"]["search"]["nodes"] == report["model"]["nodes"]
     assert not {"nodes_list", "scores", "best_moves"} & set(report["pocl_1"]["search"])
+    pocl_rate = report["pocl_1"]["search"]["nodes"] / report["pocl_1"]["search"]["cpu_seconds"]
+    assert report["speedup"]["pocl_1_over_model"] == pocl_rate / report["model"]["nodes_per_second"]
+    assert report["model"]["nodes_per_second"] == report["model"]["nodes"] / report["model"]["cpu_seconds"]
     assert report["h100"] == crossbench._h100(h100)
     assert (out / "backends.md").read_text() == crossbench._markdown(report, crossbench._rows(report))
     assert (out / "backends.png").stat().st_size > 10_000
