@@ -546,6 +546,13 @@ def test_the_device_runners_record_holds_every_figure(tmp_path, monkeypatch):
     assert line in watched.text
     assert any(text.endswith(line) for text in watched.flushed), "the error line waits in a buffer"
     assert watched.text.endswith(f"wrote {out}\n")
+    # the console: a line per kernel's figures, a line per leaf-search run
+    for name, figures in device["kernels"].items():
+        assert f"\n  kernel {name}: {figures}\n" in watched.text
+    for run in leaf["runs"]:
+        if "kernel_seconds" in run and "timeline" not in run:
+            assert (f"  {run['label']:40s} {run['jobs']:8d} jobs {run['nodes']:13d} nodes "
+                    f"{run['kernel_seconds']:8.3f} s ") in watched.text
 
 
 def test_the_device_runner_names_an_opencl_failure_and_exits_1(monkeypatch, capsys, tmp_path):
@@ -781,3 +788,7 @@ def test_the_plot_titles_and_labels_each_bar(tmp_path, monkeypatch):
                 sorted(f"goal: {label} " for _, label in crossbench.GOALS[table])
     finally:
         real_close(fig)
+
+
+def test_the_smallest_budgets_are_accepted():
+    assert gpubench._budgets("1/1") == (1, 1) and gpubench._split_args("1/0") == (1, 0)
