@@ -456,3 +456,13 @@ def test_the_match_options_help_follows_the_command_lines_rule():
     """match's options (host/engine/match.py) under test_cli's rule for every help text."""
     from test_cli import test_every_help_text_is_lower_case_and_names_real_options as rule
     rule()
+
+
+def test_a_clock_at_exactly_zero_does_not_lose(monkeypatch):
+    """The module's rule: a clock *below* zero loses on time; a move that uses exactly the
+    time left (here 2 s of 2 s, no increment) stands, with a least clock of 0."""
+    from chessaccel.host.engine import match
+    ours, theirs = _sides(monkeypatch, ["f2f3", "g2g4"], FOOLS_MATE_BLACK, 1.0, 0.5)
+    _, record = match.play_game(ours, theirs, chess.Board(), chess.WHITE, 2.0, 0.0, 100, 0)
+    assert (record["termination"], record["our_least_clock"]) == ("checkmate", 0.0)
+    assert not record["our_time_loss"]
