@@ -287,6 +287,8 @@ class _Stockfish:
         self.send("quit")
         _, _, usage = os.wait4(self.proc.pid, 0)
         self.proc.returncode = 0
+        self.proc.stdin.close()
+        self.proc.stdout.close()
         return usage.ru_utime + usage.ru_stime
 
 

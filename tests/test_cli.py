@@ -1,6 +1,8 @@
 """The command line: JSON keys, agreement with the model, and bad input (one line, exit 2)."""
 
 import json
+import os
+import re
 import subprocess
 import sys
 
@@ -147,3 +149,227 @@ def test_the_help_describes_the_tool_as_the_package_does(capsys):
     summary = chessaccel.__doc__.strip().split(": ", 1)[1]
     description = capsys.readouterr().out.split("\n\n")[1]
     assert " ".join(description.split()) == summary[0].upper() + summary[1:]
+
+
+# --- every command's text and JSON output, the count modes, the exit statuses ----------------
+
+STALEMATE = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"
+
+
+def test_perft_count_modes_on_opencl(capsys):
+    """``--count-mode`` on the opencl backend (PoCL here): both modes count the same leaves and
+    the JSON names the mode that ran; without the option no mode is named (README's keys)."""
+    counts = {}
+    for mode in ("bulk", "make"):
+        obj = run_json(capsys, "perft", KIWIPETE, "--depth", "2", "--backend", "opencl",
+                       "--count-mode", mode)
+        assert obj["count_mode"] == mode
+        counts[mode] = obj["nodes"]
+    assert counts == {"bulk": 2039, "make": 2039}
+    obj = run_json(capsys, "perft", KIWIPETE, "--depth", "2", "--backend", "opencl")
+    assert "count_mode" not in obj and obj["nodes"] == 2039
+    assert main(["perft", "startpos", "--depth", "2", "--backend", "opencl", "--count-mode",
+                 "make"]) == 0
+    assert capsys.readouterr().out.startswith("perft 2: nodes 400  (")
+
+
+def test_bulk_counting_needs_the_opencl_backend(capsys):
+    """The other backends always make every leaf (the option's help): ``--count-mode make``
+    is what they do anyway, ``bulk`` is refused with exit 2."""
+    assert main(["perft", "startpos", "--depth", "1", "--count-mode", "bulk"]) == 2
+    assert capsys.readouterr().err == ("chessaccel: error: --count-mode bulk needs the opencl "
+                                       "backend (model makes every leaf)\n")
+    obj = run_json(capsys, "perft", "startpos", "--depth", "2", "--count-mode", "make")
+    assert obj["nodes"] == 400 and "count_mode" not in obj
+
+
+def test_perft_text_output(capsys):
+    """Without --json: one line per root move (``e2e4: 20``), a blank line, then the total."""
+    assert main(["perft", "startpos", "--depth", "2", "--divide"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    board = chess.Board()
+    assert sorted(lines[:20]) == sorted(f"{m.uci()}: 20" for m in board.legal_moves)
+    assert lines[20] == ""
+    assert re.fullmatch(r"perft 2: nodes 400  \(\d+\.\d{3} s\)", lines[21]) and len(lines) == 22
+    obj = run_json(capsys, "perft", "startpos", "--depth", "1")
+    assert set(obj) == {"nodes", "cycles", "seconds"} and obj["nodes"] == 20
+    assert obj["seconds"] == round(obj["seconds"], 6) and 0 <= obj["seconds"] < 60
+
+
+def test_search_text_output(capsys):
+    assert main(["search", SCHOLAR, "--depth", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "bestmove h5f7  score mate 1  depth 1"
+    assert lines[1] == "pv h5f7"
+    assert re.fullmatch(r"nodes \d+  \(\d+\.\d{3} s\)", lines[2]) and len(lines) == 3
+    assert main(["search", "startpos", "--depth", "1"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    obj = run_json(capsys, "search", "startpos", "--depth", "1")
+    assert first == f"bestmove {obj['best_move']}  score cp {obj['score']}  depth 1"
+    assert obj["mate"] is None and obj["depth"] == 1 and obj["cycles"] is None
+
+
+def test_search_of_a_position_with_no_moves(capsys):
+    """Stalemate: no best move, score 0, an empty PV; in text ``bestmove (none)``."""
+    obj = run_json(capsys, "search", STALEMATE, "--depth", "2")
+    assert (obj["best_move"], obj["pv"], obj["score"], obj["mate"]) == (None, [], 0, None)
+    assert main(["search", STALEMATE, "--depth", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == ["bestmove (none)  score cp 0  depth 2", "pv "]
+
+
+def test_search_window_is_passed_to_the_backend(capsys):
+    """A window that the start position's value lies above: the result is a fail-high bound at
+    or above beta, with fewer nodes than the full window."""
+    full = run_json(capsys, "search", "startpos", "--depth", "2")
+    high = run_json(capsys, "search", "startpos", "--depth", "2", "--alpha", "-100", "--beta", "-50")
+    assert full["score"] > -50 and high["score"] >= -50 and high["nodes"] < full["nodes"]
+
+
+def test_moves_text_output(capsys):
+    assert main(["moves", "startpos"]) == 0
+    moves = capsys.readouterr().out.split()
+    assert sorted(moves) == sorted(m.uci() for m in chess.Board().legal_moves)
+    assert main(["moves", STALEMATE]) == 0
+    assert capsys.readouterr().out == "(no legal moves)\n"
+    assert run_json(capsys, "moves", STALEMATE) == {"moves": []}
+
+
+class _CyclingModel:
+    """The model with a hardware backend's cycle count (5 cycles a node, 3 a perft leaf)."""
+
+    def __init__(self, spec):
+        from chessaccel.host.backends import ModelBackend
+        self.model = ModelBackend()
+        self.closed = False
+
+    def search(self, *job):
+        r = self.model.search(*job)
+        return {**r, "cycles": 5 * r["nodes"]}
+
+    def perft(self, board, depth, divide=False):
+        r = self.model.perft(board, depth, divide)
+        return {**r, "cycles": 3 * r["nodes"]}
+
+    def close(self):
+        self.closed = True
+
+
+def test_cycles_are_reported_where_a_backend_counts_them(capsys, monkeypatch, tmp_path):
+    made = []
+    monkeypatch.setattr(cli, "get_backend", lambda spec: made.append(_CyclingModel(spec)) or made[-1])
+    assert main(["perft", "startpos", "--depth", "2"]) == 0
+    assert re.fullmatch(r"perft 2: nodes 400  cycles 1200  \(\d+\.\d{3} s\)\n", capsys.readouterr().out)
+    assert main(["search", "startpos", "--depth", "1"]) == 0
+    nodes = capsys.readouterr().out.splitlines()[2]
+    n = int(nodes.split()[1])
+    assert nodes.startswith(f"nodes {n}  cycles {5 * n}  (")
+    monkeypatch.setattr(cli, "BENCH", BENCH[:2])
+    obj = run_json(capsys, "bench", "--out", str(tmp_path / "b.json"))
+    assert obj["cycles"] == 5 * obj["nodes"] and obj["cycles_per_node"] == 5.0
+    assert [p["cycles_per_node"] for p in obj["positions"]] == [5.0, 5.0]
+    assert main(["bench", "--out", str(tmp_path / "c.json")]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith(f"bench (model): nodes {obj['nodes']}  ") and first.endswith(
+        "nodes/s  cycles/node 5.00")
+    assert all(backend.closed for backend in made) and len(made) == 4
+
+
+def test_bench_text_output_default_files_and_plot(capsys, monkeypatch, tmp_path):
+    """``chessaccel bench``: its progress per job on stderr, three lines on stdout, the JSON at
+    out/bench-BACKEND.json (a ':' in the backend's name made '_') and the chart beside it,
+    8 x 4 inches at 100 dpi; with --plot the chart goes where it says."""
+    import matplotlib.image
+    monkeypatch.setattr(cli, "BENCH", BENCH[:2])
+    monkeypatch.chdir(tmp_path)
+    assert main(["bench"]) == 0
+    captured = capsys.readouterr()
+    obj = json.loads((tmp_path / "out" / "bench-model.json").read_text())
+    lines = captured.out.splitlines()
+    assert lines[0] == (f"bench (model): nodes {obj['nodes']}  {obj['seconds']:.2f} s  "
+                        f"{obj['nps']:.0f} nodes/s")
+    assert lines[1:] == [f"signature {obj['nodes']}",
+                         f"wrote {os.path.join('out', 'bench-model.json')} and "
+                         f"{os.path.join('out', 'bench-model.png')}"]
+    progress = captured.err.splitlines()
+    assert [line.split()[0] for line in progress] == [job.name for job in BENCH[:2]]
+    for line, p in zip(progress, obj["positions"]):
+        assert f"depth {p['depth']}  nodes {p['nodes']:7d}  score {p['score']:6d}  " in line
+    assert obj["backend"] == "model"
+    assert obj["nps"] == pytest.approx(obj["nodes"] / obj["seconds"], rel=1e-4)
+    assert [(p["name"], p["fen"], p["depth"]) for p in obj["positions"]] == \
+        [(job.name, job.fen, job.depth) for job in BENCH[:2]]
+    assert all(p["best_move"] and p["seconds"] > 0 and p["cycles_per_node"] is None
+               for p in obj["positions"])
+    assert obj["seconds"] >= sum(p["seconds"] for p in obj["positions"]) - 1e-5
+    assert matplotlib.image.imread(tmp_path / "out" / "bench-model.png").shape[:2] == (400, 800)
+    assert main(["bench", "--plot", "chart.png", "--out", "b.json", "--json"]) == 0
+    assert capsys.readouterr().err == ""        # no progress lines with --json
+    assert (tmp_path / "chart.png").exists() and not (tmp_path / "b.png").exists()
+
+
+def test_bench_on_opencl_names_its_device(capsys, monkeypatch, tmp_path):
+    monkeypatch.setattr(cli, "BENCH", BENCH[:1])
+    monkeypatch.chdir(tmp_path)
+    obj = run_json(capsys, "bench", "--backend", "opencl:pocl")
+    assert json.loads((tmp_path / "out" / "bench-opencl_pocl.json").read_text()) == obj
+    assert obj["backend"] == "opencl:pocl" and obj["device"]
+    assert obj["signature"] == obj["nodes"] == obj["positions"][0]["nodes"]
+
+
+class _Failing:
+    def __init__(self, error):
+        self.error = error
+        self.closed = False
+
+    def moves(self, board):
+        raise self.error
+
+    def close(self):
+        self.closed = True
+
+
+@pytest.mark.parametrize("error, status, line", [
+    (cli.BackendError("board stopped answering"), 1, "chessaccel: error: board stopped answering"),
+    (KeyboardInterrupt(), 130, "chessaccel: interrupted"),
+])
+def test_a_backend_failing_at_run_time(capsys, monkeypatch, error, status, line):
+    """A backend failing mid-command: exit 1 (bad input is 2; README), or 130 on an interrupt;
+    one line on stderr, nothing on stdout, and the backend closed either way."""
+    backend = _Failing(error)
+    monkeypatch.setattr(cli, "get_backend", lambda spec: backend)
+    assert main(["moves", "startpos"]) == status
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", line + "\n") and backend.closed
+
+
+def test_every_help_text_is_lower_case_and_names_real_options():
+    """Help texts follow argparse's own style (``show this help message and exit``): they
+    start with a lower-case word or with a name the documents use (FEN, SearchCores); and
+    every ``--option`` a help text names (outside a quoted command) is an option of the same
+    command."""
+    import argparse
+
+    def walk(parser):
+        options = {s for a in parser._actions for s in a.option_strings}
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for choice in action._choices_actions:
+                    yield choice.help, options
+                for sub in action.choices.values():
+                    yield from walk(sub)
+            elif action.help and action.help != argparse.SUPPRESS:
+                yield action.help, options
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    # (not docs/testing.md: it quotes mutants of these texts)
+    names = set(re.findall(r"[A-Z][\w/-]*", (root / "README.md").read_text() + "".join(
+        path.read_text() for path in (root / "docs").glob("*.md") if path.name != "testing.md")))
+    seen = 0
+    for text, options in walk(cli._parser()):
+        seen += 1
+        first = text.split()[0].rstrip(",:")
+        assert re.match(r"[a-z0-9'(]", first) or first in names, text
+        for named in re.findall(r"--[a-z][-a-z]*\w*", re.sub(r"`[^`]*`", "", text)):
+            assert named in options, (named, text)
+    assert seen > 40

@@ -614,3 +614,186 @@ def test_two_model_accelerators_search_at_the_same_time():
             assert executor.stats["peak_busy"] == count, executor.stats
         finally:
             executor.close()
+
+
+class _ScriptedByDepth(_ScriptedParallel):
+    """_ScriptedParallel with answers set by (placement, job depth); records the job depth too."""
+
+    def search_many(self, jobs):
+        out = []
+        for job in jobs:
+            key = chess_from_board(job.board).board_fen()
+            self.seen.append((key, job.depth, job.alpha, job.beta))
+            out.append({"score": self.scores.get((key, job.depth), 0), "best_move": None,
+                        "pv": [], "nodes": 1, "cycles": None})
+        return out
+
+
+def test_a_null_window_result_exactly_at_beta_cuts_off_without_a_re_search():
+    """Parallel PVS at a frontier root inside an aspiration window: iterations 1 and 2 score 0,
+    so iteration 3 searches with the window (-35, 35). A brother whose null-window result is
+    exactly beta (35) is a fail high: the root cuts off there (no re-search in the window: a
+    result at beta is already a lower bound beyond it), the aspiration fails high (info
+    ``lower`` 35), and the search with the widened window (-35, 105) then re-searches that
+    brother in the window (null-window 35 lies strictly inside) and takes it at 35."""
+    fen = "4k3/8/8/8/8/8/3PPP2/4K3 w - - 0 1"
+    options = SearchOptions(hardware_plies=3, tt=False, killers=False)
+    probe = _ScriptedByDepth()
+    executor = BatchExecutor(probe)
+    try:
+        HostSearch(executor, None, options).search(chess.Board(fen), Limits(depth=3))
+    finally:
+        executor.close()
+    order = [key for key, depth, _, _ in probe.seen if depth == 2]
+    assert len(order) == chess.Board(fen).legal_moves.count() >= 4
+    riser = order[1]
+    backend = _ScriptedByDepth({(riser, 2): -35})
+    executor = BatchExecutor(backend)
+    infos = []
+    try:
+        result = HostSearch(executor, None, options, on_info=infos.append).search(
+            chess.Board(fen), Limits(depth=3))
+    finally:
+        executor.close()
+    assert [(i.depth, i.score, i.bound) for i in infos] == [(1, 0, "exact"), (2, 0, "exact"),
+                                                            (3, 35, "lower"), (3, 35, "exact")]
+    child = chess.Board(fen)
+    child.push(result.best_move)
+    assert result.score == 35 and child.board_fen() == riser
+    riser_jobs = [(alpha, beta) for key, depth, alpha, beta in backend.seen
+                  if depth == 2 and key == riser]
+    # from the child's side: null window (-1, 0) twice, then the widened window (-105, 0)
+    assert riser_jobs == [(-1, 0), (-1, 0), (-105, 0)]
+    third = [s for s in backend.seen if s[1] == 2]
+    assert len(third) == 2 * len(order) + 1
+
+
+def test_with_the_table_off_hashfull_is_0():
+    """``hashfull`` (UCI info) is the table's permille when the table is in use; a table that is
+    there but switched off (option tt false), and no table, report 0, however full it is."""
+    fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+    table = TranspositionTable(1)
+    for tt, given in ((True, table), (False, table), (False, None)):
+        infos = []
+        executor = BatchExecutor(InstantBackend())
+        try:
+            HostSearch(executor, given, SearchOptions(hardware_plies=1, tt=tt),
+                       on_info=infos.append).search(chess.Board(fen), Limits(depth=3))
+        finally:
+            executor.close()
+        if tt:
+            assert table.hashfull() > 0 and infos[-1].hashfull == table.hashfull()
+        else:
+            assert [i.hashfull for i in infos] == [0] * len(infos) and infos
+
+
+class _SerialByDepth(_ScriptedByDepth):
+    parallel_batches = False
+
+
+def test_one_accelerator_does_not_search_a_result_at_beta_again():
+    """One accelerator, iteration 3 inside the aspiration window (-35, 35): the root's eldest
+    move (Kd1) is a frontier parent with that window; its eldest child scores 0, and a brother
+    whose null-window result is exactly beta (35 for the side to move there) cuts off: that
+    brother is never searched again (PVS re-searches only results strictly inside)."""
+    fen = "4k3/8/8/8/8/8/3PPP2/4K3 w - - 0 1"
+    options = SearchOptions(hardware_plies=1, tt=False, killers=False)
+    probe = _SerialByDepth()
+    executor = BatchExecutor(probe)
+    try:
+        HostSearch(executor, None, options).search(chess.Board(fen), Limits(depth=3))
+    finally:
+        executor.close()
+    assert not executor.parallel
+    inner = [i for i, (_, _, alpha, beta) in enumerate(probe.seen) if (alpha, beta) == (-35, 35)]
+    eldest = inner[0]
+    brother = probe.seen[eldest + 1]
+    assert brother[2:] == (-1, 0)          # the first brother, null window from the job's side
+    backend = _SerialByDepth({brother[:2]: -35})
+    executor = BatchExecutor(backend)
+    try:
+        HostSearch(executor, None, options).search(
+            chess.Board(fen), Limits(depth=3))
+    finally:
+        executor.close()
+    assert backend.seen[:eldest + 2] == probe.seen[:eldest + 2]
+    assert [job for job in backend.seen if job[0] == brother[0]] == [brother]
+
+
+def test_a_re_search_batch_leaves_out_a_brother_at_beta():
+    """Parallel PVS, iteration 3 in the window (-35, 35): the first brother's null-window result
+    (10) lies inside, so the host waits for the batch and searches again every brother whose
+    result lies strictly inside; the second brother's result is exactly beta (35): a fail
+    high, not searched again, and the root cuts off on it."""
+    fen = "4k3/8/8/8/8/8/3PPP2/4K3 w - - 0 1"
+    options = SearchOptions(hardware_plies=3, tt=False, killers=False)
+    probe = _ScriptedByDepth()
+    executor = BatchExecutor(probe)
+    try:
+        HostSearch(executor, None, options).search(chess.Board(fen), Limits(depth=3))
+    finally:
+        executor.close()
+    order = [key for key, depth, _, _ in probe.seen if depth == 2]
+    inside, at_beta = order[1], order[2]
+    backend = _ScriptedByDepth({(inside, 2): -10, (at_beta, 2): -35})
+    executor = BatchExecutor(backend)
+    infos = []
+    try:
+        result = HostSearch(executor, None, options, on_info=infos.append).search(
+            chess.Board(fen), Limits(depth=3))
+    finally:
+        executor.close()
+    first_pass = [s for s in backend.seen if s[1] == 2][:len(order) + 1]
+    assert first_pass[:len(order)] == [(key, 2, -35, 35) if i == 0 else (key, 2, -1, 0)
+                                       for i, key in enumerate(order)]
+    assert first_pass[len(order)] == (inside, 2, -35, 0)     # the one re-search: (0, 35) ours
+    assert (at_beta, 2, -35, 0) not in backend.seen
+    assert (infos[2].depth, infos[2].score, infos[2].bound) == (3, 35, "lower")
+    assert result.score == 35
+
+
+class _StoppedClock:
+    """time.monotonic() that always answers the same instant."""
+
+    def __init__(self, now):
+        self.now = now
+
+    def monotonic(self):
+        return self.now
+
+
+@pytest.mark.parametrize("soft_deadline, depth", [(500.0, 1), (500.001, 4), (499.999, 1)])
+def test_no_iteration_starts_at_or_after_the_soft_deadline(monkeypatch, soft_deadline, depth):
+    """The soft deadline (UCI time management): the first iteration always runs; a later one
+    starts only while the clock is before the deadline (at the deadline itself: none)."""
+    from chessaccel.host.engine import search as search_module
+    monkeypatch.setattr(search_module, "time", _StoppedClock(500.0))
+    executor = BatchExecutor(InstantBackend())
+    try:
+        result = HostSearch(executor, None, SearchOptions(hardware_plies=1, tt=False)).search(
+            chess.Board(), Limits(depth=4, soft_deadline=soft_deadline))
+    finally:
+        executor.close()
+    assert result.depth == depth and [i.depth for i in result.iterations] == list(range(1, depth + 1))
+
+
+@pytest.mark.parametrize("parallel_backend, parallel, depth", [
+    (True, True, 1), (False, True, 1), (False, False, 1), (True, True, 3), (False, False, 3)],
+    ids=["brothers-batch", "one-accelerator", "in-turn", "host-node-batch", "host-node-in-turn"])
+def test_each_drawn_child_is_one_host_node_and_no_job(parallel_backend, parallel, depth):
+    """Halfmove clock 99 and no capture or pawn move to play: every child is a draw by the
+    fifty-move rule. Each is scored 0 by the host as one host node, never a job, whichever
+    path reaches it (a frontier's eldest and its brothers, in a batch or in turn; a host
+    node's children): each iteration adds the root and its N children."""
+    fen = "4k3/8/8/8/8/8/8/R3K3 w - - 99 80"
+    n = chess.Board(fen).legal_moves.count()
+    backend = _ScriptedByDepth() if parallel_backend else _SerialByDepth()
+    executor = BatchExecutor(backend)
+    try:
+        result = HostSearch(executor, None, SearchOptions(hardware_plies=1, tt=False,
+                                                          parallel=parallel)).search(
+            chess.Board(fen), Limits(depth=depth))
+    finally:
+        executor.close()
+    assert (result.score, result.jobs, result.accelerator_nodes, backend.seen) == (0, 0, 0, [])
+    assert [i.host_nodes for i in result.iterations] == [(1 + n) * d for d in range(1, depth + 1)]

@@ -127,3 +127,202 @@ def test_a_failing_batch_is_one_line_naming_the_instant_backend():
             batch.wait(5.0)
     finally:
         executor.close()
+
+
+# --- the figures' arithmetic on a clock that ticks by known steps ----------------------------
+
+class _TickingClock:
+    """A stand-in for the time module: each perf_counter() call is ``wall`` seconds after the
+    last one, each process_time() call ``cpu`` seconds after the last."""
+
+    def __init__(self, wall, cpu):
+        self.wall, self.cpu = wall, cpu
+        self.walls = self.cpus = 0
+
+    def perf_counter(self):
+        self.walls += 1
+        return 100.0 + self.walls * self.wall
+
+    def process_time(self):
+        self.cpus += 1
+        return 10.0 + self.cpus * self.cpu
+
+
+def test_the_dispatch_figures_on_a_known_clock(monkeypatch):
+    """Each bench position's search takes one tick of each clock (0.21236 s on the wall,
+    0.04567 CPU s): per position the seconds to 0.1 ms, in total to a millisecond, and every
+    rate is its count over the sum of the positions' times; the median of three runs, each run's rates
+    listed; the profile run lists where the time went."""
+    from chessaccel.host.engine import dispatch
+    monkeypatch.setattr(dispatch, "time", _TickingClock(0.21236, 0.04567))
+    result = measure_search(depth=3, hardware_plies=1, positions=BENCH[:3], profile=True)
+    assert [(p["name"], p["jobs"], p["host_nodes"]) for p in result["positions"]] == \
+        SEARCH_SIGNATURE
+    for p in result["positions"]:
+        assert (p["seconds"], p["cpu_seconds"]) == (0.2124, 0.0457)
+        assert p["jobs_per_second"] == round(p["jobs"] / 0.21236)
+    jobs = sum(job for _, job, _ in SEARCH_SIGNATURE)
+    assert (result["seconds"], result["cpu_seconds"]) == (0.637, 0.137)
+    assert (result["depth"], result["hardware_plies"]) == (3, 1)
+    assert result["jobs"] == result["jobs_handed_out"] == jobs
+    assert result["host_nodes"] == sum(nodes for _, _, nodes in SEARCH_SIGNATURE)
+    wall, cpu = 3 * 0.2124, 3 * 0.0457
+    assert result["jobs_per_second"] == result["handed_out_per_second"] == round(jobs / wall)
+    assert result["jobs_per_cpu_second"] == result["handed_out_per_cpu_second"] == round(jobs / cpu)
+    assert result["runs"] == [{"seconds": 0.637, "cpu_seconds": 0.137,
+                               "handed_out_per_second": round(jobs / wall),
+                               "handed_out_per_cpu_second": round(jobs / cpu)}] * 3
+    assert 0 < len(result["profile"]) <= 12 and all("/" in line for line in result["profile"])
+    assert "profile" not in measure_search(depth=1, hardware_plies=1, positions=BENCH[:1],
+                                           repeats=1)
+
+
+def test_the_dispatch_command_prints_and_draws_its_figures(tmp_path, monkeypatch, capsys):
+    """``bench --dispatch``'s lines, JSON and chart (9 x 4 inches at 100 dpi) from given
+    measurements."""
+    import argparse
+    import matplotlib.image
+    from chessaccel.host.engine import dispatch
+    interface = {"inline": {1: {"wall": 250_000, "cpu": 260_000}, 1024: {"wall": 900_000, "cpu": 950_000}},
+                 "threaded": {1: {"wall": 20_000, "cpu": 40_000}, 1024: {"wall": 800_000, "cpu": 850_000}}}
+    search = {"depth": 2, "hardware_plies": 1, "jobs": 1234, "jobs_handed_out": 1500,
+              "host_nodes": 321, "seconds": 0.0125, "cpu_seconds": 0.0110,
+              "handed_out_per_second": 120_000, "handed_out_per_cpu_second": 136_364,
+              "jobs_per_cpu_second": 112_182, "load_average": 1.25,
+              "runs": [{"handed_out_per_cpu_second": r} for r in (130_000, 136_364, 140_000)],
+              "profile": [f"   10    0.001 x/y.py:{i}(f)" for i in range(12)]}
+    calls = []
+    monkeypatch.setattr(dispatch, "measure_interface", lambda: interface)
+    monkeypatch.setattr(dispatch, "measure_search",
+                        lambda **kw: calls.append(kw) or search)
+    out = tmp_path / "d.json"
+    args = argparse.Namespace(dispatch_depth=2, hardware_plies=1, out=str(out), plot=None, json=False)
+    assert dispatch.run(args) == 0
+    assert calls == [{"depth": 2, "hardware_plies": 1, "profile": True}]
+    lines = capsys.readouterr().out.splitlines()
+    import os
+    assert lines[:4] == [
+        "interface (inline), batches of    1:   250,000 jobs/s,   260,000 per CPU second",
+        "interface (inline), batches of 1024:   900,000 jobs/s,   950,000 per CPU second",
+        "interface (threaded), batches of    1:    20,000 jobs/s,    40,000 per CPU second",
+        "interface (threaded), batches of 1024:   800,000 jobs/s,   850,000 per CPU second"]
+    assert lines[4] == ("host search, depth 2 with HardwarePlies 1: 1,234 jobs used, 1,500 handed "
+                        "out and collected (speculative ones included), 321 host nodes")
+    assert lines[5] == (f"  120,000 jobs/s on the clock (0.01 s, load average 1.2 on "
+                        f"{os.cpu_count()} CPUs), 136,364 jobs per CPU second (0.01 s): what one "
+                        f"free core gives; the median of 3 runs (130,000, 136,364, 140,000)")
+    assert lines[6] == ("the search's rate meets the goal of 100,000 jobs/s; where the host's "
+                        "time goes:")
+    assert lines[7:15] == ["  " + line.strip() for line in search["profile"][:8]]
+    assert lines[15:] == [f"wrote {out} and {tmp_path / 'd.png'}"]
+    obj = json.loads(out.read_text())
+    assert obj == {"goal_jobs_per_second": 100_000, "search": search, "cpus": os.cpu_count(),
+                   "interface_jobs_per_second": {m: {str(k): v for k, v in r.items()}
+                                                 for m, r in interface.items()}}
+    assert matplotlib.image.imread(tmp_path / "d.png").shape[:2] == (400, 900)
+    args.json, args.plot = True, str(tmp_path / "p.png")
+    assert dispatch.run(args) == 0
+    assert json.loads(capsys.readouterr().out) == obj and (tmp_path / "p.png").exists()
+
+
+def test_the_host_bench_figures_on_a_known_clock(monkeypatch):
+    """hostbench.search_bench: each position's search one tick (0.31416 s): seconds per
+    position to 0.1 ms, in total to a millisecond, rates to a tenth over the positions' times;
+    the sums of the positions' figures; the progress line of each position."""
+    from chessaccel.host.engine import hostbench
+    monkeypatch.setattr(hostbench, "time", _TickingClock(0.31416, 0.0))
+    lines = []
+    r = hostbench.search_bench("model", 2, 1, 1, BENCH[2:4], progress=lines.append)
+    rows = r["positions"]
+    assert [p["name"] for p in rows] == ["cpw-pos3", "cpw-pos4"]
+    assert all(p["seconds"] == 0.3142 for p in rows)
+    assert (r["backend"], r["accelerators"], r["parallel"], r["seconds"]) == ("model", 1, False, 0.628)
+    for key in ("host_nodes", "accelerator_nodes", "speculative_nodes", "span_nodes", "jobs"):
+        assert r[key] == sum(p[key] for p in rows)
+    assert r["nodes"] == r["host_nodes"] + r["accelerator_nodes"]
+    assert r["jobs_per_second"] == round(r["jobs"] / (2 * 0.3142), 1)
+    assert r["nodes_per_second"] == round(r["nodes"] / (2 * 0.3142), 1)
+    for line, p in zip(lines, rows):
+        assert line == (f"  model      {p['name']:12s} score {p['score']:6d} {p['best_move']}  host "
+                        f"{p['host_nodes']:6d}  accelerator {p['accelerator_nodes']:8d}  jobs "
+                        f"{p['jobs']:6d}  0.31 s")
+    assert len(lines) == 2
+
+
+def test_a_host_bench_disagreement_fails_the_command(tmp_path, monkeypatch, capsys):
+    """Backends that differ in a score or a best move: a DISAGREE line each, exit 1; the JSON
+    lists them; the chart is 10 x 4 inches."""
+    import argparse
+    import matplotlib.image
+    from chessaccel.host.engine import hostbench
+
+    def figures(spec, depth, plies, accelerators, positions, progress):
+        moves = {"model": ("e2e4", "d2d4"), "rtl": ("e2e4", "c2c4"), "opencl": ("e2e4", "d2d4")}
+        scores = {"model": (10, 20), "rtl": (10, 20), "opencl": (11, 20)}
+        rows = [{"name": job.name, "score": s, "best_move": m}
+                for job, s, m in zip(positions, scores[spec], moves[spec])]
+        return {"backend": spec, "host_nodes": 100, "accelerator_nodes": 20_000, "jobs": 500,
+                "seconds": 2.5, "jobs_per_second": 200.0, "nodes_per_second": 8040.0,
+                "positions": rows}
+    monkeypatch.setattr(hostbench, "search_bench", figures)
+    out = tmp_path / "h.json"
+    args = argparse.Namespace(host_backends="model, rtl,,opencl", backend="model", json=False,
+                              host_depth=3, hardware_plies=2, accelerators=2, out=str(out), plot=None)
+    emitted = []
+    assert hostbench.run(args, BENCH[:2], lambda obj, lines: emitted.append((obj, lines))) == 1
+    [(obj, lines)] = emitted
+    assert lines[0] == "host bench, depth 3, HardwarePlies 2, 2 accelerator(s):"
+    assert lines[1] == ("  model        host nodes      100  accelerator nodes     20000  jobs     "
+                        "500      2.50 s      200.0 jobs/s      8040.0 nodes/s")
+    assert [line.split()[0] for line in lines[1:4]] == ["model", "rtl", "opencl"]
+    assert lines[4:6] == ["DISAGREE kiwipete: model 20 d2d4, rtl 20 c2c4",
+                          "DISAGREE startpos: model 10 e2e4, opencl 11 e2e4"]
+    assert lines[6:] == [f"wrote {out} and {tmp_path / 'h.png'}"]
+    assert obj["disagreements"] == [line[len("DISAGREE "):] for line in lines[4:6]]
+    assert (obj["depth"], obj["hardware_plies"], obj["accelerators"]) == (3, 2, 2)
+    assert json.loads(out.read_text()) == obj
+    assert matplotlib.image.imread(tmp_path / "h.png").shape[:2] == (400, 1000)
+    args.host_backends = None
+    assert hostbench.run(args, BENCH[:2], lambda obj, lines: emitted.append((obj, lines))) == 0
+    assert [r["backend"] for r in emitted[-1][0]["backends"]] == ["model"]
+
+
+def test_bench_host_reports_each_position_on_stderr_unless_json(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(cli, "BENCH", BENCH[2:3])
+    out = str(tmp_path / "h.json")
+    assert main(["bench", "--host", "--host-depth", "2", "--hardware-plies", "1", "--out", out]) == 0
+    captured = capsys.readouterr()
+    obj = json.loads((tmp_path / "h.json").read_text())
+    [row] = obj["backends"][0]["positions"]
+    [line] = captured.err.splitlines()
+    assert line.startswith(f"  model      cpw-pos3     score {row['score']:6d} {row['best_move']}  "
+                           f"host {row['host_nodes']:6d}  accelerator {row['accelerator_nodes']:8d}  "
+                           f"jobs {row['jobs']:6d}  ")
+    assert captured.out.splitlines()[0] == "host bench, depth 2, HardwarePlies 1, 1 accelerator(s):"
+    assert main(["bench", "--host", "--host-depth", "2", "--hardware-plies", "1", "--out", out,
+                 "--json"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_the_interface_rates_are_jobs_over_the_clocks(monkeypatch):
+    """measure_interface on a clock that ticks by known steps (one tick per measured batch
+    size): each rate is the jobs that went through submit/wait over that tick, on the wall
+    clock and on the CPU clock."""
+    from chessaccel.host.engine import dispatch
+    from chessaccel.host.engine.jobs import BatchExecutor
+    monkeypatch.setattr(dispatch, "time", _TickingClock(0.5, 0.25))
+    moved = []
+    real_submit = BatchExecutor.submit
+
+    def submit(self, jobs):
+        moved.append((type(self.backend).__name__ if hasattr(self, "backend") else "?", len(jobs)))
+        return real_submit(self, jobs)
+    monkeypatch.setattr(BatchExecutor, "submit", submit)
+    rates = measure_interface(jobs_total=2000, sizes=(1, 32))
+    per_size = {}
+    for _, size in moved:
+        per_size[size] = per_size.get(size, 0) + size
+    for label in ("inline", "threaded"):
+        for size in (1, 32):
+            jobs = per_size[size] // 2          # each size ran once inline and once threaded
+            assert rates[label][size] == {"wall": round(jobs / 0.5), "cpu": round(jobs / 0.25)}

@@ -131,3 +131,114 @@ def test_the_cli_rejects_trailing_junk_with_one_line(capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["chessaccel: error: malformed FEN/EPD: trailing text 'garbage' "
                    "(EPD operations end with ';')"]
+
+
+# --- the report: lines, files, progress bar, plot --------------------------------------------
+
+def test_the_text_report_and_its_default_files(suite, tmp_path, capsys, monkeypatch):
+    """Without --out: out/epd-NAME-LIMIT.json, its .jsonl and .png; the summary line (solved,
+    per cent, backend, limit, searching seconds) and the files line; a progress line per
+    position on stderr (not a terminal)."""
+    import matplotlib.image
+    monkeypatch.chdir(tmp_path)
+    status, captured = run_epd(capsys, suite, "--nodes", 300, "--hardware-plies", 1, "--first", 3)
+    assert status == 0
+    out = tmp_path / "out" / "epd-small-nodes300.json"
+    summary = json.loads(out.read_text())
+    solved = summary["solved"]
+    assert captured.out.splitlines() == [
+        f"solved {solved}/3 ({100 * solved / 3:.1f}%)  model, nodes300, "
+        f"{summary['seconds']:.1f} s searching",
+        "wrote out/epd-small-nodes300.json, out/epd-small-nodes300.jsonl and "
+        "out/epd-small-nodes300.png"]
+    assert (summary["file"], summary["backend"], summary["accelerators"], summary["hardware_plies"],
+            summary["limit"], summary["total"], summary["resumed"]) == \
+        (str(suite), "model", 1, 1, "nodes300", 3, 0)
+    records = summary["positions"]
+    assert [r["id"] for r in records] == ["WAC.004", "WAC.006", "WAC.018"]
+    assert summary["nodes"] == sum(r["nodes"] for r in records)
+    assert summary["seconds"] == round(sum(r["seconds"] for r in records), 3)
+    assert summary["wall_seconds"] >= summary["seconds"] - 0.01
+    for r in records:
+        assert r["nodes"] >= 300 and r["line"] >= 1 and r["fen"].split()[1] == "w"
+        assert r["pv"][0] == r["move"] and r["seldepth"] >= r["depth"] >= 1 and r["jobs"] >= 1
+    lines = captured.err.splitlines()
+    assert len(lines) == 3
+    for done, (line, r) in enumerate(zip(lines, records), 1):
+        solved_so_far = sum(x["solved"] for x in records[:done])
+        filled = 30 * done // 3
+        assert line == (f"[{'#' * filled}{'.' * (30 - filled)}] {done}/3 solved {solved_so_far}  "
+                        f"{r['id']}: {r['san']} {'solved' if r['solved'] else 'missed'}")
+    assert matplotlib.image.imread(tmp_path / "out" / "epd-small-nodes300.png").shape[:2] == (600, 900)
+    status, _ = run_epd(capsys, suite, "--movetime", 50, "--first", 1, "--hardware-plies", 1)
+    assert status == 0 and (tmp_path / "out" / "epd-small-movetime50.json").exists()
+
+
+def test_the_progress_bar_on_a_terminal_rewrites_one_line():
+    import io
+    from chessaccel.host.engine.epd import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+    stream = Tty()
+    bar = Progress(2, stream)
+    bar.show(1, 0, {"solved": False, "id": "a", "san": None})
+    assert stream.getvalue() == "\r" + f"[{'#' * 15}{'.' * 15}] 1/2 solved 0  a: - missed".ljust(120)
+    bar.show(2, 1, {"solved": True, "id": "b" * 200, "san": "Qh4+"})
+    last = stream.getvalue().split("\r")[-1]
+    assert last.endswith("\n") and len(last) == 121 and last.startswith(f"[{'#' * 30}] 2/2 solved 1  bbb")
+    plain = io.StringIO()
+    Progress(4, plain).show(1, 1, {"solved": True, "id": "c", "san": "e4"})
+    assert plain.getvalue() == f"[{'#' * 7}{'.' * 23}] 1/4 solved 1  c: e4 solved\n"
+
+
+def test_a_new_run_forgets_the_old_progress_and_a_cut_line_is_searched_again(suite, tmp_path, capsys):
+    """Without --resume an old .jsonl is removed; with it, a line cut short by an
+    interruption is skipped (its position searched again unless a later line holds it), the
+    rest kept."""
+    out = tmp_path / "run.json"
+    progress = tmp_path / "run.jsonl"
+    progress.write_text('{"line": 1, "stale": true}\n')
+    status, _ = run_epd(capsys, suite, "--depth", 1, "--first", 2, "--out", out)
+    assert status == 0
+    kept = progress.read_text().splitlines()
+    assert len(kept) == 2 and "stale" not in progress.read_text()
+    progress.write_text(kept[0] + "\n" + kept[1][:20])
+    status, captured = run_epd(capsys, suite, "--depth", 1, "--first", 2, "--out", out,
+                               "--resume", "--json")
+    summary = json.loads(captured.out)
+    assert status == 0 and summary["resumed"] == 1
+    assert summary["positions"][0] == json.loads(kept[0])
+    assert summary["positions"][1] == {**json.loads(kept[1]), "seconds": summary["positions"][1]["seconds"]}
+    # a run resumed after a cut appends after the cut text: the cut line then sits in the middle
+    progress.write_text(kept[0] + "\n" + kept[1][:20] + kept[1] + "\n" + kept[1] + "\n")
+    status, captured = run_epd(capsys, suite, "--depth", 1, "--first", 2, "--out", out,
+                               "--resume", "--json")
+    assert status == 0 and json.loads(captured.out)["resumed"] == 2
+
+
+def test_the_plot_titles_the_suite_with_its_score(tmp_path, monkeypatch):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from chessaccel.host.engine import epd
+    kept = []
+    real_close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig=None: kept.append(fig))
+    records = [{"solved": True, "depth": 5}, {"solved": False, "depth": 3}, {"solved": True, "depth": 4}]
+    summary = {"file": "tests/data/wac.epd", "solved": 2, "total": 3, "backend": "opencl",
+               "limit": "nodes1000", "positions": records}
+    epd._plot(summary, tmp_path / "p.png")
+    [fig] = kept
+    try:
+        top, bottom = fig.axes
+        assert top.get_title() == "wac.epd: 2/3 on opencl (nodes1000)"
+        assert list(top.lines[0].get_ydata()) == [1, 1, 2]
+        assert [p.get_height() for p in bottom.patches] == [5, 3, 4]
+        assert [p.get_width() for p in bottom.patches] == [1.0] * 3     # bars that touch
+        import matplotlib.colors
+        assert [matplotlib.colors.to_hex(p.get_facecolor()) for p in bottom.patches] == \
+            [matplotlib.colors.to_hex(c) for c in ("tab:green", "tab:red", "tab:green")]
+    finally:
+        real_close(fig)

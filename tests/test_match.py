@@ -233,3 +233,236 @@ def test_an_opponent_that_dies_while_set_up_is_one_line_and_stops_our_engine(cap
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "ended while being set up" in err[0], err
     assert set(_children(os.getpid())) <= before
+
+
+# --- play_game, the summary and the plot with scripted sides ---------------------------------
+
+class _Played:
+    def __init__(self, move, info=None):
+        self.move, self.info = move, info or {}
+
+
+class _ScriptedEngine:
+    """An engine driver stand-in: plays the given moves in turn (None: no move; an exception:
+    raised), each taking ``seconds`` on the match's clock."""
+
+    def __init__(self, moves, clock, seconds=0.5, info=None):
+        self.moves, self.clock, self.seconds, self.info = list(moves), clock, seconds, info
+        self.limits = []
+
+    def play(self, board, limit, game=None, info=None):
+        self.limits.append(limit)
+        self.clock.now += self.seconds
+        move = self.moves.pop(0)
+        if isinstance(move, Exception):
+            raise move
+        return _Played(None if move is None else chess.Move.from_uci(move), dict(self.info or {}))
+
+
+class _Clock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def monotonic(self):
+        return self.now
+
+
+def _sides(monkeypatch, ours_moves, theirs_moves, our_seconds=0.5, their_seconds=0.25, info=None):
+    from chessaccel.host.engine import match
+    clock = _Clock()
+    monkeypatch.setattr(match, "time", clock)
+    ours, theirs = match.Side("engine", ["ours"], []), match.Side("opponent", ["theirs"], [])
+    ours.engine = _ScriptedEngine(ours_moves, clock, our_seconds, info)
+    theirs.engine = _ScriptedEngine(theirs_moves, clock, their_seconds)
+    return ours, theirs
+
+
+FOOLS_MATE_BLACK = ["e7e5", "d8h4"]
+
+
+def test_a_scripted_game_to_mate_records_every_figure(monkeypatch):
+    """Fool's mate against us (white): 0-1, 0 points, the clocks (10 s + 1 s: our least clock
+    is 9.5 s, theirs 9.75 s), our moves' depth, nodes and score (mate and centipawns, from our
+    side), and the PGN's result and termination."""
+    from chessaccel.host.engine import match
+    info = {"depth": 7, "nodes": 1234, "score": chess.engine.PovScore(chess.engine.Cp(-35), chess.WHITE)}
+    ours, theirs = _sides(monkeypatch, ["f2f3", "g2g4"], FOOLS_MATE_BLACK, info=info)
+    game, record = match.play_game(ours, theirs, chess.Board(), chess.WHITE, 10.0, 1.0, 100, 7)
+    assert record == {"game": 7, "our_colour": "white", "result": "0-1", "points": 0.0,
+                      "termination": "checkmate", "plies": 4, "our_least_clock": 9.5,
+                      "their_least_clock": 9.75, "our_time_loss": False, "their_time_loss": False,
+                      "our_moves": [{"ply": 0, "seconds": 0.5, "depth": 7, "nodes": 1234, "score": -35},
+                                    {"ply": 2, "seconds": 0.5, "depth": 7, "nodes": 1234, "score": -35}],
+                      "crashed": None}
+    assert (game.headers["Result"], game.headers["Termination"]) == ("0-1", "checkmate")
+    assert [m.uci() for m in game.mainline_moves()] == ["f2f3", "e7e5", "g2g4", "d8h4"]
+    # the clocks handed to the engines: each side's time less what it used, plus the increment
+    first, second = ours.engine.limits
+    assert (first.white_clock, first.black_clock, first.white_inc, first.black_inc) == (10.0, 10.0, 1.0, 1.0)
+    assert (second.white_clock, second.black_clock) == (10.5, 10.75)
+
+
+def test_a_scripted_win_with_black_scores_1_and_mate_text(monkeypatch):
+    from chessaccel.host.engine import match
+    info = {"depth": 3, "nodes": 99, "score": chess.engine.PovScore(chess.engine.Mate(1), chess.BLACK)}
+    ours, theirs = _sides(monkeypatch, FOOLS_MATE_BLACK, ["f2f3", "g2g4"], info=info)
+    _, record = match.play_game(ours, theirs, chess.Board(), chess.BLACK, 5.0, 0.0, 100, 0)
+    assert (record["our_colour"], record["result"], record["points"]) == ("black", "0-1", 1.0)
+    assert [m["score"] for m in record["our_moves"]] == ["mate 1", "mate 1"]
+    assert [m["ply"] for m in record["our_moves"]] == [1, 3]
+
+
+@pytest.mark.parametrize("ours_too_slow", [True, False])
+def test_a_clock_below_zero_loses_on_time(monkeypatch, ours_too_slow):
+    from chessaccel.host.engine import match
+    slow, fast = 3.0, 0.1
+    ours, theirs = _sides(monkeypatch, ["e2e4", "d2d4", "c2c4"], ["e7e5", "d7d5", "c7c5"],
+                          slow if ours_too_slow else fast, fast if ours_too_slow else slow)
+    _, record = match.play_game(ours, theirs, chess.Board(), chess.WHITE, 5.0, 0.0, 100, 0)
+    assert record["termination"] == "time forfeit"
+    assert (record["our_time_loss"], record["their_time_loss"]) == (ours_too_slow, not ours_too_slow)
+    assert record["result"] == ("0-1" if ours_too_slow else "1-0")
+    assert record["points"] == (0.0 if ours_too_slow else 1.0)
+    assert record["plies"] == (2 if ours_too_slow else 3)
+
+
+def test_an_illegal_move_or_a_failing_engine_loses(monkeypatch):
+    from chessaccel.host.engine import match
+    ours, theirs = _sides(monkeypatch, ["e7e5"], ["e2e4", "e2e4"])
+    _, record = match.play_game(ours, theirs, chess.Board(), chess.BLACK, 5.0, 0.0, 100, 0)
+    assert (record["result"], record["points"], record["crashed"]) == ("0-1", 1.0, "opponent")
+    assert record["termination"] == "opponent played an illegal move e2e4"
+    ours, theirs = _sides(monkeypatch, [None], [])
+    _, record = match.play_game(ours, theirs, chess.Board(), chess.WHITE, 5.0, 0.0, 100, 0)
+    assert (record["result"], record["crashed"]) == ("0-1", "engine")
+    assert record["termination"] == "engine played an illegal move None"
+    ours, theirs = _sides(monkeypatch, ["e2e4", chess.engine.EngineTerminatedError("x" * 100)],
+                          ["e7e5"])
+    _, record = match.play_game(ours, theirs, chess.Board(), chess.WHITE, 5.0, 0.0, 100, 0)
+    assert (record["result"], record["points"], record["crashed"]) == ("0-1", 0.0, "engine")
+    assert record["termination"] == "engine failed: " + "x" * 80
+    assert record["our_moves"][0]["ply"] == 0 and len(record["our_moves"]) == 1
+
+
+def test_the_move_limit_adjudicates_a_draw(monkeypatch):
+    from chessaccel.host.engine import match
+    start = chess.Board()
+    start.push_uci("e2e4")       # the limit counts plies from the opening's position
+    ours, theirs = _sides(monkeypatch, ["e7e5", "g8f6"], ["g1f3", "b1c3"])
+    _, record = match.play_game(ours, theirs, start, chess.BLACK, 5.0, 0.0, 3, 0)
+    assert (record["result"], record["termination"], record["plies"]) == \
+        ("1/2-1/2", "adjudicated (move limit)", 3)
+    assert record["points"] == 0.5
+
+
+def _args(**kw):
+    import argparse
+    base = dict(opponent_option=["UCI_Elo=1350"], tc="10+0.1", games=4)
+    return argparse.Namespace(**{**base, **kw})
+
+
+def _record(points, depths=(), nodes=(), seconds=(), least=5.0, our_loss=False, their_loss=False):
+    return {"points": points, "our_least_clock": least, "our_time_loss": our_loss,
+            "their_time_loss": their_loss,
+            "our_moves": [{"depth": d, "nodes": n, "seconds": s}
+                          for d, n, s in zip(depths, nodes, seconds)]}
+
+
+def test_the_summary_of_scripted_records():
+    from chessaccel.host.engine import match
+    games = [_record(1.0, (4, 6), (1000, 3000), (0.5, 1.5), least=3.25),
+             _record(0.5, (None, 5), (None, 2000), (0.25, 0.75), least=2.5, their_loss=True),
+             _record(0.0, (), (), (), least=7.0, our_loss=True)]
+    names = {"match": "m", "ours": "chessaccel", "theirs": "Stockfish", "our_options": ["Backend=model"]}
+    s = match._summary(_args(), games, names)
+    e = estimate(1, 1, 1)
+    assert s == {**s, "name": "m", "engine": "chessaccel", "opponent": "Stockfish",
+                 "opponent_options": ["UCI_Elo=1350"], "engine_options": ["Backend=model"],
+                 "tc": "10+0.1", "games_planned": 4, "games": 3, "wins": 1, "draws": 1,
+                 "losses": 1, "score": 0.5, "elo": round(e.elo, 1), "elo_text": e.text(),
+                 "elo_low": round(e.low, 1), "elo_high": round(e.high, 1), "elo_bound": e.bound,
+                 "our_time_losses": 1, "their_time_losses": 1, "our_least_clock": 2.5,
+                 "our_mean_depth": 5.0, "our_mean_nodes_per_move": 2000,
+                 "our_nodes_per_second": round(6000 / 3.0), "records": games}
+    empty = match._summary(_args(), [], names)
+    assert (empty["games"], empty["our_least_clock"], empty["our_mean_depth"],
+            empty["our_mean_nodes_per_move"], empty["our_nodes_per_second"]) == (0, None, None, None, None)
+    assert empty["elo_text"] == "no games"
+
+
+def test_the_plot_titles_the_match_with_its_result(tmp_path, monkeypatch):
+    """The chart (8 x 6 inches at 100 dpi): the title names both engines, the time control,
+    wins-draws-losses and the opponent's options; the lower panel's Elo curve ends at the
+    match's estimate."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.image
+    import matplotlib.pyplot as plt
+    from chessaccel.host.engine import match
+    kept = []
+    real_close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig=None: kept.append(fig))
+    games = [_record(1.0), _record(0.5), _record(1.0), _record(0.0)]
+    names = {"match": "m", "ours": "chessaccel", "theirs": "Stockfish 15.1", "our_options": []}
+    summary = match._summary(_args(opponent_option=["UCI_LimitStrength=true", "UCI_Elo=1350"]),
+                             games, names)
+    path = tmp_path / "m.png"
+    match._plot(summary, str(path))
+    [fig] = kept
+    try:
+        top, bottom = fig.axes
+        assert top.get_title() == ("chessaccel vs Stockfish 15.1 at 10+0.1: 2-1-1\n"
+                                   "(UCI_LimitStrength=true UCI_Elo=1350)")
+        assert list(top.lines[0].get_ydata()) == [1.0, 0.75, 2.5 / 3, 0.625]
+        assert bottom.lines[0].get_ydata()[-1] == pytest.approx(estimate(2, 1, 1).elo)
+    finally:
+        real_close(fig)
+    assert matplotlib.image.imread(path).shape[:2] == (600, 800)
+    match._plot(match._summary(_args(), [], names), str(tmp_path / "none.png"))
+    assert not (tmp_path / "none.png").exists()
+
+
+def test_option_values_take_the_engines_declared_type():
+    from types import SimpleNamespace
+    from chessaccel.host.engine import match
+    declared = {"Ponder": SimpleNamespace(type="check"), "Hash": SimpleNamespace(type="spin"),
+                "Backend": SimpleNamespace(type="string")}
+    assert match._typed(declared, "Ponder", "TRUE") is True
+    assert match._typed(declared, "Ponder", "false") is False
+    assert match._typed(declared, "Hash", "64") == 64
+    assert match._typed(declared, "Backend", "model") == "model"
+    assert match._typed(declared, "Unknown", "7") == "7"
+    with pytest.raises(MatchError, match="^option Ponder is a check: true or false, got 'yes'$"):
+        match._typed(declared, "Ponder", "yes")
+    with pytest.raises(MatchError, match="^option Hash is a number, got 'lots'$"):
+        match._typed(declared, "Hash", "lots")
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("=5", "option '=5': expected Name=Value"),
+    ("x", "option 'x': expected Name=Value"),
+])
+def test_bad_options_are_named(text, problem):
+    with pytest.raises(MatchError) as raised:
+        parse_option(text)
+    assert str(raised.value) == problem
+    assert parse_option(" Hash = 16 ") == ("Hash", "16")
+    assert parse_tc("5+") == (5.0, 0.0)
+    with pytest.raises(MatchError, match=r"^time control '1\+x': expected BASE\+INC in seconds"):
+        parse_tc("1+x")
+
+
+def test_the_match_options_help_follows_the_command_lines_rule():
+    """match's options (host/engine/match.py) under test_cli's rule for every help text."""
+    from test_cli import test_every_help_text_is_lower_case_and_names_real_options as rule
+    rule()
+
+
+def test_a_clock_at_exactly_zero_does_not_lose(monkeypatch):
+    """The module's rule: a clock *below* zero loses on time; a move that uses exactly the
+    time left (here 2 s of 2 s, no increment) stands, with a least clock of 0."""
+    from chessaccel.host.engine import match
+    ours, theirs = _sides(monkeypatch, ["f2f3", "g2g4"], FOOLS_MATE_BLACK, 1.0, 0.5)
+    _, record = match.play_game(ours, theirs, chess.Board(), chess.WHITE, 2.0, 0.0, 100, 0)
+    assert (record["termination"], record["our_least_clock"]) == ("checkmate", 0.0)
+    assert not record["our_time_loss"]

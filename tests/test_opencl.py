@@ -264,3 +264,15 @@ def test_no_opencl_platform_is_one_line_exit_1(tmp_path):
     assert r.stderr.strip().splitlines() == [
         "chessaccel: error: no OpenCL platform found (install a GPU driver's OpenCL ICD, "
         "or PoCL: pip install 'pyopencl[pocl]')"]
+
+
+def test_the_backends_name_is_its_spec():
+    """An OpenCL backend is named as --backend names it (opencl, opencl:PLATFORM): the name
+    that error lines and records carry."""
+    from chessaccel.host.backends import get_backend
+    for spec in ("opencl", "opencl:pocl"):
+        backend = get_backend(spec)
+        try:
+            assert backend.name == spec
+        finally:
+            backend.close()

@@ -354,6 +354,9 @@ def test_the_cross_backend_table_of_a_small_run(tmp_path, capsys):
     assert report["pocl_1"]["search"]["jobs"] == 6 and report["pocl_all"]["search"]["jobs"] == 3
     assert report["pocl_1"]["search"]["nodes"] == report["model"]["nodes"]
     assert not {"nodes_list", "scores", "best_moves"} & set(report["pocl_1"]["search"])
+    pocl_rate = report["pocl_1"]["search"]["nodes"] / report["pocl_1"]["search"]["cpu_seconds"]
+    assert report["speedup"]["pocl_1_over_model"] == pocl_rate / report["model"]["nodes_per_second"]
+    assert report["model"]["nodes_per_second"] == report["model"]["nodes"] / report["model"]["cpu_seconds"]
     assert report["h100"] == crossbench._h100(h100)
     assert (out / "backends.md").read_text() == crossbench._markdown(report, crossbench._rows(report))
     assert (out / "backends.png").stat().st_size > 10_000
@@ -439,3 +442,353 @@ def test_without_pyopencl_the_error_says_what_to_install(monkeypatch):
     assert text.startswith("pyopencl is not installed (")
     assert text.endswith("); pip install 'pyopencl[pocl]'") and "\n" not in text
     assert "pip install 'pyopencl[pocl]'" in (Path(__file__).parent.parent / "docs" / "opencl.md").read_text()
+
+
+def _checked_job_file(path, count=24):
+    """A job file as benchjobs writes it, the model's answers as its check sample (every job
+    checked); the model's results."""
+    boards = [suites.board_of(fen) for fen in suites.random_play_positions(31, count)]
+    params = np.array([[d % 3, -INF, INF, 0] for d in range(len(boards))], dtype=np.int32)
+    expected = [model_search(b, int(p[0])) for b, p in zip(boards, params)]
+    moves = [encode_move(r.best_move, b.side == 1) for b, r in zip(boards, expected)]
+    roots = [suites.board_of(fen) for _, fen, _ in PERFT_ROOTS]
+    np.savez(path, positions=pack_positions(boards), params=params,
+             check_index=np.arange(len(boards)), check_scores=np.array([r.score for r in expected]),
+             check_best_moves=np.array(moves, dtype=np.uint32),
+             check_nodes=np.array([r.nodes for r in expected], dtype=np.uint64),
+             model_checked=np.int64(len(boards)), reference_device=np.array("the model"),
+             perft_names=np.array([n for n, _, _ in PERFT_ROOTS]), perft_positions=pack_positions(roots),
+             perft_depths=np.array([sorted(c) for _, _, c in PERFT_ROOTS]),
+             perft_counts=np.array([[c[d] for d in sorted(c)] for _, _, c in PERFT_ROOTS]))
+    return expected
+
+
+class _WatchedOut:
+    """stdout that keeps what had been written at each flush."""
+
+    def __init__(self):
+        self.text, self.flushed = "", []
+
+    def write(self, s):
+        self.text += s
+        return len(s)
+
+    def flush(self):
+        self.flushed.append(self.text)
+
+
+def test_the_device_runners_record_holds_every_figure(tmp_path, monkeypatch):
+    """gpubench's record field by field on PoCL: what ran (backend, command, job file), the
+    device and the time it took to open, the check sample against the file's expectations, the
+    leaf search over every --stride-th job (its node-count quantiles, a --threads run at
+    --local), and a perft run that fails: its error is recorded and its line printed (and
+    flushed at once: a long GPU run is watched through a pipe) while the other runs go on."""
+    import time
+    from chessaccel.host.opencl.device import OpenCLError
+    jobs = tmp_path / "jobs.npz"
+    expected = _checked_job_file(jobs)
+    real_get = gpubench.get_backend
+
+    def get_backend(spec):
+        backend = real_get(spec)
+        perft = backend.perft_positions
+
+        def failing(positions, depth, mode="bulk"):
+            if (depth, mode) == (4, "make"):
+                raise OpenCLError("out of resources (a test's)")
+            return perft(positions, depth, mode)
+        backend.perft_positions = failing
+        return backend
+    monkeypatch.setattr(gpubench, "get_backend", get_backend)
+    watched = _WatchedOut()
+    monkeypatch.setattr("sys.stdout", watched)
+    out = tmp_path / "sub" / "record.json"
+    argv = [str(jobs), "--out", str(out), "--backend", "opencl:pocl", "--stride", "2",
+            "--threads", "128", "--local", "32"]
+    t0 = time.perf_counter()
+    assert gpubench.main(argv) == 0
+    elapsed = time.perf_counter() - t0
+    record = json.loads(out.read_text())
+    assert record["backend"] == "opencl:pocl" and record["job_file"] == "jobs.npz"
+    assert record["command"] == "python -m chessaccel.host.opencl.gpubench " + " ".join(argv)
+    device = record["device"]
+    assert 0 <= device["open_seconds"] <= elapsed
+    assert set(gpubench.KERNELS) <= set(device["kernels"]) and device["compute_units"] >= 1
+    assert f"(opened in {device['open_seconds']} s)" in watched.text
+    nodes = [r.nodes for r in expected]
+    assert record["check"] == {"jobs": 24, "nodes": sum(nodes), "mismatches": 0,
+                               "first_mismatches": [], "expected_from": "the model",
+                               "model_checked": 24}
+    leaf = record["leaf_search"]
+    chosen = nodes[::2]
+    assert (leaf["jobs"], leaf["stride"], leaf["nodes"]) == (12, 2, sum(chosen))
+    assert leaf["node_count_quantiles"] == [int(np.quantile(chosen, q))
+                                            for q in (0, 0.25, 0.5, 0.75, 0.9, 0.99, 1)]
+    assert leaf["node_count_quantiles"][0] == min(chosen) and leaf["node_count_quantiles"][-1] == max(chosen)
+    runs = {r["label"]: r for r in leaf["runs"]}
+    threads = runs["local 32 x128/CU"]
+    assert (threads["local_size"], threads["threads_per_unit"], threads["jobs"]) == (32, 128, 12)
+    assert runs["the largest job alone"]["nodes"] == max(chosen)
+    assert runs["default"]["nodes"] == runs["sorted by node count"]["nodes"] == sum(chosen)
+    assert runs["uniform (median job repeated)"]["jobs"] == 12
+    for run in leaf["runs"]:       # the rate over the kernel time, which is kept to a microsecond
+        assert run["nodes"] / (run["kernel_seconds"] + 5e-7) <= run["nodes_per_second"] \
+            <= run["nodes"] / (run["kernel_seconds"] - 5e-7)
+    assert set(leaf["best"]) <= {"local_size", "threads_per_unit"}
+    failed = [p for p in record["perft"] if "error" in p]
+    assert failed == [{"root": "kiwipete", "depth": 4, "mode": "make",
+                       "error": "out of resources (a test's)"}]
+    assert [(p["root"], p["depth"], p["mode"], p["leaf_depth_max"], p["correct"])
+            for p in record["perft"] if "error" not in p] == \
+        [(root, depth, mode, leaf, True) for root, depth, mode, leaf in gpubench.PERFT_PLAN["small"]
+         if (depth, mode) != (4, "make")]
+    line = "  perft kiwipete 4 make: out of resources (a test's)\n"
+    assert line in watched.text
+    assert any(text.endswith(line) for text in watched.flushed), "the error line waits in a buffer"
+    assert watched.text.endswith(f"wrote {out}\n")
+    # the console: a line per kernel's figures, a line per leaf-search run
+    for name, figures in device["kernels"].items():
+        assert f"\n  kernel {name}: {figures}\n" in watched.text
+    for run in leaf["runs"]:
+        if "kernel_seconds" in run and "timeline" not in run:
+            assert (f"  {run['label']:40s} {run['jobs']:8d} jobs {run['nodes']:13d} nodes "
+                    f"{run['kernel_seconds']:8.3f} s ") in watched.text
+
+
+def test_the_device_runner_names_an_opencl_failure_and_exits_1(monkeypatch, capsys, tmp_path):
+    from chessaccel.host.opencl.device import OpenCLError
+
+    def no_device(spec):
+        raise OpenCLError("no OpenCL platform matches 'nowhere'")
+    monkeypatch.setattr(gpubench, "get_backend", no_device)
+    jobs = tmp_path / "jobs.npz"
+    np.savez(jobs, positions=np.zeros((1, 4)))
+    assert gpubench.main([str(jobs), "--out", str(tmp_path / "r.json")]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == "gpubench: error: no OpenCL platform matches 'nowhere'\n"
+    assert not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.parametrize("flag, text, problem", [
+    ("--split", "100", "expected BUDGET/CHILD node counts, got '100'"),
+    ("--split", "0/5", "node budgets must be positive, got '0/5'"),
+    ("--device-split", "x/1", "expected BUDGET/MIN_DEPTH, got 'x/1'"),
+    ("--device-split", "0/1", "expected a positive budget and a depth >= 0, got '0/1'"),
+    ("--device-split", "10/-1", "expected a positive budget and a depth >= 0, got '10/-1'"),
+])
+def test_the_device_runners_budgets_are_checked(capsys, flag, text, problem):
+    with pytest.raises(SystemExit) as exit_:
+        gpubench.main(["jobs.npz", "--out", "x.json", flag, text])
+    assert exit_.value.code == 2 and problem in capsys.readouterr().err
+
+
+def test_the_device_runner_reads_ptxas_figures():
+    """NVIDIA's -cl-nv-verbose build log: registers and spills per kernel."""
+    log = ("ptxas info    : Compiling entry function 'search_jobs' for 'sm_90'\n"
+           "ptxas info    : Function properties for search_jobs\n"
+           "    1024 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads\n"
+           "ptxas info    : Used 128 registers, 380 bytes cmem[0]\n"
+           "ptxas info    : Compiling entry function 'perft_walk' for 'sm_90'\n"
+           "ptxas info    : Used 64 registers\n")
+    assert gpubench._compiler_report("Used 5 registers\n") == {}
+    assert gpubench._compiler_report(log) == {
+        "search_jobs": {"registers": 128, "stack_frame": 1024, "spill_stores": 8, "spill_loads": 12},
+        "perft_walk": {"registers": 64}}
+
+
+def test_the_leaf_jobs_are_every_position_three_plies_below_the_bench(monkeypatch):
+    """benchjobs.leaf_boards: by default every position 3 plies below each bench position
+    (docs/opencl.md, the H100 record's 483,504 jobs), in bench order: here on two small bench
+    positions, the positions python-chess reaches in 3 plies, one job per path."""
+    import chess
+    from collections import Counter
+    from chessaccel.host.bench import BenchJob
+    from chessaccel.host.opencl import benchjobs
+    fens = ["4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", "8/8/8/4k3/8/2N5/4K3/8 b - - 0 1"]
+    monkeypatch.setattr(benchjobs, "BENCH", [BenchJob(f"p{i}", fen, 3) for i, fen in enumerate(fens)])
+
+    def below(board, plies):
+        if plies == 0:
+            return [board.board_fen() + (" w" if board.turn else " b")]
+        out = []
+        for move in board.legal_moves:
+            board.push(move)
+            out += below(board, plies - 1)
+            board.pop()
+        return out
+    from chessaccel.host.position import chess_from_board
+    leaves = benchjobs.leaf_boards()
+    for index, fen in enumerate(fens):
+        got = [chess_from_board(b) for i, b in leaves if i == index]
+        assert Counter(b.board_fen() + (" w" if b.turn else " b") for b in got) == \
+            Counter(below(chess.Board(fen), 3))
+    assert [i for i, _ in leaves] == sorted(i for i, _ in leaves)
+
+
+def test_the_plot_has_the_committed_size_and_one_small_type(tmp_path, monkeypatch):
+    """backends.png redrawn from backends.json has the committed image's pixel size (13 x 6
+    inches at 110 dpi), and every label beside the bars and the goal lines is set in the bar
+    labels' type size (small, so that the long rows fit)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.image
+    import matplotlib.pyplot as plt
+    kept = []
+    real_close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig=None: kept.append(fig))
+    rows = crossbench._rows(json.loads((BENCHMARKS / "backends.json").read_text()))
+    crossbench._plot(rows, tmp_path / "backends.png")
+    drawn = matplotlib.image.imread(tmp_path / "backends.png").shape[:2]
+    assert drawn == matplotlib.image.imread(BENCHMARKS / "backends.png").shape[:2] == (660, 1430)
+    [fig] = kept
+    try:
+        for ax in fig.axes:
+            sizes = {label.get_fontsize() for label in ax.get_yticklabels()}
+            assert len(sizes) == 1
+            texts = ax.texts
+            assert len(texts) == len(ax.patches) + sum(t.get_text().startswith("goal:") for t in texts)
+            assert any(t.get_text().startswith("goal:") for t in texts)
+            assert {t.get_fontsize() for t in texts} == sizes
+    finally:
+        real_close(fig)
+
+
+FAKE_STOCKFISH = r'''#!/usr/bin/env python3
+import os, sys
+log = open(os.environ["FAKE_STOCKFISH_LOG"], "a")
+for line in sys.stdin:
+    log.write(line)
+    log.flush()
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "uci":
+        print("id name Fakefish 1.0\nid author nobody\nuciok", flush=True)
+    elif words[0] == "isready":
+        print("readyok", flush=True)
+    elif words[:2] == ["go", "depth"]:
+        print("info depth 1 nodes 5 time 1\ninfo depth %s seldepth 3 nodes 1000 time 250 pv e2e4"
+              % words[2], flush=True)
+        print("bestmove e2e4", flush=True)
+    elif words[:2] == ["go", "perft"]:
+        print("a2a3: 1\n\nNodes searched: %d\n" % (10 ** int(words[2])), flush=True)
+    elif words[0] == "quit":
+        break
+'''
+
+
+def test_the_stockfish_row_reads_its_search_and_perft(tmp_path, monkeypatch):
+    """crossbench's Stockfish figures from a stand-in engine: the last ``info depth`` line of
+    each bench position (nodes, milliseconds) summed, the version from ``id name``, perft's
+    ``Nodes searched`` at the start position (6) and Kiwipete (5); without the program, an
+    error entry that says how to install it."""
+    import io
+    fake = tmp_path / "stockfish"
+    fake.write_text(FAKE_STOCKFISH)
+    fake.chmod(0o755)
+    monkeypatch.setattr(crossbench, "STOCKFISH", str(fake))
+    log = tmp_path / "commands.log"
+    monkeypatch.setenv("FAKE_STOCKFISH_LOG", str(log))
+    progress = io.StringIO()
+    sf = crossbench._stockfish(progress)
+    positions = len(crossbench.BENCH)
+    commands = log.read_text().splitlines()
+    # one thread (the record says so), a fresh game for each bench position in turn
+    assert commands.count("setoption name Threads value 1") == 3 and commands.count("uci") == 3
+    searched = [c[len("position fen "):] for c in commands if c.startswith("position fen ")]
+    assert searched[:positions] == [job.fen for job in crossbench.BENCH]
+    assert commands[commands.index("position fen " + searched[0]) - 1] == "ucinewgame"
+    assert commands.count("ucinewgame") == positions and commands.count("quit") == 3
+    assert sf["version"] == "Fakefish 1.0" and sf["threads"] == 1
+    search = sf["search"]
+    assert search["what"] == f"go depth {crossbench.STOCKFISH_DEPTH} on each bench position"
+    assert (search["nodes"], search["seconds"]) == (1000 * positions, 0.25 * positions)
+    assert search["cpu_seconds"] > 0
+    assert search["nodes_per_second"] == search["nodes"] / search["cpu_seconds"]
+    assert [(p["root"], p["depth"], p["nodes"]) for p in sf["perft"]] == \
+        [("startpos", 6, 10 ** 6), ("kiwipete", 5, 10 ** 5)]
+    for p in sf["perft"]:
+        assert p["nodes_per_second"] == p["nodes"] / p["cpu_seconds"] and p["seconds"] > 0
+    assert progress.getvalue().startswith(f"Stockfish: depth {crossbench.STOCKFISH_DEPTH} on the bench")
+    monkeypatch.setattr(crossbench, "STOCKFISH", str(tmp_path / "none"))
+    assert crossbench._stockfish(progress) == {
+        "error": f"{tmp_path / 'none'} not installed (apt-get install stockfish)"}
+
+
+def test_render_only_redraws_the_committed_table(tmp_path, capsys):
+    """``--render-only``: backends.md and .png again from backends.json with the H100 section
+    read again from its record, nothing measured: the committed table comes out."""
+    import shutil
+    shutil.copy(BENCHMARKS / "backends.json", tmp_path / "backends.json")
+    assert crossbench.main(["--render-only", "--out", str(tmp_path),
+                            "--h100", str(BENCHMARKS / "opencl-h100.json")]) == 0
+    assert capsys.readouterr().out == (f"rendered {tmp_path}/backends.md and backends.png from "
+                                       "backends.json\n")
+    assert (tmp_path / "backends.md").read_text() == (BENCHMARKS / "backends.md").read_text()
+    assert json.loads((tmp_path / "backends.json").read_text()) == \
+        json.loads((BENCHMARKS / "backends.json").read_text())
+    assert (tmp_path / "backends.png").stat().st_size > 10_000
+
+
+def test_a_failing_pocl_worker_is_named_with_its_last_error_line(monkeypatch):
+    import io
+    import subprocess
+
+    def run(cmd, **kwargs):
+        return subprocess.CompletedProcess(cmd, 1, "", "Traceback ...\n  ...\nOpenCLError: no device\n")
+    monkeypatch.setattr(crossbench.subprocess, "run", run)
+    with pytest.raises(SystemExit) as raised:
+        crossbench._pocl("jobs.npz", 3, 1, io.StringIO())
+    assert str(raised.value) == "PoCL worker failed: ['OpenCLError: no device']"
+
+
+def test_without_records_the_projection_reads_the_synthesis_table(monkeypatch):
+    """No synth/ record at all: Fmax and LUT4 from docs/synthesis.md's searchcore row, the
+    cores estimated, the cycles per node from this run's Verilator bench; each source named."""
+    monkeypatch.setattr(crossbench, "_records", lambda: [])
+    monkeypatch.setattr(crossbench, "_git_commit", lambda path=None: "c0ffee0")
+    p = crossbench._projection({"cycles_per_node": 6.0, "commit": "abc1234"})
+    lut4, fmax = crossbench._synthesis_table_row("searchcore")
+    cores = max(1, int(crossbench.ROUTABLE_FRACTION * crossbench.ECP5_85F_LUT4 // lut4))
+    assert p == {"fmax_mhz": fmax, "cores": cores, "cycles_per_node": 6.0, "lut4_per_core": lut4,
+                 "nodes_per_second": fmax * 1e6 * cores / 6.0, "sources": {
+                     "fmax": {"record": "docs/synthesis.md (searchcore row)", "commit": "c0ffee0"},
+                     "cores": {"estimate": f"floor({crossbench.ROUTABLE_FRACTION} x "
+                                           f"{crossbench.ECP5_85F_LUT4} LUT4 / {lut4} LUT4 per "
+                                           "core): no board record with cores yet"},
+                     "cycles_per_node": {"record": "this run's Verilator bench", "commit": "abc1234"}}}
+    with pytest.raises(SystemExit, match="no cycles per node"):
+        crossbench._projection({"error": "no verilator"})
+
+
+def test_the_plot_titles_and_labels_each_bar(tmp_path, monkeypatch):
+    """backends.png: a panel per table with its title, each bar labelled with its row's
+    implementation over its work, a rate beside each bar."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    kept = []
+    real_close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig=None: kept.append(fig))
+    rows = crossbench._rows(json.loads((BENCHMARKS / "backends.json").read_text()))
+    crossbench._plot(rows, tmp_path / "backends.png")
+    [fig] = kept
+    try:
+        assert fig._suptitle.get_text() == \
+            "chessaccel: the search contract on every implementation (log scale)"
+        for ax, table, title in zip(fig.axes, ("search", "perft"),
+                                    ("search: nodes per second", "perft: leaves per second")):
+            chosen = [r for r in rows if r[0] == table]
+            assert ax.get_title() == title
+            assert [t.get_text() for t in ax.get_yticklabels()] == [f"{r[1]}\n{r[2]}" for r in chosen]
+            beside = [t.get_text() for t in ax.texts if not t.get_text().startswith("goal:")]
+            assert beside == [" " + crossbench._rate(r[5]) for r in chosen]
+            assert ax.get_xscale() == "log"
+            assert sorted(t.get_text() for t in ax.texts if t.get_text().startswith("goal:")) == \
+                sorted(f"goal: {label} " for _, label in crossbench.GOALS[table])
+    finally:
+        real_close(fig)
+
+
+def test_the_smallest_budgets_are_accepted():
+    assert gpubench._budgets("1/1") == (1, 1) and gpubench._split_args("1/0") == (1, 0)
