@@ -91,11 +91,15 @@ class GenAggressor(wiring.Component):
         levels = [candidates[t] & enabled for t in PIECE_TYPES]
         tree = PriorityPick(m, levels, "aggressor_tree")
         last_rank = victim[3:] == LAST_RANK
+        # a Signal, not the bare OR: two_or_more reads it bit by bit through shared terms,
+        # which Amaranth's lowering copies whole at each read
+        present = Signal(SQUARES)
+        m.d.comb += present.eq(or_reduce(levels))
         m.d.comb += [
             self.valid.eq(tree.valid),
             self.aggressor.eq(to_absolute(tree.square, black)),
             self.aggressor_type.as_value().eq(tree.select([t.value for t in PIECE_TYPES], 3)),
             self.promotion.eq(tree.first[0] & last_rank),
-            self.more.eq(two_or_more(or_reduce(levels))),
+            self.more.eq(two_or_more(present)),
         ]
         return m

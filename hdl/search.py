@@ -308,10 +308,15 @@ class _AlphaBetaFSM:
             bad_window = (job.mode == Mode.SEARCH) & (
                 (job.alpha < -INF) | (job.beta > INF) | (job.alpha >= job.beta))
             # the Board's king-square registers and TestCheck need exactly one king a side
+            # (each colour's kings in a Signal: two_or_more reads its bits through a tree of
+            # shared terms, and a bare Cat there is copied whole into every term the If's
+            # condition is rebuilt from: 197 k cells and a minute of elaboration, not 128)
             bad_kings = Const(0)
             for color in Color:
-                kings = Cat((piece.type == PieceType.KING) & (piece.color == color)
-                            for piece in (job.position.squares[s] for s in range(SQUARES)))
+                kings = Signal(SQUARES, name=f"job_kings_{color.name.lower()}")
+                m.d.comb += kings.eq(Cat(
+                    (piece.type == PieceType.KING) & (piece.color == color)
+                    for piece in (job.position.squares[s] for s in range(SQUARES))))
                 bad_kings = bad_kings | ~kings.any() | two_or_more(kings)
             with m.If(bad_depth | bad_window | bad_kings):
                 m.d.sync += core.result.status.eq(Status.BAD_JOB)
