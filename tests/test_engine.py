@@ -629,6 +629,18 @@ class _ScriptedByDepth(_ScriptedParallel):
         return out
 
 
+def _depth_2_job_order(fen, options):
+    """The keys of the depth-2 jobs a depth-3 search of ``fen`` hands out, in order (every job
+    answered 0 by a scripted backend)."""
+    probe = _ScriptedByDepth()
+    executor = BatchExecutor(probe)
+    try:
+        HostSearch(executor, None, options).search(chess.Board(fen), Limits(depth=3))
+    finally:
+        executor.close()
+    return [key for key, depth, _, _ in probe.seen if depth == 2]
+
+
 def test_a_null_window_result_exactly_at_beta_cuts_off_without_a_re_search():
     """Parallel PVS at a frontier root inside an aspiration window: iterations 1 and 2 score 0,
     so iteration 3 searches with the window (-35, 35). A brother whose null-window result is
@@ -638,13 +650,7 @@ def test_a_null_window_result_exactly_at_beta_cuts_off_without_a_re_search():
     brother in the window (null-window 35 lies strictly inside) and takes it at 35."""
     fen = "4k3/8/8/8/8/8/3PPP2/4K3 w - - 0 1"
     options = SearchOptions(hardware_plies=3, tt=False, killers=False)
-    probe = _ScriptedByDepth()
-    executor = BatchExecutor(probe)
-    try:
-        HostSearch(executor, None, options).search(chess.Board(fen), Limits(depth=3))
-    finally:
-        executor.close()
-    order = [key for key, depth, _, _ in probe.seen if depth == 2]
+    order = _depth_2_job_order(fen, options)
     assert len(order) == chess.Board(fen).legal_moves.count() >= 4
     riser = order[1]
     backend = _ScriptedByDepth({(riser, 2): -35})
@@ -727,13 +733,7 @@ def test_a_re_search_batch_leaves_out_a_brother_at_beta():
     high, not searched again, and the root cuts off on it."""
     fen = "4k3/8/8/8/8/8/3PPP2/4K3 w - - 0 1"
     options = SearchOptions(hardware_plies=3, tt=False, killers=False)
-    probe = _ScriptedByDepth()
-    executor = BatchExecutor(probe)
-    try:
-        HostSearch(executor, None, options).search(chess.Board(fen), Limits(depth=3))
-    finally:
-        executor.close()
-    order = [key for key, depth, _, _ in probe.seen if depth == 2]
+    order = _depth_2_job_order(fen, options)
     inside, at_beta = order[1], order[2]
     backend = _ScriptedByDepth({(inside, 2): -10, (at_beta, 2): -35})
     executor = BatchExecutor(backend)

@@ -29,20 +29,8 @@ def test_packed_positions_unpack_to_the_same_boards():
 
 
 def test_the_device_runner_checks_and_times_a_job_file(tmp_path):
-    boards = [suites.board_of(fen) for fen in suites.random_play_positions(31, 24)]
-    params = np.array([[d % 3, -INF, INF, 0] for d in range(len(boards))], dtype=np.int32)
-    expected = [model_search(b, int(p[0])) for b, p in zip(boards, params)]
-    moves = [encode_move(r.best_move, b.side == 1) for b, r in zip(boards, expected)]
-    roots = [suites.board_of(fen) for _, fen, _ in PERFT_ROOTS]
     jobs = tmp_path / "jobs.npz"
-    np.savez(jobs, positions=pack_positions(boards), params=params,
-             check_index=np.arange(len(boards)), check_scores=np.array([r.score for r in expected]),
-             check_best_moves=np.array(moves, dtype=np.uint32),
-             check_nodes=np.array([r.nodes for r in expected], dtype=np.uint64),
-             model_checked=np.int64(len(boards)), reference_device=np.array("the model"),
-             perft_names=np.array([n for n, _, _ in PERFT_ROOTS]), perft_positions=pack_positions(roots),
-             perft_depths=np.array([sorted(c) for _, _, c in PERFT_ROOTS]),
-             perft_counts=np.array([[c[d] for d in sorted(c)] for _, _, c in PERFT_ROOTS]))
+    expected = _checked_job_file(jobs)
     out = tmp_path / "record.json"
     assert gpubench.main([str(jobs), "--out", str(out), "--backend", "opencl:pocl",
                           "--split", "300/100", "--device-split", "50/0"]) == 0
