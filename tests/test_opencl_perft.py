@@ -88,3 +88,38 @@ def test_expansion_however_it_is_cut(frontier_target, bulk_leaf_depth, memory_fr
     for mode in ("bulk", "make"):
         assert b.perft_positions(roots, 3, mode) == kiwipete_3 + mate_3
     assert len(b.last_run["frontiers"]) >= 2
+
+
+@pytest.mark.parametrize("switches", [
+    {"PERFT_LOCAL_LINES": 1},                          # the attack tables in local memory
+    {"PERFT_LOCAL_LINES": 2},                          # the same, the rank attacks as bytes
+    {"PERFT_MAXRREG": 64},                             # a register cap (NVIDIA's option only)
+    {"PERFT_MAXRREG": 64, "PERFT_LOCAL_LINES": 1},
+])
+@pytest.mark.parametrize("local_size", [1, 8, 64])
+def test_bulk_kernels_of_their_own_program(switches, local_size):
+    """The bulk perft kernels built in their own program (device.BUILD_SWITCHES) count the
+    published leaves with every leaf depth and work-group size (the local copy of the attack
+    tables is shared by the work-group); the main program still serves the rest."""
+    b = OpenCLBackend("pocl", overrides=switches, local_size=local_size, frontier_target=4)
+    d = b.device
+    assert d.perft_program is not None
+    assert d.kernel("perft_bulk_2").program == d.perft_program
+    assert d.kernel("expand").program == d.program
+    assert d.perft_local_lines == bool(switches.get("PERFT_LOCAL_LINES"))
+    checked = 0
+    for leaf_depth in (1, 2, 3):
+        b.bulk_leaf_depth = leaf_depth
+        for record in RECORDS[:12]:
+            board = suites.board_of(record.fen)
+            for depth, count in sorted(record.counts.items()):
+                if count <= 20_000:
+                    assert b.perft(board, depth)["nodes"] == count, (record.id, depth, leaf_depth)
+                    checked += 1
+    assert checked > 50
+
+
+def test_line_table_words():
+    """LINES_WORDS (board.cl: the words a work-group copies into local memory) is the table's size."""
+    from chessaccel.host.opencl import layout
+    assert layout.LINE_TABLE_OFFSETS["KING"] + 64 == layout._LINE_TABLE_SIZE == len(layout.line_tables())

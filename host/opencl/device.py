@@ -26,11 +26,23 @@ from pathlib import Path
 from chessaccel.host.backends import BackendError
 from .layout import eval_table, kernel_prelude, line_tables
 
-__all__ = ["OpenCLError", "Device", "open_device", "cache_dir", "kernel_source", "KERNEL_FILES"]
+__all__ = ["OpenCLError", "Device", "open_device", "cache_dir", "kernel_source", "perft_source",
+           "KERNEL_FILES", "BUILD_SWITCHES"]
 
 #: The kernel sources, concatenated in this order after the generated prelude.
 KERNEL_FILES = ("board.cl", "movegen.cl", "search.cl", "perft.cl")
 _BUILD_OPTIONS = ("-cl-std=CL1.2",)
+#: Overrides that are build switches of the bulk perft kernels rather than kernel constants; either
+#: one builds those kernels in a second program (the prelude, board.cl and perft.cl alone):
+#: PERFT_MAXRREG = N > 0 caps their registers (NVIDIA's ``-cl-nv-maxrregcount=N``: more warps per
+#: multiprocessor; other platforms build without it), PERFT_LOCAL_LINES = 1 copies the attack
+#: tables into each work-group's local memory (``-D PERFT_LOCAL_LINES=1``, board.cl and perft.cl),
+#: 2 the same with the rank attacks as bytes.
+BUILD_SWITCHES = ("PERFT_MAXRREG", "PERFT_LOCAL_LINES")
+#: The kernels that the second program serves.
+PERFT_CAPPED_KERNELS = ("perft_bulk_1", "perft_bulk_2", "perft_bulk_3")
+#: The sources of the second program, after the prelude.
+PERFT_FILES = ("board.cl", "perft.cl")
 
 
 class OpenCLError(BackendError):
@@ -46,10 +58,22 @@ def cache_dir():
 
 
 def kernel_source(overrides=None):
-    """The whole program: the generated prelude, then the .cl files."""
-    parts = [kernel_prelude(overrides)]
+    """The whole program: the generated prelude, then the .cl files (build switches, which are
+    no kernel constants, are left out)."""
+    constants = {k: v for k, v in (overrides or {}).items() if k not in BUILD_SWITCHES}
+    parts = [kernel_prelude(constants or None)]
     folder = resources.files(__package__).joinpath("kernels")
     for name in KERNEL_FILES:
+        parts.append(f"// ---- {name} ----\n" + folder.joinpath(name).read_text())
+    return "\n".join(parts)
+
+
+def perft_source(overrides=None):
+    """The bulk perft kernels' own program (BUILD_SWITCHES): the prelude, board.cl, perft.cl."""
+    constants = {k: v for k, v in (overrides or {}).items() if k not in BUILD_SWITCHES}
+    parts = [kernel_prelude(constants or None)]
+    folder = resources.files(__package__).joinpath("kernels")
+    for name in PERFT_FILES:
         parts.append(f"// ---- {name} ----\n" + folder.joinpath(name).read_text())
     return "\n".join(parts)
 
@@ -146,6 +170,21 @@ class Device:
         self.from_cache = False
         self.source_sha256 = hashlib.sha256(kernel_source(self.overrides).encode()).hexdigest()
         self.program = self._build()
+        #: the bulk perft kernels' program with a register cap (PERFT_MAXRREG), or None
+        self.perft_program = None
+        self.perft_maxrreg = int(self.overrides.get("PERFT_MAXRREG", 0) or 0)
+        self.perft_local_lines = bool(self.overrides.get("PERFT_LOCAL_LINES", 0))
+        if self.perft_maxrreg > 0 or self.perft_local_lines:
+            main_log, main_seconds = self.build_log, self.build_seconds
+            extra = []
+            if self.perft_maxrreg > 0 and "nvidia" in self.platform_name.lower():
+                extra.append(f"-cl-nv-maxrregcount={self.perft_maxrreg}")
+            if self.perft_local_lines:
+                extra.append(f"-D PERFT_LOCAL_LINES={int(self.overrides['PERFT_LOCAL_LINES'])}")
+            self.perft_program = self._build(extra, perft_source(self.overrides))
+            # the compiler report reads the last entry of each kernel: the capped ones
+            self.build_log = main_log + "\n" + self.build_log
+            self.build_seconds += main_seconds
         self._kernels = {}
         mf = cl.mem_flags
         #: the evaluation tables the search kernel reads (layout.eval_table)
@@ -167,13 +206,14 @@ class Device:
             h.update(b"\0")
         return h.hexdigest()[:32]
 
-    def _build(self):
+    def _build(self, extra_options=(), source=None):
         import time
         cl = self.cl
-        source = kernel_source(self.overrides)
+        source = kernel_source(self.overrides) if source is None else source
         options = list(_BUILD_OPTIONS)
         if "nvidia" in self.platform_name.lower():
             options.append("-cl-nv-verbose")   # ptxas reports registers and spills in the log
+        options += list(extra_options)
         folder = cache_dir()
         path = folder / f"{self._cache_key(source, options)}.bin"
         t0 = time.perf_counter()
@@ -228,7 +268,10 @@ class Device:
         """The kernel ``name`` of the program (one object per name: setting arguments is cheap,
         creating a kernel is not)."""
         if name not in self._kernels:
-            self._kernels[name] = self.cl.Kernel(self.program, name)
+            program = self.program
+            if self.perft_program is not None and name in PERFT_CAPPED_KERNELS:
+                program = self.perft_program
+            self._kernels[name] = self.cl.Kernel(program, name)
         return self._kernels[name]
 
     def kernel_info(self, kernel):

@@ -30,8 +30,15 @@
 #define ENEMY_K 4u
 #define ENEMY_Q 8u
 
-// The kindergarten attack tables (layout.line_tables; offsets LINES_* from the prelude).
+// The kindergarten attack tables (layout.line_tables; offsets LINES_* from the prelude): global
+// memory, or each work-group's copy in local memory in the bulk perft program built with
+// PERFT_LOCAL_LINES (device.py, BUILD_SWITCHES).
+#define LINES_WORDS (LINES_KING + 64)
+#if defined(PERFT_LOCAL_LINES) && PERFT_LOCAL_LINES
+typedef __local const ulong *Lines;
+#else
 typedef __global const ulong *Lines;
+#endif
 
 typedef struct {
     Lines lines;        // the attack tables the job's kernel was given
@@ -163,6 +170,28 @@ static inline ulong pawn_attacks_down(ulong p) { return ((p >> 7) & NOT_A) | ((p
 #define FILE_B (FILE_A << 1)
 #define DIAGONAL_C2H7 0x0080402010080400UL
 
+#if defined(PERFT_LOCAL_LINES) && PERFT_LOCAL_LINES == 2
+// The compact copy (PERFT_LOCAL_LINES = 2): the rank attacks as bytes, FILL_UP's first 512 bytes
+// (the copy in perft.cl), so that a warp's 32 look-ups fall into 128 words of local memory
+// rather than 1,024; the byte is copied onto every rank by one 32-bit multiplication.
+#define RANK_BYTE(t, f, i) ((uint)((__local const uchar *)((t) + LINES_FILL_UP))[(f) * 64 + (i)])
+static inline ulong every_rank(uint byte) {
+    uint x = byte * 0x01010101u;
+    return upsample(x, x);
+}
+static inline ulong straight_from(Lines t, int s, ulong occ) {
+    int f = s & 7, r = s >> 3;
+    ulong rank = (ulong)RANK_BYTE(t, f, (int)((occ >> (8 * r + 1)) & 63)) << (8 * r);
+    int i = (int)((((occ >> f) & FILE_A) * DIAGONAL_C2H7) >> 58);
+    return rank | (t[LINES_FILE_ATTACKS + r * 64 + i] << f);
+}
+static inline ulong diagonal_from(Lines t, int s, ulong occ) {
+    int f = s & 7;
+    ulong d = t[LINES_DIAGONAL + s], a = t[LINES_ANTI_DIAGONAL + s];
+    return (every_rank(RANK_BYTE(t, f, (int)(((occ & d) * FILE_B) >> 58))) & d)
+         | (every_rank(RANK_BYTE(t, f, (int)(((occ & a) * FILE_B) >> 58))) & a);
+}
+#else
 static inline ulong straight_from(Lines t, int s, ulong occ) {
     int f = s & 7, r = s >> 3;
     ulong rank = t[LINES_FILL_UP + f * 64 + (int)((occ >> (8 * r + 1)) & 63)] & (0xFFUL << (8 * r));
@@ -175,6 +204,7 @@ static inline ulong diagonal_from(Lines t, int s, ulong occ) {
     return (fill_up[(int)(((occ & d) * FILE_B) >> 58)] & d)
          | (fill_up[(int)(((occ & a) * FILE_B) >> 58)] & a);
 }
+#endif
 #define KNIGHT_FROM(t, s) ((t)[LINES_KNIGHT + (s)])
 #define KING_FROM(t, s) ((t)[LINES_KING + (s)])
 

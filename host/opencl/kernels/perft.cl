@@ -349,13 +349,40 @@ static inline ulong perft_below_3(Board *b) {
     return total;
 }
 
+// With PERFT_LOCAL_LINES (a build switch of the bulk kernels' own program, device.py) the
+// work-group first copies the attack tables into local memory and reads them from there; with
+// PERFT_LOCAL_LINES = 2 the rank attacks go in as bytes (board.cl's RANK_BYTE: FILL_UP's entry
+// is its rank byte copied onto every rank), in the first 512 bytes of FILL_UP's place.
+#if defined(PERFT_LOCAL_LINES) && PERFT_LOCAL_LINES == 2
+#define BULK_LINES_ARG __global const ulong *lines_global
+#define BULK_LINES_SETUP(lid, size)                                                       \
+    __local ulong lines[LINES_WORDS];                                                     \
+    for (uint k_ = (lid); k_ < 512; k_ += (size))                                         \
+        ((__local uchar *)(lines + LINES_FILL_UP))[k_] =                                  \
+            (uchar)lines_global[LINES_FILL_UP + k_];                                      \
+    for (uint k_ = LINES_FILE_ATTACKS + (lid); k_ < LINES_WORDS; k_ += (size))            \
+        lines[k_] = lines_global[k_];                                                     \
+    barrier(CLK_LOCAL_MEM_FENCE);
+#elif defined(PERFT_LOCAL_LINES) && PERFT_LOCAL_LINES
+#define BULK_LINES_ARG __global const ulong *lines_global
+#define BULK_LINES_SETUP(lid, size)                                                       \
+    __local ulong lines[LINES_WORDS];                                                     \
+    for (uint k_ = (lid); k_ < LINES_WORDS; k_ += (size))                                 \
+        lines[k_] = lines_global[k_];                                                     \
+    barrier(CLK_LOCAL_MEM_FENCE);
+#else
+#define BULK_LINES_ARG Lines lines
+#define BULK_LINES_SETUP(lid, size)
+#endif
+
 // Bulk perft of every position, one kernel per depth (a kernel carries the registers of its
 // deepest path, so depth 1 and 2 do not pay for depth 3); one partial sum per work-group.
 #define PERFT_BULK_KERNEL(NAME, COUNT)                                                    \
 __kernel void NAME(__global const ulong *positions, const uint n,                        \
-                   __global ulong *partial_sums, __local ulong *scratch, Lines lines)    \
+                   __global ulong *partial_sums, __local ulong *scratch, BULK_LINES_ARG) \
 {                                                                                         \
     uint i = get_global_id(0), lid = get_local_id(0), size = get_local_size(0);          \
+    BULK_LINES_SETUP(lid, size)                                                           \
     ulong leaves = 0;                                                                     \
     if (i < n) {                                                                          \
         Board b;                                                                          \
@@ -377,6 +404,7 @@ PERFT_BULK_KERNEL(perft_bulk_1, count_legal)
 PERFT_BULK_KERNEL(perft_bulk_2, perft_below_2)
 PERFT_BULK_KERNEL(perft_bulk_3, perft_below_3)
 
+#if !(defined(PERFT_LOCAL_LINES) && PERFT_LOCAL_LINES)   // served by the main program
 // Breadth-first expansion, pass 1: how many children each position has.
 __kernel void count_children(__global const ulong *positions, const uint n, __global uint *counts,
                              Lines lines)
@@ -417,3 +445,4 @@ __kernel void expand(__global const ulong *positions, const uint n,
         unmake(&b, &u, from, to, promo, mover, victim);
     }
 }
+#endif
