@@ -106,7 +106,7 @@ def test_bulk_kernels_of_their_own_program(switches, local_size):
     assert d.perft_program is not None
     assert d.kernel("perft_bulk_2").program == d.perft_program
     assert d.kernel("expand").program == d.program
-    assert d.perft_local_lines == bool(switches.get("PERFT_LOCAL_LINES"))
+    assert d.perft_local_lines == switches.get("PERFT_LOCAL_LINES", 0)
     checked = 0
     for leaf_depth in (1, 2, 3):
         b.bulk_leaf_depth = leaf_depth
@@ -123,3 +123,17 @@ def test_line_table_words():
     """LINES_WORDS (board.cl: the words a work-group copies into local memory) is the table's size."""
     from chessaccel.host.opencl import layout
     assert layout.LINE_TABLE_OFFSETS["KING"] + 64 == layout._LINE_TABLE_SIZE == len(layout.line_tables())
+
+
+def test_the_local_tables_are_the_gpu_default_not_the_cpus():
+    """A GPU builds the bulk kernels with the compact tables in local memory unless the overrides
+    say otherwise (measured faster on the H100); PoCL reads the global tables, and
+    PERFT_LOCAL_LINES = 0 gives a GPU the one program of before."""
+    from chessaccel.host.opencl import device
+    assert device.default_perft_local_lines(True) == device.PERFT_LOCAL_LINES_GPU == 2
+    assert device.default_perft_local_lines(False) == 0
+    b = OpenCLBackend("pocl")
+    assert b.device.perft_program is None and b.device.perft_local_lines == 0
+    assert b._perft_local() == 1
+    assert OpenCLBackend("pocl", local_size=8)._perft_local() == 8
+    assert OpenCLBackend("pocl", local_size=8, perft_local_size=48)._perft_local() == 32

@@ -41,6 +41,10 @@ SPLIT_PRIO_NODES = 0
 SPLIT_PRIO_MAX = 1
 #: Deepest remainder the bulk leaf kernel finishes per work-item (perft_below).
 _BULK_LEAF_MAX = 3
+#: Work-group size of the bulk perft and expansion kernels on a GPU: with the attack tables in
+#: local memory (device.PERFT_LOCAL_LINES_GPU) 256 work-items share one copy; measured on the H100
+#: against 64 (docs/opencl.md, "Perft").
+PERFT_LOCAL_SIZE = 256
 
 
 def _check_kings(board):
@@ -65,7 +69,8 @@ class OpenCLBackend(Backend):
     (exit 1), not bad input.
 
     Tunables (the benchmark sweeps them): ``local_size`` (work-group size on a GPU),
-    ``threads_per_unit`` (work-items per compute unit for the job-queue kernels),
+    ``perft_local_size`` (that of the bulk perft and expansion kernels; default ``local_size``
+    when given, else PERFT_LOCAL_SIZE on a GPU), ``threads_per_unit`` (work-items per compute unit for the job-queue kernels),
     ``bulk_leaf_depth`` (plies finished per work-item in bulk perft), ``frontier_target``
     (frontier size per compute unit at which breadth-first expansion stops).
     """
@@ -74,12 +79,13 @@ class OpenCLBackend(Backend):
 
     def __init__(self, platform=None, *, local_size=None, threads_per_unit=None,
                  bulk_leaf_depth=2, make_leaf_depth=3, frontier_target=None,
-                 memory_fraction=0.25, overrides=None):
+                 memory_fraction=0.25, overrides=None, perft_local_size=None):
         self.platform = platform
         self.overrides = overrides
         self.name = "opencl" + (f":{platform}" if platform else "")
         self._device = None
         self.local_size = local_size
+        self.perft_local_size = perft_local_size
         self.threads_per_unit = threads_per_unit
         self.bulk_leaf_depth = bulk_leaf_depth
         self.make_leaf_depth = make_leaf_depth
@@ -109,6 +115,12 @@ class OpenCLBackend(Backend):
         per_unit = self.threads_per_unit or (128 if d.is_gpu else 1)
         target = self.frontier_target or (8192 if d.is_gpu else 64)
         return local, per_unit, target
+
+    def _perft_local(self):
+        """Work-group size of the bulk perft and expansion kernels (a power of two)."""
+        d = self.device
+        local = self.perft_local_size or self.local_size or (PERFT_LOCAL_SIZE if d.is_gpu else 1)
+        return 1 << (int(local).bit_length() - 1)      # the reduction wants a power of two
 
     def _guard(self, what, call, *args, **kwargs):
         """Run a device call; OpenCL failures become one-line OpenCLErrors."""
@@ -407,7 +419,8 @@ class OpenCLBackend(Backend):
             return self._leaves(buf, n, remaining, count_mode)
         # one breadth-first ply: count the children, prefix-sum, write them
         counts_buf = self._buffer(nbytes=4 * n)
-        self._launch_1d("child count", "count_children", n, buf, np.uint32(n), counts_buf)
+        self._launch_1d("child count", "count_children", n, buf, np.uint32(n), counts_buf,
+                        local=self._perft_local())
         counts = self._read(counts_buf, np.uint32, n).astype(np.uint64)
         offsets = np.zeros(n + 1, dtype=np.uint64)
         np.cumsum(counts, out=offsets[1:])
@@ -442,7 +455,8 @@ class OpenCLBackend(Backend):
         off_buf = self._buffer(chunk_offsets)
         child_buf = self._buffer(nbytes=children * POSITION_WORDS * 8)
         flag = self._buffer(np.zeros(1, dtype=np.uint32), write=True)
-        self._launch_1d("expansion", "expand", m, parents, np.uint32(m), off_buf, child_buf, flag)
+        self._launch_1d("expansion", "expand", m, parents, np.uint32(m), off_buf, child_buf, flag,
+                        local=self._perft_local())
         if self._read(flag, np.uint32, 1)[0]:
             raise OpenCLError("perft expansion: the move count and the move list disagree (a kernel bug)")
         del off_buf, parents
@@ -452,8 +466,8 @@ class OpenCLBackend(Backend):
         d = self.device.device
         return min(d.max_mem_alloc_size, d.global_mem_size * self.memory_fraction)
 
-    def _launch_1d(self, what, name, n, *args):
-        local, _, _ = self._defaults()
+    def _launch_1d(self, what, name, n, *args, local=None):
+        local = local or self._defaults()[0]
         global_size = -(-n // local) * local
         self._run(what, self.kernel(name), global_size, local, *args)
         self.last_run["launches"] = self.last_run.get("launches", 0) + 1
@@ -462,8 +476,7 @@ class OpenCLBackend(Backend):
         self.last_run["leaf_positions"] = self.last_run.get("leaf_positions", 0) + n
         self.last_run["leaf_depth"] = remaining
         if count_mode == "bulk":
-            local, _, _ = self._defaults()
-            local = 1 << (local.bit_length() - 1)      # the reduction wants a power of two
+            local = self._perft_local()
             groups = -(-n // local)
             partial = self._buffer(nbytes=8 * groups)
             cl = self._cl()

@@ -39,6 +39,17 @@ _BUILD_OPTIONS = ("-cl-std=CL1.2",)
 #: tables into each work-group's local memory (``-D PERFT_LOCAL_LINES=1``, board.cl and perft.cl),
 #: 2 the same with the rank attacks as bytes.
 BUILD_SWITCHES = ("PERFT_MAXRREG", "PERFT_LOCAL_LINES")
+#: PERFT_LOCAL_LINES on a GPU unless the overrides say otherwise: the compact copy in local
+#: memory, measured faster on the H100 (docs/opencl.md, "Perft"); a CPU (PoCL) reads the global
+#: tables (its "local memory" is ordinary memory), unless asked.
+PERFT_LOCAL_LINES_GPU = 2
+
+
+def default_perft_local_lines(is_gpu):
+    """PERFT_LOCAL_LINES when the overrides do not name it."""
+    return PERFT_LOCAL_LINES_GPU if is_gpu else 0
+
+
 #: The kernels that the second program serves.
 PERFT_CAPPED_KERNELS = ("perft_bulk_1", "perft_bulk_2", "perft_bulk_3")
 #: The sources of the second program, after the prelude.
@@ -173,14 +184,16 @@ class Device:
         #: the bulk perft kernels' program with a register cap (PERFT_MAXRREG), or None
         self.perft_program = None
         self.perft_maxrreg = int(self.overrides.get("PERFT_MAXRREG", 0) or 0)
-        self.perft_local_lines = bool(self.overrides.get("PERFT_LOCAL_LINES", 0))
+        #: PERFT_LOCAL_LINES: by default PERFT_LOCAL_LINES_GPU on a GPU, none on a CPU
+        self.perft_local_lines = int(self.overrides.get(
+            "PERFT_LOCAL_LINES", default_perft_local_lines(self.is_gpu)) or 0)
         if self.perft_maxrreg > 0 or self.perft_local_lines:
             main_log, main_seconds = self.build_log, self.build_seconds
             extra = []
             if self.perft_maxrreg > 0 and "nvidia" in self.platform_name.lower():
                 extra.append(f"-cl-nv-maxrregcount={self.perft_maxrreg}")
             if self.perft_local_lines:
-                extra.append(f"-D PERFT_LOCAL_LINES={int(self.overrides['PERFT_LOCAL_LINES'])}")
+                extra.append(f"-D PERFT_LOCAL_LINES={self.perft_local_lines}")
             self.perft_program = self._build(extra, perft_source(self.overrides))
             # the compiler report reads the last entry of each kernel: the capped ones
             self.build_log = main_log + "\n" + self.build_log
