@@ -65,7 +65,9 @@ res["report_new"] = rep
 mode = sys.argv[2] if len(sys.argv) > 2 else "all"
 data = np.load(sys.argv[3] if len(sys.argv) > 3 else "jobs.npz")
 if mode in ("all", "perft"):
-    old = OpenCLBackend(PLAT, overrides={"AB_OLD": 1})
+    # the old perft.cl's bulk kernels from the main program (no program of their own, whose
+    # source would be the current perft.cl: device.BUILD_SWITCHES)
+    old = OpenCLBackend(PLAT, overrides={"AB_OLD": 1, "PERFT_LOCAL_LINES": 0})
     print("old built", old.describe(), flush=True)
     res["report_old"] = _compiler_report(old.device.build_log)
     names = [str(n) for n in data["perft_names"]]
