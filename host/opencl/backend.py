@@ -70,7 +70,8 @@ class OpenCLBackend(Backend):
 
     Tunables (the benchmark sweeps them): ``local_size`` (work-group size on a GPU),
     ``perft_local_size`` (that of the bulk perft and expansion kernels; default ``local_size``
-    when given, else PERFT_LOCAL_SIZE on a GPU), ``threads_per_unit`` (work-items per compute unit for the job-queue kernels),
+    when given, else PERFT_LOCAL_SIZE on a GPU), ``threads_per_unit`` (work-items per compute
+    unit for the job-queue kernels),
     ``bulk_leaf_depth`` (plies finished per work-item in bulk perft), ``frontier_target``
     (frontier size per compute unit at which breadth-first expansion stops).
     """

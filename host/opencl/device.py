@@ -51,7 +51,7 @@ def default_perft_local_lines(is_gpu):
 
 
 #: The kernels that the second program serves.
-PERFT_CAPPED_KERNELS = ("perft_bulk_1", "perft_bulk_2", "perft_bulk_3")
+PERFT_PROGRAM_KERNELS = ("perft_bulk_1", "perft_bulk_2", "perft_bulk_3")
 #: The sources of the second program, after the prelude.
 PERFT_FILES = ("board.cl", "perft.cl")
 
@@ -181,8 +181,9 @@ class Device:
         self.from_cache = False
         self.source_sha256 = hashlib.sha256(kernel_source(self.overrides).encode()).hexdigest()
         self.program = self._build()
-        #: the bulk perft kernels' program with a register cap (PERFT_MAXRREG), or None
+        #: the bulk perft kernels' own program (BUILD_SWITCHES), or None: they come from the main one
         self.perft_program = None
+        self.perft_source_sha256 = None
         self.perft_maxrreg = int(self.overrides.get("PERFT_MAXRREG", 0) or 0)
         #: PERFT_LOCAL_LINES: by default PERFT_LOCAL_LINES_GPU on a GPU, none on a CPU
         self.perft_local_lines = int(self.overrides.get(
@@ -194,8 +195,10 @@ class Device:
                 extra.append(f"-cl-nv-maxrregcount={self.perft_maxrreg}")
             if self.perft_local_lines:
                 extra.append(f"-D PERFT_LOCAL_LINES={self.perft_local_lines}")
-            self.perft_program = self._build(extra, perft_source(self.overrides))
-            # the compiler report reads the last entry of each kernel: the capped ones
+            source = perft_source(self.overrides)
+            self.perft_source_sha256 = hashlib.sha256(source.encode()).hexdigest()
+            self.perft_program = self._build(extra, source)
+            # the compiler report reads the last entry of each kernel: the perft program's
             self.build_log = main_log + "\n" + self.build_log
             self.build_seconds += main_seconds
         self._kernels = {}
@@ -282,7 +285,7 @@ class Device:
         creating a kernel is not)."""
         if name not in self._kernels:
             program = self.program
-            if self.perft_program is not None and name in PERFT_CAPPED_KERNELS:
+            if self.perft_program is not None and name in PERFT_PROGRAM_KERNELS:
                 program = self.perft_program
             self._kernels[name] = self.cl.Kernel(program, name)
         return self._kernels[name]
