@@ -95,6 +95,8 @@ def test_expansion_however_it_is_cut(frontier_target, bulk_leaf_depth, memory_fr
     {"PERFT_LOCAL_LINES": 2},                          # the same, the rank attacks as bytes
     {"PERFT_MAXRREG": 64},                             # a register cap (NVIDIA's option only)
     {"PERFT_MAXRREG": 64, "PERFT_LOCAL_LINES": 1},
+    {"PERFT_SORT_LANES": 1},                           # the lanes take their positions sorted
+    {"PERFT_SORT_LANES": 1, "PERFT_LOCAL_LINES": 2},
 ])
 @pytest.mark.parametrize("local_size", [1, 8, 64])
 def test_bulk_kernels_of_their_own_program(switches, local_size):
@@ -107,6 +109,7 @@ def test_bulk_kernels_of_their_own_program(switches, local_size):
     assert d.kernel("perft_bulk_2").program == d.perft_program
     assert d.kernel("expand").program == d.program
     assert d.perft_local_lines == switches.get("PERFT_LOCAL_LINES", 0)
+    assert d.perft_sort_lanes == switches.get("PERFT_SORT_LANES", 0)
     checked = 0
     for leaf_depth in (1, 2, 3):
         b.bulk_leaf_depth = leaf_depth
@@ -117,6 +120,36 @@ def test_bulk_kernels_of_their_own_program(switches, local_size):
                     assert b.perft(board, depth)["nodes"] == count, (record.id, depth, leaf_depth)
                     checked += 1
     assert checked > 50
+
+
+#: The position with 218 legal moves (the most known), beside positions with none.
+MOST_MOVES = "R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - - 0 1"
+
+
+@pytest.mark.parametrize("local_size", [8, 32, 64])
+@pytest.mark.parametrize("sort_local", [(1, 0), (1, 2)])
+def test_sorted_lanes_count_every_position_once(local_size, sort_local):
+    """PERFT_SORT_LANES: the lanes of a work-group take its positions ranked by their move counts
+    (perft.cl, sorted_position). Many distinct roots in one launch (frontier_target 1: no
+    expansion), with move counts from 0 (mate, stalemate) to 218, in check or not, one group
+    only partly filled: every root is counted exactly once, at two and three plies per work-item,
+    equal to the sum of the roots' counts made leaf by leaf by the default program."""
+    sort, local_lines = sort_local
+    fens = [r.fen for r in RECORDS if 0 < r.counts.get(3, 0) <= 30_000][:40]
+    fens += [MOST_MOVES, KIWIPETE, "R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1",
+             next(fen for fen in suites.fens("stalemate0.fen") if chess.Board(fen).is_stalemate())]
+    boards = [suites.board_of(fen) for fen in fens]
+    roots = pack_positions(boards)
+    assert len(roots) % local_size     # the last group only partly filled
+    plain = OpenCLBackend("pocl")
+    b = OpenCLBackend("pocl", overrides={"PERFT_SORT_LANES": sort, "PERFT_LOCAL_LINES": local_lines},
+                      local_size=local_size, frontier_target=1)
+    assert b.device.perft_sort_lanes == 1
+    for depth in (2, 3):
+        want = sum(plain.perft_positions(roots[k:k + 1], depth, "make") for k in range(len(roots)))
+        b.bulk_leaf_depth = depth
+        assert b.perft_positions(roots, depth, "bulk") == want, depth
+        assert b.last_run["frontiers"] == [(depth, len(roots))]   # the roots in one launch
 
 
 def test_line_table_words():

@@ -37,8 +37,9 @@ _BUILD_OPTIONS = ("-cl-std=CL1.2",)
 #: PERFT_MAXRREG = N > 0 caps their registers (NVIDIA's ``-cl-nv-maxrregcount=N``: more warps per
 #: multiprocessor; other platforms build without it), PERFT_LOCAL_LINES = 1 copies the attack
 #: tables into each work-group's local memory (``-D PERFT_LOCAL_LINES=1``, board.cl and perft.cl),
-#: 2 the same with the rank attacks as bytes.
-BUILD_SWITCHES = ("PERFT_MAXRREG", "PERFT_LOCAL_LINES")
+#: 2 the same with the rank attacks as bytes; PERFT_SORT_LANES = 1 has the lanes of a work-group
+#: take its positions sorted by their legal-move counts (``-D PERFT_SORT_LANES=1``, perft.cl).
+BUILD_SWITCHES = ("PERFT_MAXRREG", "PERFT_LOCAL_LINES", "PERFT_SORT_LANES")
 #: PERFT_LOCAL_LINES on a GPU unless the overrides say otherwise: the compact copy in local
 #: memory, measured faster on the H100 (docs/opencl.md, "Perft"); a CPU (PoCL) reads the global
 #: tables (its "local memory" is ordinary memory), unless asked.
@@ -188,13 +189,17 @@ class Device:
         #: PERFT_LOCAL_LINES: by default PERFT_LOCAL_LINES_GPU on a GPU, none on a CPU
         self.perft_local_lines = int(self.overrides.get(
             "PERFT_LOCAL_LINES", default_perft_local_lines(self.is_gpu)) or 0)
-        if self.perft_maxrreg > 0 or self.perft_local_lines:
+        #: PERFT_SORT_LANES: the lanes take their positions sorted by move count (off unless asked)
+        self.perft_sort_lanes = int(self.overrides.get("PERFT_SORT_LANES", 0) or 0)
+        if self.perft_maxrreg > 0 or self.perft_local_lines or self.perft_sort_lanes:
             main_log, main_seconds = self.build_log, self.build_seconds
             extra = []
             if self.perft_maxrreg > 0 and "nvidia" in self.platform_name.lower():
                 extra.append(f"-cl-nv-maxrregcount={self.perft_maxrreg}")
             if self.perft_local_lines:
                 extra.append(f"-D PERFT_LOCAL_LINES={self.perft_local_lines}")
+            if self.perft_sort_lanes:
+                extra.append(f"-D PERFT_SORT_LANES={self.perft_sort_lanes}")
             source = perft_source(self.overrides)
             self.perft_source_sha256 = hashlib.sha256(source.encode()).hexdigest()
             self.perft_program = self._build(extra, source)

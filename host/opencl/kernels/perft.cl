@@ -375,14 +375,52 @@ static inline ulong perft_below_3(Board *b) {
 #define BULK_LINES_SETUP(lid, size)
 #endif
 
+// With PERFT_SORT_LANES (a build switch of the bulk kernels' own program, device.py) the lanes
+// of a work-group take its positions in the order of their legal-move counts, so that the lanes
+// of a warp loop over nearly the same number of moves in the ply above (a warp runs as many
+// iterations as its longest lane). Each lane counts its own position's moves (count_legal, the
+// key), the keys are ranked in local memory (in `scratch`, before the reduction uses it; ties
+// broken by the lane), and lane r takes the position of rank r. The positions of the last,
+// partial group (index >= n) rank first and count nothing.
+#if defined(PERFT_SORT_LANES) && PERFT_SORT_LANES
+#define SORT_LANES 1
+#else
+#define SORT_LANES 0
+#endif
+
+static inline uint sorted_position(__global const ulong *positions, uint n, uint i, uint lid,
+                                   uint size, __local ulong *scratch, Lines lines) {
+    ulong key = lid;
+    if (i < n) {
+        Board b;
+        load_position(&b, positions + (size_t)i * POSITION_WORDS, lines);
+        key = ((count_legal(&b) + 1) << 16) | lid;
+    }
+    scratch[lid] = key;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint rank = 0;
+    for (uint j = 0; j < size; j++)         // every lane reads the same word: a broadcast
+        rank += scratch[j] < key;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    scratch[rank] = i;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint picked = (uint)scratch[lid];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return picked;
+}
+
 // Bulk perft of every position, one kernel per depth (a kernel carries the registers of its
 // deepest path, so depth 1 and 2 do not pay for depth 3); one partial sum per work-group.
-#define PERFT_BULK_KERNEL(NAME, COUNT)                                                    \
+// SORT: whether the lanes take their positions sorted (SORT_LANES; not for one ply, which has
+// no loop over moves).
+#define PERFT_BULK_KERNEL(NAME, COUNT, SORT)                                              \
 __kernel void NAME(__global const ulong *positions, const uint n,                        \
                    __global ulong *partial_sums, __local ulong *scratch, BULK_LINES_ARG) \
 {                                                                                         \
     uint i = get_global_id(0), lid = get_local_id(0), size = get_local_size(0);          \
     BULK_LINES_SETUP(lid, size)                                                           \
+    if (SORT)                                                                             \
+        i = sorted_position(positions, n, i, lid, size, scratch, lines);                 \
     ulong leaves = 0;                                                                     \
     if (i < n) {                                                                          \
         Board b;                                                                          \
@@ -400,9 +438,9 @@ __kernel void NAME(__global const ulong *positions, const uint n,               
         partial_sums[get_group_id(0)] = scratch[0];                                       \
 }
 
-PERFT_BULK_KERNEL(perft_bulk_1, count_legal)
-PERFT_BULK_KERNEL(perft_bulk_2, perft_below_2)
-PERFT_BULK_KERNEL(perft_bulk_3, perft_below_3)
+PERFT_BULK_KERNEL(perft_bulk_1, count_legal, 0)
+PERFT_BULK_KERNEL(perft_bulk_2, perft_below_2, SORT_LANES)
+PERFT_BULK_KERNEL(perft_bulk_3, perft_below_3, SORT_LANES)
 
 #if !(defined(PERFT_LOCAL_LINES) && PERFT_LOCAL_LINES)   // served by the main program
 // Breadth-first expansion, pass 1: how many children each position has.
