@@ -390,17 +390,22 @@ static inline ulong perft_below_3(Board *b) {
 
 static inline uint sorted_position(__global const ulong *positions, uint n, uint i, uint lid,
                                    uint size, __local ulong *scratch, Lines lines) {
-    ulong key = lid;
+    uint key = lid;                         // (moves + 1) * 2^16 + lane: unique, 32 bits
     if (i < n) {
         Board b;
         load_position(&b, positions + (size_t)i * POSITION_WORDS, lines);
-        key = ((count_legal(&b) + 1) << 16) | lid;
+        key = ((uint)count_legal(&b) + 1) << 16 | lid;
     }
-    scratch[lid] = key;
+    __local uint *keys = (__local uint *)scratch;
+    keys[lid] = key;
     barrier(CLK_LOCAL_MEM_FENCE);
-    uint rank = 0;
-    for (uint j = 0; j < size; j++)         // every lane reads the same word: a broadcast
-        rank += scratch[j] < key;
+    uint rank = 0, j = 0;
+    for (; j + 4 <= size; j += 4) {         // every lane reads the same words: a broadcast
+        uint4 k = vload4(0, keys + j);
+        rank += (k.x < key) + (k.y < key) + (k.z < key) + (k.w < key);
+    }
+    for (; j < size; j++)
+        rank += keys[j] < key;
     barrier(CLK_LOCAL_MEM_FENCE);
     scratch[rank] = i;
     barrier(CLK_LOCAL_MEM_FENCE);
