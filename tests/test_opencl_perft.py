@@ -95,8 +95,8 @@ def test_expansion_however_it_is_cut(frontier_target, bulk_leaf_depth, memory_fr
     {"PERFT_LOCAL_LINES": 2},                          # the same, the rank attacks as bytes
     {"PERFT_MAXRREG": 64},                             # a register cap (NVIDIA's option only)
     {"PERFT_MAXRREG": 64, "PERFT_LOCAL_LINES": 1},
-    {"PERFT_SORT_LANES": 1},                           # the lanes take their positions sorted
-    {"PERFT_SORT_LANES": 1, "PERFT_LOCAL_LINES": 2},
+    {"PERFT_SORT_LANES": 1},                           # perft_bulk_2's lanes take their positions sorted
+    {"PERFT_SORT_LANES": 2, "PERFT_LOCAL_LINES": 2},   # perft_bulk_3's too
 ])
 @pytest.mark.parametrize("local_size", [1, 8, 64])
 def test_bulk_kernels_of_their_own_program(switches, local_size):
@@ -127,13 +127,14 @@ MOST_MOVES = "R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - - 0 1"
 
 
 @pytest.mark.parametrize("local_size", [8, 32, 64])
-@pytest.mark.parametrize("sort_local", [(1, 0), (1, 2)])
+@pytest.mark.parametrize("sort_local", [(2, 0), (2, 2), (1, 2)])
 def test_sorted_lanes_count_every_position_once(local_size, sort_local):
     """PERFT_SORT_LANES: the lanes of a work-group take its positions ranked by their move counts
     (perft.cl, sorted_position). Many distinct roots in one launch (frontier_target 1: no
     expansion), with move counts from 0 (mate, stalemate) to 218, in check or not, one group
     only partly filled: every root is counted exactly once, at two and three plies per work-item,
-    equal to the sum of the roots' counts made leaf by leaf by the default program."""
+    equal to the sum of the roots' counts made leaf by leaf by the default program
+    (PERFT_SORT_LANES = 1 sorts the two-ply kernel's lanes only, 2 the three-ply kernel's too)."""
     sort, local_lines = sort_local
     fens = [r.fen for r in RECORDS if 0 < r.counts.get(3, 0) <= 30_000][:40]
     fens += [MOST_MOVES, KIWIPETE, "R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1",
@@ -144,7 +145,7 @@ def test_sorted_lanes_count_every_position_once(local_size, sort_local):
     plain = OpenCLBackend("pocl")
     b = OpenCLBackend("pocl", overrides={"PERFT_SORT_LANES": sort, "PERFT_LOCAL_LINES": local_lines},
                       local_size=local_size, frontier_target=1)
-    assert b.device.perft_sort_lanes == 1
+    assert b.device.perft_sort_lanes == sort
     for depth in (2, 3):
         want = sum(plain.perft_positions(roots[k:k + 1], depth, "make") for k in range(len(roots)))
         b.bulk_leaf_depth = depth
@@ -159,14 +160,18 @@ def test_line_table_words():
 
 
 def test_the_local_tables_are_the_gpu_default_not_the_cpus():
-    """A GPU builds the bulk kernels with the compact tables in local memory unless the overrides
-    say otherwise (measured faster on the H100); PoCL reads the global tables, and
-    PERFT_LOCAL_LINES = 0 gives a GPU the one program of before."""
+    """A GPU builds the bulk kernels with the compact tables in local memory and perft_bulk_2's
+    lanes sorted by move count unless the overrides say otherwise (both measured faster on the
+    H100); PoCL reads the global tables and sorts nothing, and PERFT_LOCAL_LINES = 0 with
+    PERFT_SORT_LANES = 0 gives a GPU the one program of before."""
     from chessaccel.host.opencl import device
     assert device.default_perft_local_lines(True) == device.PERFT_LOCAL_LINES_GPU == 2
     assert device.default_perft_local_lines(False) == 0
+    assert device.default_perft_sort_lanes(True) == device.PERFT_SORT_LANES_GPU == 1
+    assert device.default_perft_sort_lanes(False) == 0
     b = OpenCLBackend("pocl")
     assert b.device.perft_program is None and b.device.perft_local_lines == 0
+    assert b.device.perft_sort_lanes == 0
     assert b._perft_local() == 1
     assert OpenCLBackend("pocl", local_size=8)._perft_local() == 8
     assert OpenCLBackend("pocl", local_size=8, perft_local_size=48)._perft_local() == 32

@@ -38,7 +38,8 @@ _BUILD_OPTIONS = ("-cl-std=CL1.2",)
 #: multiprocessor; other platforms build without it), PERFT_LOCAL_LINES = 1 copies the attack
 #: tables into each work-group's local memory (``-D PERFT_LOCAL_LINES=1``, board.cl and perft.cl),
 #: 2 the same with the rank attacks as bytes; PERFT_SORT_LANES = 1 has the lanes of a work-group
-#: take its positions sorted by their legal-move counts (``-D PERFT_SORT_LANES=1``, perft.cl).
+#: of perft_bulk_2 take its positions sorted by their legal-move counts (``-D PERFT_SORT_LANES=1``,
+#: perft.cl), 2 those of perft_bulk_3 too.
 BUILD_SWITCHES = ("PERFT_MAXRREG", "PERFT_LOCAL_LINES", "PERFT_SORT_LANES")
 #: PERFT_LOCAL_LINES on a GPU unless the overrides say otherwise: the compact copy in local
 #: memory, measured faster on the H100 (docs/opencl.md, "Perft"); a CPU (PoCL) reads the global
@@ -49,6 +50,17 @@ PERFT_LOCAL_LINES_GPU = 2
 def default_perft_local_lines(is_gpu):
     """PERFT_LOCAL_LINES when the overrides do not name it."""
     return PERFT_LOCAL_LINES_GPU if is_gpu else 0
+
+
+#: PERFT_SORT_LANES on a GPU unless the overrides say otherwise: perft_bulk_2's lanes sorted,
+#: measured faster on the H100 (Kiwipete perft 7 by 6 %, the start position level; docs/opencl.md,
+#: "Perft"); a CPU (PoCL), whose work-items do not run in lock-step, sorts nothing unless asked.
+PERFT_SORT_LANES_GPU = 1
+
+
+def default_perft_sort_lanes(is_gpu):
+    """PERFT_SORT_LANES when the overrides do not name it."""
+    return PERFT_SORT_LANES_GPU if is_gpu else 0
 
 
 #: The kernels that the second program serves.
@@ -189,8 +201,9 @@ class Device:
         #: PERFT_LOCAL_LINES: by default PERFT_LOCAL_LINES_GPU on a GPU, none on a CPU
         self.perft_local_lines = int(self.overrides.get(
             "PERFT_LOCAL_LINES", default_perft_local_lines(self.is_gpu)) or 0)
-        #: PERFT_SORT_LANES: the lanes take their positions sorted by move count (off unless asked)
-        self.perft_sort_lanes = int(self.overrides.get("PERFT_SORT_LANES", 0) or 0)
+        #: PERFT_SORT_LANES: by default PERFT_SORT_LANES_GPU on a GPU, none on a CPU
+        self.perft_sort_lanes = int(self.overrides.get(
+            "PERFT_SORT_LANES", default_perft_sort_lanes(self.is_gpu)) or 0)
         if self.perft_maxrreg > 0 or self.perft_local_lines or self.perft_sort_lanes:
             main_log, main_seconds = self.build_log, self.build_seconds
             extra = []

@@ -381,11 +381,15 @@ static inline ulong perft_below_3(Board *b) {
 // iterations as its longest lane). Each lane counts its own position's moves (count_legal, the
 // key), the keys are ranked in local memory (in `scratch`, before the reduction uses it; ties
 // broken by the lane), and lane r takes the position of rank r. The positions of the last,
-// partial group (index >= n) rank first and count nothing.
-#if defined(PERFT_SORT_LANES) && PERFT_SORT_LANES
-#define SORT_LANES 1
+// partial group (index >= n) rank first and count nothing. PERFT_SORT_LANES = 1 sorts the lanes
+// of perft_bulk_2 (measured faster on the H100, docs/opencl.md), 2 those of perft_bulk_3 too
+// (measured slower: 118 registers instead of 94).
+#if defined(PERFT_SORT_LANES)
+#define SORT_LANES_2 (PERFT_SORT_LANES >= 1)
+#define SORT_LANES_3 (PERFT_SORT_LANES >= 2)
 #else
-#define SORT_LANES 0
+#define SORT_LANES_2 0
+#define SORT_LANES_3 0
 #endif
 
 static inline uint sorted_position(__global const ulong *positions, uint n, uint i, uint lid,
@@ -416,8 +420,8 @@ static inline uint sorted_position(__global const ulong *positions, uint n, uint
 
 // Bulk perft of every position, one kernel per depth (a kernel carries the registers of its
 // deepest path, so depth 1 and 2 do not pay for depth 3); one partial sum per work-group.
-// SORT: whether the lanes take their positions sorted (SORT_LANES; not for one ply, which has
-// no loop over moves).
+// SORT: whether the lanes take their positions sorted (SORT_LANES_*; not for one ply, which
+// has no loop over moves).
 #define PERFT_BULK_KERNEL(NAME, COUNT, SORT)                                              \
 __kernel void NAME(__global const ulong *positions, const uint n,                        \
                    __global ulong *partial_sums, __local ulong *scratch, BULK_LINES_ARG) \
@@ -444,8 +448,8 @@ __kernel void NAME(__global const ulong *positions, const uint n,               
 }
 
 PERFT_BULK_KERNEL(perft_bulk_1, count_legal, 0)
-PERFT_BULK_KERNEL(perft_bulk_2, perft_below_2, SORT_LANES)
-PERFT_BULK_KERNEL(perft_bulk_3, perft_below_3, SORT_LANES)
+PERFT_BULK_KERNEL(perft_bulk_2, perft_below_2, SORT_LANES_2)
+PERFT_BULK_KERNEL(perft_bulk_3, perft_below_3, SORT_LANES_3)
 
 #if !(defined(PERFT_LOCAL_LINES) && PERFT_LOCAL_LINES)   // served by the main program
 // Breadth-first expansion, pass 1: how many children each position has.
