@@ -209,6 +209,20 @@ def test_search_text_output(capsys):
     assert obj["mate"] is None and obj["depth"] == 1 and obj["cycles"] is None
 
 
+def test_search_text_gives_the_whole_pv_space_separated(capsys):
+    """Depth 2 from the start position: a PV of two legal moves, one after the other, and the
+    same line in text as in JSON."""
+    obj = run_json(capsys, "search", "startpos", "--depth", "2")
+    board = chess.Board()
+    for move in obj["pv"]:
+        assert chess.Move.from_uci(move) in board.legal_moves
+        board.push_uci(move)
+    assert len(obj["pv"]) == 2 and obj["best_move"] == obj["pv"][0]
+    assert main(["search", "startpos", "--depth", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == f"pv {obj['pv'][0]} {obj['pv'][1]}"
+
+
 def test_search_of_a_position_with_no_moves(capsys):
     """Stalemate: no best move, score 0, an empty PV; in text ``bestmove (none)``."""
     obj = run_json(capsys, "search", STALEMATE, "--depth", "2")

@@ -685,6 +685,9 @@ def test_the_stockfish_row_reads_its_search_and_perft(tmp_path, monkeypatch):
     assert commands.count("setoption name Threads value 1") == 3 and commands.count("uci") == 3
     searched = [c[len("position fen "):] for c in commands if c.startswith("position fen ")]
     assert searched[:positions] == [job.fen for job in crossbench.BENCH]
+    assert searched[positions:] == [   # perft: the start position and Kiwipete
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"]
     assert commands[commands.index("position fen " + searched[0]) - 1] == "ucinewgame"
     assert commands.count("ucinewgame") == positions and commands.count("quit") == 3
     assert sf["version"] == "Fakefish 1.0" and sf["threads"] == 1
@@ -780,3 +783,49 @@ def test_the_plot_titles_and_labels_each_bar(tmp_path, monkeypatch):
 
 def test_the_smallest_budgets_are_accepted():
     assert gpubench._budgets("1/1") == (1, 1) and gpubench._split_args("1/0") == (1, 0)
+
+
+# --- crossbench: the model's run, the goal lines of the plot ---------------------------------
+
+def test_the_model_runs_every_stride_th_job_and_says_so_at_once(tmp_path):
+    """crossbench's model figures: jobs 0, 2 and 4 of six at stride 2, searched by the model
+    (its node counts), announced on the progress stream and flushed before the search starts."""
+    boards, params = _small_job_file(tmp_path / "jobs.npz")
+    data = np.load(tmp_path / "jobs.npz")
+    watched = _WatchedOut()
+    idx, results, seconds, cpu = crossbench._model(data, data["sides"], 2, watched)
+    assert list(idx) == [0, 2, 4]
+    assert [r.nodes for r in results] == \
+        [model_search(boards[i], int(params[i][0]), -INF, INF).nodes for i in (0, 2, 4)]
+    assert watched.text == "model: 3 leaf jobs (every 2-th) ...\n"
+    assert watched.flushed == [watched.text]
+    assert seconds >= 0 and cpu >= 0
+
+
+def test_the_goal_lines_stand_at_the_projects_goals(tmp_path, monkeypatch):
+    """backends.png: a dashed black line at each goal (brief and issue 10: 40 M nodes/s per
+    ECP5-85F and 1 G on an H100 for search, 300 G leaves/s on an H100 for perft), its label
+    upright against the line's left side, from the foot of the bars."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    kept = []
+    real_close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig=None: kept.append(fig))
+    rows = crossbench._rows(json.loads((BENCHMARKS / "backends.json").read_text()))
+    crossbench._plot(rows, tmp_path / "backends.png")
+    [fig] = kept
+    goals = {"search": [(40e6, "goal: 40 M per ECP5-85F "), (1e9, "goal: 1 G on an H100 ")],
+             "perft": [(300e9, "goal: 300 G on an H100 ")]}
+    try:
+        for ax, table in zip(fig.axes, ("search", "perft")):
+            bars = sum(r[0] == table for r in rows)
+            lines = [(line.get_xdata()[0], line.get_color(), line.get_linestyle(), line.get_linewidth())
+                     for line in ax.lines]
+            assert lines == [(x, "black", "--", 0.8) for x, _ in goals[table]]
+            texts = [(t.get_position(), t.get_text(), t.get_rotation(), t.get_va(), t.get_ha())
+                     for t in ax.texts if t.get_text().startswith("goal:")]
+            assert texts == [((x, bars - 0.5), label, 90.0, "bottom", "right")
+                             for x, label in goals[table]]
+    finally:
+        real_close(fig)
