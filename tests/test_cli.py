@@ -115,6 +115,12 @@ def test_bench_signature_is_the_documented_one():
              for job in BENCH]
     assert len({job.name for job in BENCH}) == len(BENCH)
     assert sum(nodes) == published, f"bench signature {sum(nodes)}, README.md says {published}"
+    # job by job: docs/fsm.md's table of the bench set (name, depth, nodes)
+    fsm = (Path(__file__).resolve().parent.parent / "docs" / "fsm.md").read_text()
+    table = fsm[fsm.index("## Measured cycles per node"):]
+    rows = re.findall(r"^\| ([\w.-]+) \| (\d) \| ([\d,]+) \|", table, re.M)
+    assert [(job.name, job.depth, n) for job, n in zip(BENCH, nodes)] == \
+        [(name, int(depth), int(count.replace(",", ""))) for name, depth, count in rows]
 
 
 def _actions(parser):
