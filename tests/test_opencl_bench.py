@@ -829,3 +829,46 @@ def test_the_goal_lines_stand_at_the_projects_goals(tmp_path, monkeypatch):
                              for x, label in goals[table]]
     finally:
         real_close(fig)
+
+
+def test_the_job_file_holds_every_field(tmp_path):
+    """benchjobs.build on 201 small leaf jobs and a stand-in device (the model): each job at
+    depth 3 with the full window (docs/opencl.md), every 100th job checked (0, 100, 200) with its
+    expected score, move and nodes, the first of them by the model too; the perft roots with
+    their published counts (Chessprogramming Wiki); the progress lines."""
+    import io
+    import re
+    from chessaccel.host.opencl import benchjobs
+    from chessaccel.host.position import chess_from_board
+    fens = ["8/8/8/4k3/8/8/3PK3/8 w - - 0 1", "8/8/8/4k3/8/2N5/4K3/8 b - - 0 1",
+            "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"]
+    boards = [suites.board_of(fen) for fen in fens]
+    leaves = [(k % 2, boards[k % 3]) for k in range(201)]
+    progress = io.StringIO()
+    path = tmp_path / "jobs.npz"
+    assert benchjobs.build(path, _ModelAsDevice(boards), progress, leaves=leaves) == path
+    data = np.load(path)
+    assert data["params"].tolist() == [[3, -INF, INF, 0]] * 201
+    assert data["bench_index"].tolist() == [k % 2 for k in range(201)]
+    assert data["sides"].tolist() == [boards[k % 3].side for k in range(201)]
+    unpacked = unpack_positions(data["positions"], data["sides"])
+    assert [b.key() for b in unpacked] == [boards[k % 3].key() for k in range(201)]
+    assert data["check_index"].tolist() == [0, 100, 200]
+    expected = [model_search(boards[k % 3], 3, -INF, INF) for k in (0, 100, 200)]
+    assert data["check_scores"].tolist() == [r.score for r in expected]
+    assert data["check_nodes"].tolist() == [r.nodes for r in expected]
+    assert data["check_best_moves"].tolist() == [encode_move(r.best_move, b.side == 1)
+                                                 for r, b in zip(expected, boards)]
+    assert int(data["model_checked"]) == 1 and str(data["reference_device"]) == "the model"
+    assert data["perft_names"].tolist() == ["startpos", "kiwipete"]
+    assert data["perft_depths"].tolist() == [[5, 6, 7, 8], [4, 5, 6, 7]]
+    assert data["perft_counts"].tolist() == [[4_865_609, 119_060_324, 3_195_901_860, 84_998_978_956],
+                                             [4_085_603, 193_690_690, 8_031_647_685, 374_190_009_323]]
+    roots = unpack_positions(data["perft_positions"], np.array([0, 0]))
+    assert [chess_from_board(b).fen() for b in roots] == [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"]
+    nodes = sum(r.nodes for r in expected)
+    assert re.fullmatch(r"201 leaf jobs \(\d+\.\d s\)\n"
+                        rf"check sample: 3 jobs, {nodes} nodes on the model \(\d+\.\d s\)\n"
+                        r"model agrees on 1 of them \(\d+\.\d s\)\n", progress.getvalue())
