@@ -215,3 +215,79 @@ def test_the_device_runners_help_lists_every_option(capsys, monkeypatch):
                  "--local LOCAL         work-group size for --threads",
                  "work-items per compute unit for --device-split (default: the best)"):
         assert line in lines, line
+
+
+# --- backend.py: batches and memory chunks at their edges (PoCL kernels, small work) ---------------
+
+KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+
+
+def _board(fen):
+    from chessaccel.host.position import parse_position
+    return parse_position(fen)[0]
+
+
+@pytest.mark.parametrize("room", [1, 19, 20, 21, 48, 49, 10_000])
+def test_perft_is_exact_whatever_the_memory_budget(pocl, monkeypatch, room):
+    """The breadth-first expansion split into runs of parents whose children fit in the memory
+    budget (``room`` positions): one parent at a time, the start position's 20 children one
+    short of a run, exactly one, one over, Kiwipete's 48 and 49, and everything at once; the
+    published counts (start position 8,902 at depth 3, Kiwipete 2,039 at depth 2) each time,
+    bulk and make."""
+    monkeypatch.setattr(pocl, "_memory_budget", lambda: room * layout.POSITION_WORDS * 8)
+    for mode in ("bulk", "make"):
+        assert pocl.perft(_board(chess.STARTING_FEN), 3, count_mode=mode)["nodes"] == 8902
+        assert pocl.perft(_board(KIWIPETE), 2, count_mode=mode)["nodes"] == 2039
+    assert pocl.last_run["kernel"] == "perft-make" and pocl.last_run["nodes"] == 2039
+    assert pocl.last_run["frontiers"][0] == (2, 1) and pocl.last_run["depth"] == 2
+
+
+def test_perft_of_nothing_and_of_no_moves(pocl):
+    assert pocl.perft_positions(layout.pack_positions([_board(chess.STARTING_FEN)] * 3), 0) == 3
+    stalemate = _board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
+    for mode in ("bulk", "make"):
+        assert pocl.perft(stalemate, 2, count_mode=mode)["nodes"] == 0
+        assert pocl.perft(stalemate, 1, count_mode=mode)["nodes"] == 0
+    divided = pocl.perft(_board(chess.STARTING_FEN), 2, divide=True)
+    assert divided["nodes"] == 400 and len(divided["divide"]) == 20
+    assert set(divided["divide"].values()) == {20} and divided["cycles"] is None
+    assert pocl.perft(_board(chess.STARTING_FEN), 0, divide=True) == \
+        {"nodes": 1, "divide": None, "cycles": None}
+
+
+@pytest.mark.parametrize("room", [1, 2, 3, 100])
+def test_node_children_in_chunks_are_the_same(pocl, monkeypatch, room):
+    """node_children over three nodes with room for ``room`` nodes' children at a time (one
+    chunk per node, a chunk and one more, exactly three, all): python-chess's move counts."""
+    fens = [chess.STARTING_FEN, KIWIPETE, "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"]
+    positions = layout.pack_positions([_board(f) for f in fens])
+    params = np.array([(2, -100, 100, 0)] * 3, dtype=np.int32)
+    monkeypatch.setattr(pocl, "_memory_budget",
+                        lambda: room * 8 * layout.POSITION_WORDS * layout.MAX_MOVES)
+    out = pocl.node_children(positions, params)
+    assert out["counts"].tolist() == [20, 48, 0]
+    assert out["in_check"].tolist() == [False, False, False]
+    assert [len(m) for m in out["moves"]] == [20, 48, 0]
+    assert [c.shape for c in out["children"]] == [(20, layout.POSITION_WORDS),
+                                                  (48, layout.POSITION_WORDS),
+                                                  (0, layout.POSITION_WORDS)]
+    from chessaccel.geometry import move_uci
+    for i, fen in enumerate(fens[:2]):
+        assert sorted(move_uci(m) for m in layout.decode_moves(out["moves"][i], False)) == \
+            sorted(m.uci() for m in chess.Board(fen).legal_moves)
+
+
+def test_empty_batches_launch_nothing(pocl, monkeypatch):
+    monkeypatch.setattr(pocl, "_run", lambda *args: pytest.fail("a launch for no work"))
+    assert pocl.moves_many([]) == [] and pocl.search_many([]) == []
+
+
+def test_the_backends_defaults_on_a_cpu(pocl):
+    """On a CPU device: work-groups of 1, one work-item per compute unit, a frontier of 64 per
+    unit; a tunable set is taken as it is."""
+    assert pocl._defaults() == (1, 1, 64)
+    tuned = OpenCLBackend("pocl", local_size=4, threads_per_unit=8, frontier_target=16)
+    assert tuned._defaults() == (4, 8, 16) and tuned.name == "opencl:pocl"
+    assert OpenCLBackend().name == "opencl" and tuned.memory_fraction == 0.25
+    assert pocl._memory_budget() == min(pocl.device.device.max_mem_alloc_size,
+                                        pocl.device.device.global_mem_size / 4)
