@@ -872,3 +872,108 @@ def test_the_job_file_holds_every_field(tmp_path):
     assert re.fullmatch(r"201 leaf jobs \(\d+\.\d s\)\n"
                         rf"check sample: 3 jobs, {nodes} nodes on the model \(\d+\.\d s\)\n"
                         r"model agrees on 1 of them \(\d+\.\d s\)\n", progress.getvalue())
+
+
+def test_rates_are_written_in_three_figures_with_their_unit():
+    rate = crossbench._rate
+    assert [rate(x) for x in (1e9, 2.5e9, 1_234e9, 1e6, 123_456_789, 999_999, 1000, 12_345, 999, 0.4)] \
+        == ["1 G", "2.5 G", "1.23e+03 G", "1 M", "123 M", "1e+03 k", "1 k", "12.3 k", "999", "0"]
+
+
+def _hand_report(h100=True, stockfish=True, split=True):
+    """A report written by hand: every figure a round number whose rate is easy to check."""
+    report = {
+        "model": {"jobs": 6, "nodes": 1000, "cpu_seconds": 2.0, "nodes_per_second": 500.0},
+        "verilator": {"jobs": 10, "nodes": 47_340, "cpu_seconds": 10.0, "nodes_per_second": 4734.0,
+                      "cycles_per_node": 4.806},
+        "fpga": {"nodes_per_second": 3e7, "fmax_mhz": 60.5, "cores": 3, "cycles_per_node": 4.814},
+        "pocl_1": {"search": {"jobs": 6, "nodes": 1000, "cpu_seconds": 0.01},
+                   "perft": [{"mode": "bulk", "root": "startpos", "depth": 5, "nodes": 4_865_609,
+                              "cpu_seconds": 2.0}]},
+        "speedup": {"pocl_1_over_model": 200.4, "jobs": 6},
+        "pocl_all": {"compute_units": 2, "search": {"jobs": 3, "nodes": 600, "seconds": 0.002}},
+    }
+    if h100:
+        report["h100"] = {
+            "search": {"jobs": 483_504, "nodes": 5_686_987_855, "kernel_seconds": 2.5,
+                       "nodes_per_second": 2.27e9, "work_items": 132 * 128,
+                       "label": "split on the device 100000/1" if split else "default"},
+            "compute_units": 132, "without_top_1_percent": 3.5e9, "uniform": 4.25e9,
+            "perft": [{"mode": "bulk", "root": "startpos", "depth": 7, "nodes": 3_195_901_860,
+                       "seconds": 0.5, "nodes_per_second": 6.4e9, "leaf_depth_max": 2}]}
+    if stockfish:
+        report["stockfish"] = {
+            "version": "Stockfish 16", "search": {"nodes": 2_000_000, "cpu_seconds": 1.0,
+                                                  "nodes_per_second": 2e6},
+            "perft": [{"root": "kiwipete", "depth": 5, "nodes": 193_690_690, "cpu_seconds": 1.5,
+                       "nodes_per_second": 1.29e8}]}
+    return report
+
+
+def test_the_table_rows_of_a_hand_written_report():
+    """crossbench._rows on a report written by hand, row by row: (table, implementation,
+    work, nodes, seconds, rate, note)."""
+    rows = crossbench._rows(_hand_report())
+    assert rows == [
+        ("search", "Python model (1 core)", "6 leaf jobs", 1000, 2.0, 500.0,
+         "the golden reference; CPU seconds"),
+        ("search", "RTL in Verilator (1 core)", "bench set, 10 jobs", 47_340, 10.0, 4734.0,
+         "4.81 cycles/node; CPU seconds"),
+        ("search", "FPGA, projected (ECP5-85F)", "Fmax x cores / cycles per node", None, None, 3e7,
+         "60.5 MHz x 3 cores / 4.81 cycles per node"),
+        ("search", "PoCL, 1 CPU core", "6 leaf jobs (the model's)", 1000, 0.01, 100_000.0,
+         "200x the model; CPU seconds"),
+        ("search", "PoCL, all 2 CPU cores", "3 leaf jobs", 600, 0.002, 300_000.0,
+         "wall seconds on the shared machine"),
+        ("search", "H100, OpenCL", "483,504 leaf jobs, one batch", 5_686_987_855, 2.5, 2.27e9,
+         "long jobs split on the device; 128 work-items per SM; 3500 M/s without the largest 1% "
+         "of jobs, 4.2 G/s on one job repeated"),
+        ("search", "Stockfish 16 (1 thread)", "its own search, bench positions", 2_000_000, 1.0, 2e6,
+         "a different search: for scale; CPU seconds"),
+        ("perft", "PoCL, 1 CPU core, bulk", "startpos perft 5", 4_865_609, 2.0, 4_865_609 / 2.0,
+         "CPU seconds"),
+        ("perft", "H100, OpenCL, bulk", "startpos perft 7", 3_195_901_860, 0.5, 6.4e9,
+         "2 plies per work-item"),
+        ("perft", "Stockfish 16 (1 thread), bulk", "kiwipete perft 5", 193_690_690, 1.5, 1.29e8,
+         "CPU seconds"),
+    ]
+    unsplit = crossbench._rows(_hand_report(split=False))
+    assert [r[6] for r in unsplit if r[1] == "H100, OpenCL"] == [
+        "128 work-items per SM; 3500 M/s without the largest 1% of jobs, 4.2 G/s on one job repeated"]
+    bare = _hand_report(h100=False, stockfish=False)
+    bare["verilator"] = {"error": "no verilator"}
+    assert [r[1] for r in crossbench._rows(bare)] == [
+        "Python model (1 core)", "FPGA, projected (ECP5-85F)", "PoCL, 1 CPU core",
+        "PoCL, all 2 CPU cores", "PoCL, 1 CPU core, bulk"]
+
+
+def test_the_markdown_of_a_hand_written_report():
+    report = _hand_report(h100=False, stockfish=False)
+    report.update({"date": "2026-11-25", "commit": "abc1234",
+                   "machine": {"cpus": 2, "load_average": [1.5, 1.0, 0.5]},
+                   "machine_after": {"load_average": [2.0, 1.5, 1.0]}})
+    report["fpga"]["sources"] = {"fmax": {"record": "synth/x.json", "commit": "def5678"},
+                                 "cores": {"estimate": "70 % of the LUT4s"}}
+    text = crossbench._markdown(report, crossbench._rows(report))
+    assert text == (
+        "<!-- generated by `python -m chessaccel.host.crossbench`: do not edit -->\n\n"
+        "Measured 2026-11-25 at commit abc1234; this machine: 2 CPUs, load average [1.5, 1.0, 0.5] "
+        "at the start, [2.0, 1.5, 1.0] at the end (shared with other work). Single-threaded rows "
+        "are timed in CPU seconds (what the run spent on a core, whatever the load); the all-cores "
+        "row and the H100 in wall seconds. H100 figures: `none`.\n\n"
+        "### Search (nodes per second)\n\n"
+        "| implementation | work | nodes | seconds | nodes/s | note |\n"
+        "|---|---|---:|---:|---:|---|\n"
+        "| Python model (1 core) | 6 leaf jobs | 1,000 | 2.000 | 500 | the golden reference; CPU seconds |\n"
+        "| RTL in Verilator (1 core) | bench set, 10 jobs | 47,340 | 10.000 | 4.73 k | 4.81 cycles/node; CPU seconds |\n"
+        "| FPGA, projected (ECP5-85F) | Fmax x cores / cycles per node |  |  | 30 M | 60.5 MHz x 3 cores / 4.81 cycles per node |\n"
+        "| PoCL, 1 CPU core | 6 leaf jobs (the model's) | 1,000 | 0.010 | 100 k | 200x the model; CPU seconds |\n"
+        "| PoCL, all 2 CPU cores | 3 leaf jobs | 600 | 0.002 | 300 k | wall seconds on the shared machine |\n\n"
+        "### Perft (leaves per second)\n\n"
+        "| implementation | work | nodes | seconds | nodes/s | note |\n"
+        "|---|---|---:|---:|---:|---|\n"
+        "| PoCL, 1 CPU core, bulk | startpos perft 5 | 4,865,609 | 2.000 | 2.43 M | CPU seconds |\n\n"
+        "FPGA projection sources: fmax: record synth/x.json, commit def5678; cores: estimate 70 % "
+        "of the LUT4s.\n\n"
+        "PoCL on one core against the model on the same 6 jobs: **200x** (every score and node "
+        "count equal).\n")
