@@ -6,6 +6,7 @@ names, and gpubench's figures on hand-worked inputs. No kernel runs here (fast).
 import random
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import chess
 import numpy as np
@@ -291,3 +292,152 @@ def test_the_backends_defaults_on_a_cpu(pocl):
     assert OpenCLBackend().name == "opencl" and tuned.memory_fraction == 0.25
     assert pocl._memory_budget() == min(pocl.device.device.max_mem_alloc_size,
                                         pocl.device.device.global_mem_size / 4)
+
+
+# --- gpubench.run on a stand-in GPU: every run of the record, in order ----------------------------
+
+_PTXAS = ("ptxas info    : Compiling entry function 'search_jobs' for 'sm_90'\n"
+          "ptxas info    : Function properties for search_jobs\n"
+          "    8 bytes stack frame, 4 bytes spill stores, 2 bytes spill loads\n"
+          "ptxas info    : Used 96 registers, 380 bytes cmem[0]\n")
+_PUBLISHED = {("startpos", 5): 4_865_609, ("kiwipete", 4): 4_085_603}
+
+
+class _FakeGpu:
+    """A GPU whose search runs each job's node count (position word 0) at local x threads
+    nodes per millisecond; its perft gives the published counts, one too many for Kiwipete
+    made leaf by leaf."""
+    local_size = threads_per_unit = None
+    bulk_leaf_depth, make_leaf_depth = 2, 3
+
+    def __init__(self):
+        self.device = SimpleNamespace(
+            name="Fake GPU", platform_name="Fake CL", compute_units=4, is_gpu=True,
+            build_seconds=1.23456, from_cache=True, source_sha256="ab" * 32, build_log=_PTXAS,
+            kernel=lambda name: name, kernel_info=lambda k: {"work_group_size": 1024},
+            device=SimpleNamespace(driver_version="550.1", version="OpenCL 3.0 CUDA",
+                                   max_clock_frequency=1980, global_mem_size=80 * 2**30,
+                                   max_mem_alloc_size=20 * 2**30))
+        self.splits = []
+
+    def describe(self):
+        return "Fake GPU (Fake CL)"
+
+    def _defaults(self):
+        return self.local_size or 64, self.threads_per_unit or 128, 8192
+
+    def run_search(self, positions, params, pv=False, node_budget=0):
+        local, per_unit, _ = self._defaults()
+        nodes = positions[:, 0].astype(np.uint64)
+        self.last_run = {"seconds": float(nodes.sum()) / (local * per_unit) / 1000,
+                         "work_items": 4 * per_unit, "local_size": local}
+        return {"scores": positions[:, 1].astype(np.int32),
+                "best_moves": positions[:, 2].astype(np.uint32), "nodes": nodes}
+
+    def run_search_split(self, positions, params, split_budget, min_depth, timeline):
+        self.splits.append((self.threads_per_unit, split_budget, min_depth, timeline))
+        raw = self.run_search(positions, params)
+        self.last_run.update(split_points=1, entries=2, entries_helped=3, helper_nodes=4096,
+                             helper_nodes_used=1024, republished=5, owner_waits=6,
+                             owner_claimed=7, split_budget=split_budget, min_depth=min_depth)
+        raw["times"] = np.zeros((len(positions), 2), dtype=np.uint64)
+        return raw
+
+    def perft_positions(self, positions, depth, mode):
+        name = "startpos" if positions[0, 0] == 0 else "kiwipete"
+        self.last_run = {"frontiers": [(depth, 1)], "leaf_depth": 2, "launches": 3}
+        return _PUBLISHED[name, depth] + (name == "kiwipete" and mode == "make")
+
+
+def _fake_job_file(path):
+    nodes = [10, 20, 30, 40, 50, 60, 70, 1000]
+    positions = np.zeros((8, 5), dtype=np.uint64)
+    positions[:, 0] = nodes
+    positions[:, 1] = np.arange(8)            # scores
+    positions[:, 2] = 100 + np.arange(8)      # best moves
+    roots = np.zeros((2, 5), dtype=np.uint64)
+    roots[1, 0] = 1
+    np.savez(path, positions=positions, params=np.zeros((8, 4), dtype=np.int32),
+             check_index=np.array([0, 2, 7]), check_scores=np.array([0, 2, 7]),
+             check_best_moves=np.array([100, 102, 999]), check_nodes=np.array([10, 30, 1000]),
+             reference_device=np.array("the model"), model_checked=np.int64(1),
+             perft_names=np.array(["startpos", "kiwipete"]), perft_positions=roots,
+             perft_depths=np.array([[5, 6, 7, 8], [4, 5, 6, 7]]),
+             perft_counts=np.array([[4_865_609, 119_060_324, 3_195_901_860, 84_998_978_956],
+                                    [4_085_603, 193_690_690, 8_031_647_685, 374_190_009_323]]))
+
+
+def test_the_device_runners_record_on_a_stand_in_gpu(tmp_path, monkeypatch, capsys):
+    import json
+    fake = _FakeGpu()
+    monkeypatch.setattr(gpubench, "get_backend", lambda spec: fake)
+    _fake_job_file(tmp_path / "jobs.npz")
+    out = tmp_path / "r.json"
+    assert gpubench.main([str(tmp_path / "jobs.npz"), "--out", str(out), "--backend", "fake",
+                          "--threads", "256", "512", "--local", "32", "--device-split", "10/1",
+                          "--split-threads", "64", "2048"]) == 0
+    record = json.loads(out.read_text())
+    device = record["device"]
+    kernels = device.pop("kernels")
+    assert 0 <= device.pop("open_seconds") < 5 and device.pop("build_log_tail") == _PTXAS
+    device.pop("host"), device.pop("python")
+    assert device == {"name": "Fake GPU", "platform": "Fake CL", "driver": "550.1",
+                      "opencl": "OpenCL 3.0 CUDA", "compute_units": 4, "clock_mhz": 1980,
+                      "global_mem_bytes": 80 * 2**30, "max_alloc_bytes": 20 * 2**30,
+                      "is_gpu": True, "build_seconds": 1.235, "binary_from_cache": True,
+                      "kernel_source_sha256": "ab" * 32,
+                      "defaults": {"local_size": 64, "threads_per_unit": 128,
+                                   "frontier_target": 8192}}
+    assert kernels.pop("search_jobs") == {"work_group_size": 1024, "registers": 96,
+                                          "stack_frame": 8, "spill_stores": 4, "spill_loads": 2}
+    assert kernels == {name: {"work_group_size": 1024} for name in gpubench.KERNELS
+                       if name != "search_jobs"}
+    assert record["check"] == {"jobs": 3, "nodes": 1040, "mismatches": 1, "first_mismatches": [7],
+                               "expected_from": "the model", "model_checked": 1}
+    leaf = record["leaf_search"]
+    assert (leaf["jobs"], leaf["stride"], leaf["nodes"]) == (8, 1, 1280)
+    assert leaf["node_count_quantiles"] == [10, 27, 45, 62, 348, 934, 1000]   # 0.9: 348.99999... truncated
+    assert leaf["best"] == {"local_size": 32, "threads_per_unit": 512}
+    runs = leaf["runs"]
+    assert [(r["label"], r["jobs"], r["nodes"], r.get("threads_per_unit")) for r in runs] == [
+        ("default", 8, 1280, None), ("local 32 x256/CU", 8, 1280, 256),
+        ("local 32 x512/CU", 8, 1280, 512), ("best again", 8, 1280, 512),
+        ("sorted by node count", 8, 1280, 512), ("longest first", 8, 1280, 512),
+        ("without the top 1% of jobs", 7, 280, 512), ("without the top 10% of jobs", 7, 280, 512),
+        ("the largest job alone", 1, 1000, 512),
+        ("split on the device past 10 nodes (depth >= 1)", 8, 1280, 64),
+        ("split on the device past 10 nodes (depth >= 1)", 8, 1280, 2048),
+        ("uniform (median job repeated)", 8, 400, 512)]
+    assert runs[0]["kernel_seconds"] == round(1280 / 8192 / 1000, 6)
+    assert runs[0]["nodes_per_second"] == 8192 * 1000
+    split = runs[9]
+    assert {k: split[k] for k in ("split_points", "entries", "entries_helped", "helper_nodes",
+                                  "helper_nodes_used", "republished", "owner_waits",
+                                  "owner_claimed", "split_budget", "min_depth", "timeline",
+                                  "same_as_whole_jobs", "local_size", "work_items")} == {
+        "split_points": 1, "entries": 2, "entries_helped": 3, "helper_nodes": 4096,
+        "helper_nodes_used": 1024, "republished": 5, "owner_waits": 6, "owner_claimed": 7,
+        "split_budget": 10, "min_depth": 1, "timeline": {}, "same_as_whole_jobs": True,
+        "local_size": 64, "work_items": 256}
+    assert split["nodes_per_second"] == 64 * 64 * 1000 and split["kernel_seconds"] == 0.000313
+    assert fake.splits == [(64, 10, 1, True), (2048, 10, 1, True)]
+    assert fake.threads_per_unit is None and fake.local_size is None, "tunables restored"
+    perft = [(p["root"], p["depth"], p["mode"], p["leaf_depth_max"], p["nodes"], p["expected"],
+              p["correct"], p["frontiers"], p["leaf_depth"], p["launches"]) for p in record["perft"]]
+    assert perft == [("startpos", 5, "bulk", 2, 4_865_609, 4_865_609, True, [[5, 1]], 2, 3),
+                     ("kiwipete", 4, "bulk", 2, 4_085_603, 4_085_603, True, [[4, 1]], 2, 3),
+                     ("startpos", 5, "make", 3, 4_865_609, 4_865_609, True, [[5, 1]], 2, 3),
+                     ("kiwipete", 4, "make", 3, 4_085_604, 4_085_603, False, [[4, 1]], 2, 3)]
+    for p in record["perft"]:
+        # the rate over the wall time, which is kept to a microsecond
+        assert p["nodes"] / (p["seconds"] + 5e-7) <= p["nodes_per_second"] \
+            <= p["nodes"] / max(p["seconds"] - 5e-7, 1e-12)
+    text = capsys.readouterr().out
+    assert text.startswith("device: Fake GPU (Fake CL)  compute units 4  (opened in ")
+    assert "\ncheck sample: 3 jobs, 1 mismatches\nleaf search: 8 jobs (every 1)\n" in text
+    assert re.search(r"\n  perft kiwipete 4 make \(leaf 3\):        4085604 WRONG \(expected "
+                     r"4085603\)  +\d+\.\d{3} s +\d+\.\d\d G nodes/s\n", text)
+    assert re.search(r"\n  perft startpos 5 bulk \(leaf 2\):        4865609 ok  ", text)
+    assert re.search(r"\n  device split past 10 \(depth >= 1, x64/CU\): 0\.000 s 4\.1 M nodes/s "
+                     r"split points 1 entries 2 helped 3 same results: True\n", text)
+    assert text.endswith(f"wrote {out}\n")
