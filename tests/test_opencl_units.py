@@ -12,8 +12,9 @@ import chess
 import numpy as np
 import pytest
 
-from chessaccel.host.opencl import gpubench
-from chessaccel.host.opencl import layout
+# imported by their full names: tools/mutation.py runs this file on mutants of the modules it names
+import chessaccel.host.opencl.gpubench as gpubench
+import chessaccel.host.opencl.layout as layout
 from chessaccel.host.opencl.backend import OpenCLBackend
 
 KERNELS = Path(__file__).resolve().parent.parent / "host" / "opencl" / "kernels"
