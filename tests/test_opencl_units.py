@@ -90,6 +90,46 @@ def test_the_line_tables_layout_is_the_documented_one():
     assert t[2 * 64 + 0b1001] == 0b00011010 * 0x0101010101010101
 
 
+def test_the_start_position_packs_to_its_hand_worked_words():
+    """docs/opencl.md: three bit-planes of each square's PieceType (pawn 1, knight 2, bishop 3,
+    rook 4, queen 5, king 6; bit i of the type sets plane i), the side to move's pieces, then
+    castling (own K 1, own Q 2, enemy K 4, enemy Q 8) and the en-passant square from bit 4
+    (64: none). Worked out by hand from the start position's bitboards (a1 = bit 0)."""
+    [words] = layout.pack_positions([_start()]).tolist()
+    assert words == [0x2CFF00000000FF2C,     # pawns, bishops, queens
+                     0x7600000000000076,     # knights, bishops, kings
+                     0x9900000000000099,     # rooks, queens, kings
+                     0x000000000000FFFF,     # white's pieces
+                     15 | 64 << 4]
+
+
+def test_castling_and_en_passant_in_the_movers_frame():
+    """Black to move: its own rights are black's, the en-passant square is flipped (e3 -> e6,
+    square 44 of black's frame), and a black piece sits on its relative square."""
+    from chessaccel.host.position import parse_position
+    board = parse_position("r3k2r/8/8/8/8/8/8/R3K2R b Kq - 0 1")[0]
+    [words] = layout.pack_positions([board]).tolist()
+    assert words[4] == (2 | 4) | 64 << 4            # own (black) Q, enemy (white) K, no ep
+    assert words[3] == (1 << 0) | (1 << 4) | (1 << 7)   # black's a8, e8, h8 seen as a1, e1, h1
+    ep = parse_position("rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 3")[0]
+    assert layout.pack_positions([ep]).tolist()[0][4] == 15 | 44 << 4
+    assert [b.key() for b in layout.unpack_positions(layout.pack_positions([board, ep]),
+                                                     np.array([1, 1]))] == [board.key(), ep.key()]
+    assert layout.relative_castling(0, 0) == 0 and layout.relative_castling(0, 1) == 0
+
+
+def test_moves_pack_by_the_move_layout_in_the_movers_frame():
+    """Move: from_sq in bits 0-5, to_sq 6-11, promo 12-14 (chessaccel.defs), squares in the
+    frame of the side that plays it: 1.e4 and 1...e5 pack alike."""
+    assert layout.encode_move((12, 28, 0), False) == 12 | 28 << 6 == 1804
+    assert layout.encode_move((52, 36, 0), True) == 1804
+    assert layout.encode_move((48, 56, 5), False) == 48 | 56 << 6 | 5 << 12 == 24112
+    assert layout.encode_move(None, False) == 0
+    assert layout.decode_moves([1804, 0, 1804, 24112], [True, False, False, False]) == \
+        [(52, 36, 0), None, (12, 28, 0), (48, 56, 5)]
+    assert layout.decode_moves([(8 ^ 56) | (0 ^ 56) << 6 | 4 << 12], True) == [(8, 0, 4)]
+
+
 # --- backend.py: run_search_split's arguments and counters ----------------------------------------
 
 def _kernel_parameters(name):
