@@ -16,6 +16,7 @@ import pytest
 import chessaccel.host.opencl.gpubench as gpubench
 import chessaccel.host.opencl.layout as layout
 from chessaccel.host.opencl.backend import OpenCLBackend
+from chessaccel.host.opencl.device import OpenCLError
 
 KERNELS = Path(__file__).resolve().parent.parent / "host" / "opencl" / "kernels"
 SEARCH_CL = (KERNELS / "search.cl").read_text()
@@ -482,3 +483,67 @@ def test_the_device_runners_record_on_a_stand_in_gpu(tmp_path, monkeypatch, caps
     assert re.search(r"\n  device split past 10 \(depth >= 1, x64/CU\): 0\.000 s 4\.1 M nodes/s "
                      r"split points 1 entries 2 helped 3 same results: True\n", text)
     assert text.endswith(f"wrote {out}\n")
+
+
+# --- backend.py: what a user reads when a device call or a job is refused ---------------------------
+
+def test_each_device_failure_is_one_line_naming_the_device_and_the_step(pocl):
+    cl = pocl.device.cl
+
+    def fail(error):
+        raise error
+    cases = [
+        (cl.MemoryError("clEnqueueNDRangeKernel failed: MEM_OBJECT_ALLOCATION_FAILURE\nmore"),
+         "ran out of memory during search (clEnqueueNDRangeKernel failed: "
+         "MEM_OBJECT_ALLOCATION_FAILURE)"),
+        (cl.RuntimeError("clFinish failed: OUT_OF_RESOURCES"),
+         "ran out of memory during search (clFinish failed: OUT_OF_RESOURCES)"),
+        (cl.RuntimeError("clFinish failed: OUT_OF_HOST_MEMORY"),
+         "ran out of memory during search (clFinish failed: OUT_OF_HOST_MEMORY)"),
+        (cl.LogicError("clSetKernelArg failed: INVALID_ARG_SIZE\nsecond"),
+         "OpenCL search failed on {d}: clSetKernelArg failed: INVALID_ARG_SIZE"),
+    ]
+    d = pocl.describe()
+    for error, message in cases:
+        with pytest.raises(OpenCLError) as e:
+            pocl._guard("search", fail, error)
+        expected = message.format(d=d) if message.startswith("OpenCL") else f"{d} {message}"
+        assert str(e.value) == expected
+    assert pocl._guard("search", lambda a, b=0: a + b, 2, b=3) == 5
+
+
+def _without_white_king():
+    board = _board(chess.STARTING_FEN)
+    board.sq[4] = 0
+    return board
+
+
+def test_each_refused_job_says_why(pocl):
+    from chessaccel.sim.model.search import SearchError
+    start = _board(chess.STARTING_FEN)
+    for job, message in (
+            ((start, 9, -100, 100), "depth 9 out of range 0..8"),
+            ((start, -1, -100, 100), "depth -1 out of range 0..8"),
+            ((start, 2.0, -100, 100), "depth 2.0 out of range 0..8"),
+            ((start, 2, 5, 5), "window (5, 5) must satisfy -32767 <= alpha < beta <= 32767"),
+            ((start, 2, -32768, 0), "window (-32768, 0) must satisfy -32767 <= alpha < beta <= 32767"),
+            ((start, 2, 0, 32768), "window (0, 32768) must satisfy -32767 <= alpha < beta <= 32767"),
+            ((_without_white_king(), 1, -100, 100),
+             "the position has 0 white kings (a job needs exactly one)")):
+        with pytest.raises(SearchError) as e:
+            pocl.search_many([job])
+        assert str(e.value) == message
+    for depth in (0, 8):            # the limits themselves pass the check
+        from chessaccel.host.opencl import backend as backend_module
+        backend_module._check_job(start, depth, -32767, 32767)
+    with pytest.raises(SearchError) as e:
+        pocl.perft(start, 1, count_mode="fast")
+    assert str(e.value) == "unknown counting mode 'fast' (choose from: bulk, make)"
+    with pytest.raises(SearchError) as e:
+        pocl.perft(start, 9)
+    assert str(e.value) == "depth 9 out of range 0..8"
+    with pytest.raises(SearchError) as e:
+        two = start.copy()
+        two.sq[5] = two.sq[4]          # a second white king on f1
+        pocl.moves_many([start, two])
+    assert str(e.value) == "the position has 2 white kings (a job needs exactly one)"
