@@ -131,6 +131,22 @@ def test_moves_pack_by_the_move_layout_in_the_movers_frame():
     assert layout.decode_moves([(8 ^ 56) | (0 ^ 56) << 6 | 4 << 12], True) == [(8, 0, 4)]
 
 
+def test_the_evaluation_table_has_the_phase_of_each_piece_and_the_taper_weights():
+    """layout.eval_table, read as board.cl does: entry t * 64 + s holds the phase increment of
+    type t (PeSTO's: knight and bishop 1, rook 2, queen 4, pawn and king 0) on every square, and
+    entries 7 * 64 + p the taper weight of phase p (round(32 p / 24): 0 at 0, 16 at 12, 32 at
+    24); type 0 (no piece) is all zeros."""
+    table = layout.eval_table()
+    assert table.shape == (7 * 64 + 25, 4)
+    for t, inc in ((1, 0), (2, 1), (3, 1), (4, 2), (5, 4), (6, 0)):
+        assert table[t * 64:(t + 1) * 64, 2].tolist() == [inc] * 64, t
+    assert not table[:64].any() and not table[:, 3].any()
+    weights = table[7 * 64:, 0].tolist()
+    assert weights == [(32 * p + 12) // 24 for p in range(25)]
+    assert (weights[0], weights[12], weights[24], weights[1]) == (0, 16, 32, 1)
+    assert not table[7 * 64:, 1:].any()
+
+
 # --- backend.py: run_search_split's arguments and counters ----------------------------------------
 
 def _kernel_parameters(name):
