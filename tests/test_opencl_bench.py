@@ -977,3 +977,36 @@ def test_the_markdown_of_a_hand_written_report():
         "of the LUT4s.\n\n"
         "PoCL on one core against the model on the same 6 jobs: **200x** (every score and node "
         "count equal).\n")
+
+
+def test_the_h100_section_of_a_hand_written_record(tmp_path):
+    """_h100 on a record written by hand: the fastest run over every job (not a faster one over
+    fewer jobs), the tail and uniform rates by their labels, and per (root, mode) the fastest
+    correct perft run (a faster wrong one left out), sorted by mode then root; a record outside
+    the tree is named by its path; without tail or uniform runs, None."""
+    runs = [{"label": "default", "jobs": 8, "nodes_per_second": 5.0},
+            {"label": "best again", "jobs": 8, "nodes_per_second": 7.0},
+            {"label": "the largest job alone", "jobs": 1, "nodes_per_second": 99.0},
+            {"label": "without the top 1% of jobs", "jobs": 7, "nodes_per_second": 9.0},
+            {"label": "without the top 10% of jobs", "jobs": 6, "nodes_per_second": 11.0},
+            {"label": "uniform (median job repeated)", "jobs": 8, "nodes_per_second": 6.0}]
+    perft = [{"root": "startpos", "mode": "make", "correct": True, "nodes_per_second": 1.0},
+             {"root": "startpos", "mode": "make", "correct": True, "nodes_per_second": 3.0},
+             {"root": "startpos", "mode": "make", "correct": True, "nodes_per_second": 2.0},
+             {"root": "kiwipete", "mode": "bulk", "correct": False, "nodes_per_second": 50.0},
+             {"root": "kiwipete", "mode": "bulk", "correct": True, "nodes_per_second": 4.0},
+             {"root": "startpos", "mode": "bulk", "correct": True, "nodes_per_second": 8.0},
+             {"root": "kiwipete", "mode": "make", "error": "out of resources"}]
+    record = {"device": {"name": "NVIDIA H100 80GB HBM3", "compute_units": 132},
+              "check": {"mismatches": 2}, "leaf_search": {"jobs": 8, "runs": runs},
+              "perft": perft}
+    path = tmp_path / "h100.json"
+    path.write_text(json.dumps(record))
+    assert crossbench._h100(path) == {
+        "record": str(path), "device": "NVIDIA H100 80GB HBM3", "compute_units": 132,
+        "check_mismatches": 2, "search": runs[1], "without_top_1_percent": 9.0, "uniform": 6.0,
+        "perft": [perft[4], perft[5], perft[1]]}
+    record["leaf_search"]["runs"] = runs[:3]
+    path.write_text(json.dumps(record))
+    h100 = crossbench._h100(path)
+    assert (h100["without_top_1_percent"], h100["uniform"]) == (None, None)
