@@ -996,7 +996,8 @@ def test_the_h100_section_of_a_hand_written_record(tmp_path):
              {"root": "kiwipete", "mode": "bulk", "correct": False, "nodes_per_second": 50.0},
              {"root": "kiwipete", "mode": "bulk", "correct": True, "nodes_per_second": 4.0},
              {"root": "startpos", "mode": "bulk", "correct": True, "nodes_per_second": 8.0},
-             {"root": "kiwipete", "mode": "make", "error": "out of resources"}]
+             {"root": "kiwipete", "mode": "make", "error": "out of resources"},
+             {"root": "kiwipete", "mode": "make", "correct": True, "nodes_per_second": 0.5}]
     record = {"device": {"name": "NVIDIA H100 80GB HBM3", "compute_units": 132},
               "check": {"mismatches": 2}, "leaf_search": {"jobs": 8, "runs": runs},
               "perft": perft}
@@ -1005,7 +1006,7 @@ def test_the_h100_section_of_a_hand_written_record(tmp_path):
     assert crossbench._h100(path) == {
         "record": str(path), "device": "NVIDIA H100 80GB HBM3", "compute_units": 132,
         "check_mismatches": 2, "search": runs[1], "without_top_1_percent": 9.0, "uniform": 6.0,
-        "perft": [perft[4], perft[5], perft[1]]}
+        "perft": [perft[4], perft[5], perft[7], perft[1]]}
     record["leaf_search"]["runs"] = runs[:3]
     path.write_text(json.dumps(record))
     h100 = crossbench._h100(path)
