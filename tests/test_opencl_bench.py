@@ -1011,3 +1011,34 @@ def test_the_h100_section_of_a_hand_written_record(tmp_path):
     path.write_text(json.dumps(record))
     h100 = crossbench._h100(path)
     assert (h100["without_top_1_percent"], h100["uniform"]) == (None, None)
+
+
+def test_crossbenchs_options_their_defaults_and_help(monkeypatch, capsys):
+    seen = []
+    monkeypatch.setattr(crossbench, "run", lambda args: seen.append(args) or 0)
+    monkeypatch.setattr(crossbench, "_worker", lambda args: seen.append(("worker", args)) or 7)
+    assert crossbench.main([]) == 0
+    [args] = seen
+    assert (args.model_stride, args.pocl_stride, args.skip_rtl, args.skip_stockfish,
+            args.render_only, args.worker) == (10_000, 1_000, False, False, False, False)
+    assert (args.cores, args.stride, args.platform) == (0, 1, "pocl")
+    assert Path(args.out) == ROOT / "docs" / "benchmarks"
+    assert Path(args.jobs).name == "jobs.npz" and Path(args.h100) == BENCHMARKS / "opencl-h100.json"
+    assert crossbench.main(["--worker", "--cores", "1", "--stride", "3", "--platform", "x"]) == 7
+    worker = seen[1][1]
+    assert (worker.cores, worker.stride, worker.platform) == (1, 3, "x")
+    monkeypatch.setenv("COLUMNS", "200")
+    with pytest.raises(SystemExit):
+        crossbench.main(["--help"])
+    lines = [line.strip() for line in capsys.readouterr().out.splitlines()]
+    for line in ("--jobs JOBS           job file (built when missing)",
+                 "--h100 H100           gpubench record of an H100 run",
+                 "--model-stride MODEL_STRIDE",
+                 "--pocl-stride POCL_STRIDE",
+                 "--skip-rtl", "--skip-stockfish"):
+        assert any(l.startswith(line) for l in lines), line
+    text = " ".join(lines)
+    for words in ("model and PoCL-one-core: every N-th leaf job", "PoCL on all cores: every N-th job",
+                  "redraw backends.md and .png from backends.json without measuring"):
+        assert words in text
+    assert "--worker" not in text and "--platform" not in text
