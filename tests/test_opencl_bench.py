@@ -348,7 +348,15 @@ def test_the_cross_backend_table_of_a_small_run(tmp_path, capsys):
     assert report["h100"] == crossbench._h100(h100)
     assert (out / "backends.md").read_text() == crossbench._markdown(report, crossbench._rows(report))
     assert (out / "backends.png").stat().st_size > 10_000
-    assert f"wrote {out / 'backends.json'}" in capsys.readouterr().out
+    console = capsys.readouterr().out.splitlines()
+    assert console[-1] == (f"wrote {out / 'backends.json'}, {out / 'backends.md'} and "
+                           f"{out / 'backends.png'}")
+    rows = crossbench._rows(report)
+    assert console[-1 - len(rows):-1] == [   # a row a line: columns of 6, 38, 38 and 10 characters
+        t.ljust(6) + " " + name.ljust(38) + " " + what.ljust(38) + " "
+        + crossbench._rate(rate).rjust(10) + "/s  " + note
+        for t, name, what, nodes, seconds, rate, note in rows]
+    assert console[-1 - len(rows)].startswith("search Python model (1 core)" + " " * 18 + "6 leaf jobs")
 
 
 class _ModelAsDevice:
