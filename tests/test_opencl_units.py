@@ -563,3 +563,31 @@ def test_each_refused_job_says_why(pocl):
         two.sq[5] = two.sq[4]          # a second white king on f1
         pocl.moves_many([start, two])
     assert str(e.value) == "the position has 2 white kings (a job needs exactly one)"
+
+
+def test_the_sweep_and_the_host_split_on_a_stand_in_gpu(tmp_path, monkeypatch, capsys):
+    """--sweep: work-groups of 32, 64 and 128 by 256 to 2048 work-items per unit, in that
+    order (the fastest, 128 x 2048, is the best); --split B/C: search_split's run with its
+    figures (no job here reaches the budget: nothing is split, the same results)."""
+    import json
+    fake = _FakeGpu()
+    monkeypatch.setattr(gpubench, "get_backend", lambda spec: fake)
+    _fake_job_file(tmp_path / "jobs.npz")
+    out = tmp_path / "r.json"
+    assert gpubench.main([str(tmp_path / "jobs.npz"), "--out", str(out), "--sweep",
+                          "--split", "5000/200", "--stride", "2"]) == 0
+    leaf = json.loads(out.read_text())["leaf_search"]
+    labels = [r["label"] for r in leaf["runs"]]
+    assert labels[:13] == ["default"] + [f"local {local} x{per_unit}/CU" for local in (32, 64, 128)
+                                         for per_unit in (256, 512, 1024, 2048)]
+    assert leaf["best"] == {"local_size": 128, "threads_per_unit": 2048}
+    assert (leaf["jobs"], leaf["stride"], leaf["nodes"]) == (4, 2, 10 + 30 + 50 + 70)
+    [split] = [r for r in leaf["runs"] if r["label"].startswith("split past")]
+    assert split["label"] == "split past 5000 nodes (children past 200)"
+    assert {k: split[k] for k in ("jobs", "nodes", "same_as_whole_jobs", "split_jobs",
+                                  "split_nodes", "split_child_jobs")} == {
+        "jobs": 4, "nodes": 160, "same_as_whole_jobs": True, "split_jobs": 0, "split_nodes": 0,
+        "split_child_jobs": 0}
+    assert split["first_launch_seconds"] == 160 / (64 * 128) / 1000
+    assert labels.index(split["label"]) == labels.index("the largest job alone") + 1
+    assert "\n  split past 5000/200: " in capsys.readouterr().out
