@@ -197,7 +197,8 @@ def test_without_pyopencl_the_error_says_what_to_install(monkeypatch, tmp_path):
     """PoCL's cache goes under ours (unless set already); without pyopencl, one line naming
     the package to install."""
     import sys
-    monkeypatch.delenv("POCL_CACHE_DIR", raising=False)
+    monkeypatch.setenv("POCL_CACHE_DIR", "")      # recorded, so that teardown restores it
+    monkeypatch.delenv("POCL_CACHE_DIR")
     monkeypatch.setenv("CHESSACCEL_OPENCL_CACHE", str(tmp_path))
     monkeypatch.setitem(sys.modules, "pyopencl", None)
     with pytest.raises(OpenCLError) as e:
