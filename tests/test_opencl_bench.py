@@ -691,6 +691,7 @@ def test_the_stockfish_row_reads_its_search_and_perft(tmp_path, monkeypatch):
     commands = log.read_text().splitlines()
     # one thread (the record says so), a fresh game for each bench position in turn
     assert commands.count("setoption name Threads value 1") == 3 and commands.count("uci") == 3
+    assert commands.count("setoption name Hash value 16") == 3
     searched = [c[len("position fen "):] for c in commands if c.startswith("position fen ")]
     assert searched[:positions] == [job.fen for job in crossbench.BENCH]
     assert searched[positions:] == [   # perft: the start position and Kiwipete
@@ -1050,3 +1051,26 @@ def test_crossbenchs_options_their_defaults_and_help(monkeypatch, capsys):
                   "redraw backends.md and .png from backends.json without measuring"):
         assert words in text
     assert "--worker" not in text and "--platform" not in text
+
+
+def test_a_missing_job_file_is_built_and_says_so(tmp_path, monkeypatch):
+    from chessaccel.host.opencl import benchjobs
+    path = tmp_path / "new" / "jobs.npz"
+    built = []
+
+    def build(where, progress):
+        built.append(where)
+        np.savez(where, positions=np.zeros((1, 5), dtype=np.uint64), sides=np.array([1]))
+    monkeypatch.setattr(benchjobs, "build", build)
+    watched = _WatchedOut()
+    data, sides = crossbench._job_file(path, watched)
+    assert built == [path] and sides.tolist() == [1]
+    assert watched.text == f"building {path} (python -m chessaccel.host.opencl.benchjobs)\n"
+
+
+def test_without_any_cycles_per_node_the_projection_stops(monkeypatch):
+    monkeypatch.setattr(crossbench, "_records", lambda: [])
+    with pytest.raises(SystemExit) as stopped:
+        crossbench._projection({"error": "verilator not found"})
+    assert str(stopped.value) == ("no cycles per node: no RTL bench record and the Verilator run "
+                                  "failed")
