@@ -678,14 +678,13 @@ def test_the_stockfish_row_reads_its_search_and_perft(tmp_path, monkeypatch):
     each bench position (nodes, milliseconds) summed, the version from ``id name``, perft's
     ``Nodes searched`` at the start position (6) and Kiwipete (5); without the program, an
     error entry that says how to install it."""
-    import io
     fake = tmp_path / "stockfish"
     fake.write_text(FAKE_STOCKFISH)
     fake.chmod(0o755)
     monkeypatch.setattr(crossbench, "STOCKFISH", str(fake))
     log = tmp_path / "commands.log"
     monkeypatch.setenv("FAKE_STOCKFISH_LOG", str(log))
-    progress = io.StringIO()
+    progress = _WatchedOut()       # the line is flushed at once: a long run is watched
     sf = crossbench._stockfish(progress)
     positions = len(crossbench.BENCH)
     commands = log.read_text().splitlines()
@@ -709,7 +708,9 @@ def test_the_stockfish_row_reads_its_search_and_perft(tmp_path, monkeypatch):
         [("startpos", 6, 10 ** 6), ("kiwipete", 5, 10 ** 5)]
     for p in sf["perft"]:
         assert p["nodes_per_second"] == p["nodes"] / p["cpu_seconds"] and p["seconds"] > 0
-    assert progress.getvalue().startswith(f"Stockfish: depth {crossbench.STOCKFISH_DEPTH} on the bench")
+    assert progress.text.startswith(f"Stockfish: depth {crossbench.STOCKFISH_DEPTH} on the bench")
+    assert progress.flushed[0] == (f"Stockfish: depth {crossbench.STOCKFISH_DEPTH} on the bench "
+                                   "positions, perft ...\n")
     monkeypatch.setattr(crossbench, "STOCKFISH", str(tmp_path / "none"))
     assert crossbench._stockfish(progress) == {
         "error": f"{tmp_path / 'none'} not installed (apt-get install stockfish)"}
