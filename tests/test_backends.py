@@ -12,7 +12,7 @@ from chessaccel.geometry import move_uci
 from chessaccel.host import backends
 from chessaccel.host.backends import (BACKEND_NAMES, Backend, BackendError, ModelBackend,
                                       RtlBackend, get_backend)
-from chessaccel.host.position import parse_position
+from chessaccel.host.position import chess_from_board, parse_position
 from chessaccel.sim.rtl_search import SIM_ENV, verilator_missing
 
 import suites
@@ -130,3 +130,99 @@ def test_a_simulator_that_cannot_run_is_one_line(monkeypatch):
         RtlBackend().search(board(KINGS), 1, -INF, INF)
     assert str(error.value) == ("RTL simulation failed: CHESSACCEL_RTL_SIM='nonsense': choose one "
                                 "of verilator, icarus")
+
+
+# --- the RTL backend's bookkeeping and the backend names, on stand-in simulators ----------------
+
+class _FakeRtl:
+    """chessaccel.sim.rtl_search / rtl_movegen stand-ins: perft counts python-chess's leaves and
+    takes 10 cycles a leaf (+1); search answers each job with its depth as score and nodes."""
+
+    def __init__(self):
+        self.calls = []
+
+    def rtl_perft(self, board, depth):
+        self.calls.append(("perft", board.key(), depth))
+        nodes = suites.chess_perft(chess_from_board(board), depth)
+        return nodes, 10 * nodes + 1
+
+    def rtl_search_many(self, jobs):
+        self.calls.append(("search", len(jobs)))
+        return [(depth, legal[0] if (legal := ModelBackend().moves(b)) else None, depth * 7, 99)
+                for b, depth, _, _ in jobs]
+
+    def rtl_moves(self, board):
+        return ["moves of", board.key()]
+
+
+@pytest.fixture
+def fake_rtl(monkeypatch):
+    import sys
+    fake = _FakeRtl()
+    monkeypatch.setitem(sys.modules, "chessaccel.sim.rtl_search", fake)
+    monkeypatch.setitem(sys.modules, "chessaccel.sim.rtl_movegen", fake)
+    return fake
+
+
+def test_the_rtl_divide_sums_its_childrens_nodes_and_cycles(fake_rtl):
+    kings = board(KINGS)
+    divided = RtlBackend().perft(kings, 2, divide=True)
+    assert kings.key() == board(KINGS).key(), "each child unmade"
+    expected = suites.chess_divide(chess.Board(KINGS), 2)
+    assert {move_uci(m): n for m, n in divided["divide"].items()} == expected
+    assert divided["nodes"] == sum(expected.values())
+    # each child's simulation: 10 cycles a leaf plus 1
+    assert divided["cycles"] == 10 * sum(expected.values()) + len(expected)
+    assert [c[2] for c in fake_rtl.calls] == [1] * len(expected)
+    whole = RtlBackend().perft(kings, 2)
+    assert whole == {"nodes": sum(expected.values()), "divide": None,
+                     "cycles": 10 * sum(expected.values()) + 1}
+    assert RtlBackend().perft(kings, 0, divide=True) == {"nodes": 1, "divide": None, "cycles": 11}
+
+
+def test_the_rtl_search_batches_its_jobs_and_gives_a_one_move_pv(fake_rtl):
+    rtl = RtlBackend()
+    stalemate = board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
+    found = rtl.search_many([(board(KINGS), 2, -INF, INF), (stalemate, 3, -5, 5)])
+    assert fake_rtl.calls == [("search", 2)]
+    first = ModelBackend().moves(board(KINGS))[0]
+    assert found == [{"score": 2, "best_move": first, "pv": [first], "nodes": 14, "cycles": 99},
+                     {"score": 3, "best_move": None, "pv": [], "nodes": 21, "cycles": 99}]
+    assert rtl.search(board(KINGS), 1, -INF, INF)["nodes"] == 7
+    assert rtl.moves(board(KINGS)) == ["moves of", board(KINGS).key()]
+
+
+def test_each_backend_name_reaches_its_implementation(monkeypatch):
+    """verilator and serial:PORT open the board link with the whole spec; opencl and
+    opencl:PLATFORM the OpenCL backend with the platform's name (None: any)."""
+    import sys
+    import types
+    opened = []
+    monkeypatch.setitem(sys.modules, "chessaccel.host.boardcli",
+                        types.SimpleNamespace(open_backend=lambda spec: opened.append(spec) or spec))
+    monkeypatch.setitem(sys.modules, "chessaccel.host.opencl",
+                        types.SimpleNamespace(OpenCLBackend=lambda p: ("opencl", p)))
+    assert get_backend("verilator") == "verilator"
+    assert get_backend("serial:/dev/ttyUSB0") == "serial:/dev/ttyUSB0"
+    assert opened == ["verilator", "serial:/dev/ttyUSB0"]
+    assert get_backend("opencl") == ("opencl", None)
+    assert get_backend("opencl:Portable") == ("opencl", "Portable")
+    for spec in ("opencl:", "opencl:  "):
+        with pytest.raises(BackendError) as error:
+            get_backend(spec)
+        assert str(error.value) == ("opencl backend needs a platform name after the colon: "
+                                    "--backend opencl:NVIDIA or opencl:Portable")
+    for spec in ("openclx", "serial", "Model", "verilator2"):
+        with pytest.raises(BackendError, match="^unknown backend"):
+            get_backend(spec)
+
+
+def test_the_model_backend_answers_in_the_common_form():
+    model = ModelBackend()
+    kings = board(KINGS)
+    assert sorted(move_uci(m) for m in model.moves(kings)) == ["a1a2", "a1b1", "a1b2"]
+    assert model.perft(kings, 3) == {"nodes": suites.chess_perft(chess.Board(KINGS), 3),
+                                     "divide": None, "cycles": None}
+    r = model.search(kings, 1, -INF, INF)
+    assert set(r) == {"score", "best_move", "pv", "nodes", "cycles"} and r["cycles"] is None
+    assert r["best_move"] == r["pv"][0] and r["nodes"] >= 4

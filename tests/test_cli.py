@@ -115,6 +115,12 @@ def test_bench_signature_is_the_documented_one():
              for job in BENCH]
     assert len({job.name for job in BENCH}) == len(BENCH)
     assert sum(nodes) == published, f"bench signature {sum(nodes)}, README.md says {published}"
+    # job by job: docs/fsm.md's table of the bench set (name, depth, nodes)
+    fsm = (Path(__file__).resolve().parent.parent / "docs" / "fsm.md").read_text()
+    table = fsm[fsm.index("## Measured cycles per node"):]
+    rows = re.findall(r"^\| ([\w.-]+) \| (\d) \| ([\d,]+) \|", table, re.M)
+    assert [(job.name, job.depth, n) for job, n in zip(BENCH, nodes)] == \
+        [(name, int(depth), int(count.replace(",", ""))) for name, depth, count in rows]
 
 
 def _actions(parser):
@@ -207,6 +213,20 @@ def test_search_text_output(capsys):
     obj = run_json(capsys, "search", "startpos", "--depth", "1")
     assert first == f"bestmove {obj['best_move']}  score cp {obj['score']}  depth 1"
     assert obj["mate"] is None and obj["depth"] == 1 and obj["cycles"] is None
+
+
+def test_search_text_gives_the_whole_pv_space_separated(capsys):
+    """Depth 2 from the start position: a PV of two legal moves, one after the other, and the
+    same line in text as in JSON."""
+    obj = run_json(capsys, "search", "startpos", "--depth", "2")
+    board = chess.Board()
+    for move in obj["pv"]:
+        assert chess.Move.from_uci(move) in board.legal_moves
+        board.push_uci(move)
+    assert len(obj["pv"]) == 2 and obj["best_move"] == obj["pv"][0]
+    assert main(["search", "startpos", "--depth", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == f"pv {obj['pv'][0]} {obj['pv'][1]}"
 
 
 def test_search_of_a_position_with_no_moves(capsys):
@@ -373,3 +393,105 @@ def test_every_help_text_is_lower_case_and_names_real_options():
         for named in re.findall(r"--[a-z][-a-z]*\w*", re.sub(r"`[^`]*`", "", text)):
             assert named in options, (named, text)
     assert seen > 40
+
+
+# --- the user's manual and every usage error, word for word -------------------------------------
+
+HELP = os.path.join(os.path.dirname(__file__), "data", "cli-help.txt")
+
+
+def test_the_help_of_each_command_is_the_committed_one(capsys, monkeypatch):
+    """``chessaccel [COMMAND] --help`` at 100 columns for the commands cli.py defines is
+    tests/data/cli-help.txt (reviewed by hand: option names, defaults, choices and texts); a
+    change of the manual updates the file on purpose."""
+    monkeypatch.setenv("COLUMNS", "100")
+    pages = []
+    for argv in ([], ["moves"], ["perft"], ["search"], ["bench"], ["board", "info"]):
+        with pytest.raises(SystemExit) as exit_:
+            main([*argv, "--help"])
+        assert exit_.value.code == 0
+        pages.append(f"$ chessaccel {' '.join(argv + ['--help'])}\n{capsys.readouterr().out}")
+    with open(HELP) as f:
+        assert "\n".join(pages) == f.read()
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["search", "startpos", "--depth", "9"], "argument --depth: depth 9 out of range 0..8"),
+    (["perft", "startpos", "--depth", "-1"], "argument --depth: depth -1 out of range 0..8"),
+    (["search", "startpos", "--depth", "2.5"], "argument --depth: depth must be an integer, got '2.5'"),
+    (["search", "startpos", "--alpha", "-32768"],
+     "argument --alpha: window bound -32768 out of range -32767..32767"),
+    (["search", "startpos", "--beta", "32768"],
+     "argument --beta: window bound 32768 out of range -32767..32767"),
+    (["search", "startpos", "--beta", "inf"], "argument --beta: window bound must be an integer, got 'inf'"),
+    (["search", "startpos", "--alpha", "5", "--beta", "4"], "empty window: alpha 5 must be below beta 4"),
+    (["perft", "startpos", "--depth", "1", "--count-mode", "bulk"],
+     "--count-mode bulk needs the opencl backend (model makes every leaf)"),
+    (["perft", "startpos", "--depth", "1", "--count-mode", "fast"],
+     "argument --count-mode: invalid choice: 'fast' (choose from 'bulk', 'make')"),
+    (["bench", "--host", "--host-depth", "0"], "host depth 0 out of range 1..64"),
+    (["bench", "--host", "--host-depth", "65"], "host depth 65 out of range 1..64"),
+    (["bench", "--host", "--accelerators", "0"], "accelerators must be at least 1, got 0"),
+    (["bench", "--dispatch", "--dispatch-depth", "0"], "dispatch depth 0 out of range 1..64"),
+    (["bench", "--dispatch", "--dispatch-depth", "65"], "dispatch depth 65 out of range 1..64"),
+    (["moves", "startpos", "--backend", "opencl:"],
+     "opencl backend needs a platform name after the colon: --backend opencl:NVIDIA or opencl:Portable"),
+])
+def test_each_usage_error_is_its_own_line(capsys, monkeypatch, argv, line):
+    from chessaccel.host.engine import dispatch, hostbench
+    monkeypatch.setattr(hostbench, "run", lambda *args: 0)     # an accepted value returns at once
+    monkeypatch.setattr(dispatch, "run", lambda *args: 0)
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", f"chessaccel: error: {line}\n")
+
+
+def test_the_limits_themselves_are_accepted(monkeypatch):
+    from chessaccel.host.engine import dispatch, hostbench
+    ran = []
+    monkeypatch.setattr(hostbench, "run", lambda args, *rest: ran.append(
+        ("host", args.host_depth, args.accelerators)) or 0)
+    monkeypatch.setattr(dispatch, "run", lambda args: ran.append(("dispatch", args.dispatch_depth)) or 0)
+    for depth in ("1", "64"):
+        assert main(["bench", "--host", "--host-depth", depth, "--accelerators", "1"]) == 0
+        assert main(["bench", "--dispatch", "--dispatch-depth", depth]) == 0
+    assert ran == [("host", 1, 1), ("dispatch", 1), ("host", 64, 1), ("dispatch", 64)]
+    for text, value in (("0", 0), ("8", 8), ("+3", 3)):
+        assert cli._depth(text) == value
+    for text, value in (("-32767", -32767), ("32767", 32767), ("0", 0)):
+        assert cli._bound(text) == value
+    assert cli._board("  startpos ").key() == cli._board(
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").key()
+    assert cli._uci(None) is None
+
+
+def test_each_command_reaches_its_module(monkeypatch, capsys):
+    """board-sim, board info, synth, uci, epd and match run their own modules' entries with
+    the parsed arguments and return their status; an EPD or match error is a usage error."""
+    from chessaccel.host import boardcli
+    from chessaccel.host.engine import epd, match, uci
+    from chessaccel.synth import board as synth_board
+    seen = []
+    monkeypatch.setattr(boardcli, "board_sim_main", lambda args: seen.append(("sim", args.command)) or 3)
+    monkeypatch.setattr(boardcli, "board_info_main",
+                        lambda args: seen.append(("info", args.port)) or 4)
+    monkeypatch.setattr(synth_board, "run_board_command", lambda args: seen.append(("synth", args.board)) or 5)
+    monkeypatch.setattr(uci, "main", lambda: seen.append(("uci",)) or 6)
+
+    def epd_run(args):
+        raise epd.EpdError("no such suite: nowhere.epd")
+
+    def match_run(args):
+        raise match.MatchError("opponent 'nobody' did not start")
+    monkeypatch.setattr(epd, "run", epd_run)
+    monkeypatch.setattr(match, "run", match_run)
+    assert main(["board-sim"]) == 3
+    assert main(["board", "info", "--port", "/dev/pts/9"]) == 4
+    assert main(["synth", "--board", "ulx3s"]) == 5
+    assert main(["uci"]) == 6
+    assert seen == [("sim", "board-sim"), ("info", "/dev/pts/9"), ("synth", "ulx3s"), ("uci",)]
+    capsys.readouterr()
+    assert main(["epd", "nowhere.epd", "--depth", "1"]) == 2
+    assert capsys.readouterr().err == "chessaccel: error: no such suite: nowhere.epd\n"
+    assert main(["match", "--opponent", "nobody", "--games", "2", "--tc", "1+0"]) == 2
+    assert capsys.readouterr().err == "chessaccel: error: opponent 'nobody' did not start\n"

@@ -348,7 +348,15 @@ def test_the_cross_backend_table_of_a_small_run(tmp_path, capsys):
     assert report["h100"] == crossbench._h100(h100)
     assert (out / "backends.md").read_text() == crossbench._markdown(report, crossbench._rows(report))
     assert (out / "backends.png").stat().st_size > 10_000
-    assert f"wrote {out / 'backends.json'}" in capsys.readouterr().out
+    console = capsys.readouterr().out.splitlines()
+    assert console[-1] == (f"wrote {out / 'backends.json'}, {out / 'backends.md'} and "
+                           f"{out / 'backends.png'}")
+    rows = crossbench._rows(report)
+    assert console[-1 - len(rows):-1] == [   # a row a line: columns of 6, 38, 38 and 10 characters
+        t.ljust(6) + " " + name.ljust(38) + " " + what.ljust(38) + " "
+        + crossbench._rate(rate).rjust(10) + "/s  " + note
+        for t, name, what, nodes, seconds, rate, note in rows]
+    assert console[-1 - len(rows)].startswith("search Python model (1 core)" + " " * 18 + "6 leaf jobs")
 
 
 class _ModelAsDevice:
@@ -670,21 +678,24 @@ def test_the_stockfish_row_reads_its_search_and_perft(tmp_path, monkeypatch):
     each bench position (nodes, milliseconds) summed, the version from ``id name``, perft's
     ``Nodes searched`` at the start position (6) and Kiwipete (5); without the program, an
     error entry that says how to install it."""
-    import io
     fake = tmp_path / "stockfish"
     fake.write_text(FAKE_STOCKFISH)
     fake.chmod(0o755)
     monkeypatch.setattr(crossbench, "STOCKFISH", str(fake))
     log = tmp_path / "commands.log"
     monkeypatch.setenv("FAKE_STOCKFISH_LOG", str(log))
-    progress = io.StringIO()
+    progress = _WatchedOut()       # the line is flushed at once: a long run is watched
     sf = crossbench._stockfish(progress)
     positions = len(crossbench.BENCH)
     commands = log.read_text().splitlines()
     # one thread (the record says so), a fresh game for each bench position in turn
     assert commands.count("setoption name Threads value 1") == 3 and commands.count("uci") == 3
+    assert commands.count("setoption name Hash value 16") == 3
     searched = [c[len("position fen "):] for c in commands if c.startswith("position fen ")]
     assert searched[:positions] == [job.fen for job in crossbench.BENCH]
+    assert searched[positions:] == [   # perft: the start position and Kiwipete
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"]
     assert commands[commands.index("position fen " + searched[0]) - 1] == "ucinewgame"
     assert commands.count("ucinewgame") == positions and commands.count("quit") == 3
     assert sf["version"] == "Fakefish 1.0" and sf["threads"] == 1
@@ -697,7 +708,9 @@ def test_the_stockfish_row_reads_its_search_and_perft(tmp_path, monkeypatch):
         [("startpos", 6, 10 ** 6), ("kiwipete", 5, 10 ** 5)]
     for p in sf["perft"]:
         assert p["nodes_per_second"] == p["nodes"] / p["cpu_seconds"] and p["seconds"] > 0
-    assert progress.getvalue().startswith(f"Stockfish: depth {crossbench.STOCKFISH_DEPTH} on the bench")
+    assert progress.text.startswith(f"Stockfish: depth {crossbench.STOCKFISH_DEPTH} on the bench")
+    assert progress.flushed[0] == (f"Stockfish: depth {crossbench.STOCKFISH_DEPTH} on the bench "
+                                   "positions, perft ...\n")
     monkeypatch.setattr(crossbench, "STOCKFISH", str(tmp_path / "none"))
     assert crossbench._stockfish(progress) == {
         "error": f"{tmp_path / 'none'} not installed (apt-get install stockfish)"}
@@ -780,3 +793,285 @@ def test_the_plot_titles_and_labels_each_bar(tmp_path, monkeypatch):
 
 def test_the_smallest_budgets_are_accepted():
     assert gpubench._budgets("1/1") == (1, 1) and gpubench._split_args("1/0") == (1, 0)
+
+
+# --- crossbench: the model's run, the goal lines of the plot ---------------------------------
+
+def test_the_model_runs_every_stride_th_job_and_says_so_at_once(tmp_path):
+    """crossbench's model figures: jobs 0, 2 and 4 of six at stride 2, searched by the model
+    (its node counts), announced on the progress stream and flushed before the search starts."""
+    boards, params = _small_job_file(tmp_path / "jobs.npz")
+    data = np.load(tmp_path / "jobs.npz")
+    watched = _WatchedOut()
+    idx, results, seconds, cpu = crossbench._model(data, data["sides"], 2, watched)
+    assert list(idx) == [0, 2, 4]
+    assert [r.nodes for r in results] == \
+        [model_search(boards[i], int(params[i][0]), -INF, INF).nodes for i in (0, 2, 4)]
+    assert watched.text == "model: 3 leaf jobs (every 2-th) ...\n"
+    assert watched.flushed == [watched.text]
+    assert seconds >= 0 and cpu >= 0
+
+
+def test_the_goal_lines_stand_at_the_projects_goals(tmp_path, monkeypatch):
+    """backends.png: a dashed black line at each goal (brief and issue 10: 40 M nodes/s per
+    ECP5-85F and 1 G on an H100 for search, 300 G leaves/s on an H100 for perft), its label
+    upright against the line's left side, from the foot of the bars."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    kept = []
+    real_close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig=None: kept.append(fig))
+    rows = crossbench._rows(json.loads((BENCHMARKS / "backends.json").read_text()))
+    crossbench._plot(rows, tmp_path / "backends.png")
+    [fig] = kept
+    goals = {"search": [(40e6, "goal: 40 M per ECP5-85F "), (1e9, "goal: 1 G on an H100 ")],
+             "perft": [(300e9, "goal: 300 G on an H100 ")]}
+    try:
+        for ax, table in zip(fig.axes, ("search", "perft")):
+            bars = sum(r[0] == table for r in rows)
+            lines = [(line.get_xdata()[0], line.get_color(), line.get_linestyle(), line.get_linewidth())
+                     for line in ax.lines]
+            assert lines == [(x, "black", "--", 0.8) for x, _ in goals[table]]
+            texts = [(t.get_position(), t.get_text(), t.get_rotation(), t.get_va(), t.get_ha())
+                     for t in ax.texts if t.get_text().startswith("goal:")]
+            assert texts == [((x, bars - 0.5), label, 90.0, "bottom", "right")
+                             for x, label in goals[table]]
+    finally:
+        real_close(fig)
+
+
+def test_the_job_file_holds_every_field(tmp_path):
+    """benchjobs.build on 201 small leaf jobs and a stand-in device (the model): each job at
+    depth 3 with the full window (docs/opencl.md), every 100th job checked (0, 100, 200) with its
+    expected score, move and nodes, the first of them by the model too; the perft roots with
+    their published counts (Chessprogramming Wiki); the progress lines."""
+    import io
+    import re
+    from chessaccel.host.opencl import benchjobs
+    from chessaccel.host.position import chess_from_board
+    fens = ["8/8/8/4k3/8/8/3PK3/8 w - - 0 1", "8/8/8/4k3/8/2N5/4K3/8 b - - 0 1",
+            "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"]
+    boards = [suites.board_of(fen) for fen in fens]
+    leaves = [(k % 2, boards[k % 3]) for k in range(201)]
+    progress = io.StringIO()
+    path = tmp_path / "jobs.npz"
+    assert benchjobs.build(path, _ModelAsDevice(boards), progress, leaves=leaves) == path
+    data = np.load(path)
+    assert data["params"].tolist() == [[3, -INF, INF, 0]] * 201
+    assert data["bench_index"].tolist() == [k % 2 for k in range(201)]
+    assert data["sides"].tolist() == [boards[k % 3].side for k in range(201)]
+    unpacked = unpack_positions(data["positions"], data["sides"])
+    assert [b.key() for b in unpacked] == [boards[k % 3].key() for k in range(201)]
+    assert data["check_index"].tolist() == [0, 100, 200]
+    expected = [model_search(boards[k % 3], 3, -INF, INF) for k in (0, 100, 200)]
+    assert data["check_scores"].tolist() == [r.score for r in expected]
+    assert data["check_nodes"].tolist() == [r.nodes for r in expected]
+    assert data["check_best_moves"].tolist() == [encode_move(r.best_move, b.side == 1)
+                                                 for r, b in zip(expected, boards)]
+    assert int(data["model_checked"]) == 1 and str(data["reference_device"]) == "the model"
+    assert data["perft_names"].tolist() == ["startpos", "kiwipete"]
+    assert data["perft_depths"].tolist() == [[5, 6, 7, 8], [4, 5, 6, 7]]
+    assert data["perft_counts"].tolist() == [[4_865_609, 119_060_324, 3_195_901_860, 84_998_978_956],
+                                             [4_085_603, 193_690_690, 8_031_647_685, 374_190_009_323]]
+    roots = unpack_positions(data["perft_positions"], np.array([0, 0]))
+    assert [chess_from_board(b).fen() for b in roots] == [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"]
+    nodes = sum(r.nodes for r in expected)
+    assert re.fullmatch(r"201 leaf jobs \(\d+\.\d s\)\n"
+                        rf"check sample: 3 jobs, {nodes} nodes on the model \(\d+\.\d s\)\n"
+                        r"model agrees on 1 of them \(\d+\.\d s\)\n", progress.getvalue())
+
+
+def test_rates_are_written_in_three_figures_with_their_unit():
+    rate = crossbench._rate
+    assert [rate(x) for x in (1e9, 2.5e9, 1_234e9, 1e6, 123_456_789, 999_999, 1000, 12_345, 999, 0.4)] \
+        == ["1 G", "2.5 G", "1.23e+03 G", "1 M", "123 M", "1e+03 k", "1 k", "12.3 k", "999", "0"]
+
+
+def _hand_report(h100=True, stockfish=True, split=True):
+    """A report written by hand: every figure a round number whose rate is easy to check."""
+    report = {
+        "model": {"jobs": 6, "nodes": 1000, "cpu_seconds": 2.0, "nodes_per_second": 500.0},
+        "verilator": {"jobs": 10, "nodes": 47_340, "cpu_seconds": 10.0, "nodes_per_second": 4734.0,
+                      "cycles_per_node": 4.806},
+        "fpga": {"nodes_per_second": 3e7, "fmax_mhz": 60.5, "cores": 3, "cycles_per_node": 4.814},
+        "pocl_1": {"search": {"jobs": 6, "nodes": 1000, "cpu_seconds": 0.01},
+                   "perft": [{"mode": "bulk", "root": "startpos", "depth": 5, "nodes": 4_865_609,
+                              "cpu_seconds": 2.0}]},
+        "speedup": {"pocl_1_over_model": 200.4, "jobs": 6},
+        "pocl_all": {"compute_units": 2, "search": {"jobs": 3, "nodes": 600, "seconds": 0.002}},
+    }
+    if h100:
+        report["h100"] = {
+            "search": {"jobs": 483_504, "nodes": 5_686_987_855, "kernel_seconds": 2.5,
+                       "nodes_per_second": 2.27e9, "work_items": 132 * 128,
+                       "label": "split on the device 100000/1" if split else "default"},
+            "compute_units": 132, "without_top_1_percent": 3.5e9, "uniform": 4.25e9,
+            "perft": [{"mode": "bulk", "root": "startpos", "depth": 7, "nodes": 3_195_901_860,
+                       "seconds": 0.5, "nodes_per_second": 6.4e9, "leaf_depth_max": 2}]}
+    if stockfish:
+        report["stockfish"] = {
+            "version": "Stockfish 16", "search": {"nodes": 2_000_000, "cpu_seconds": 1.0,
+                                                  "nodes_per_second": 2e6},
+            "perft": [{"root": "kiwipete", "depth": 5, "nodes": 193_690_690, "cpu_seconds": 1.5,
+                       "nodes_per_second": 1.29e8}]}
+    return report
+
+
+def test_the_table_rows_of_a_hand_written_report():
+    """crossbench._rows on a report written by hand, row by row: (table, implementation,
+    work, nodes, seconds, rate, note)."""
+    rows = crossbench._rows(_hand_report())
+    assert rows == [
+        ("search", "Python model (1 core)", "6 leaf jobs", 1000, 2.0, 500.0,
+         "the golden reference; CPU seconds"),
+        ("search", "RTL in Verilator (1 core)", "bench set, 10 jobs", 47_340, 10.0, 4734.0,
+         "4.81 cycles/node; CPU seconds"),
+        ("search", "FPGA, projected (ECP5-85F)", "Fmax x cores / cycles per node", None, None, 3e7,
+         "60.5 MHz x 3 cores / 4.81 cycles per node"),
+        ("search", "PoCL, 1 CPU core", "6 leaf jobs (the model's)", 1000, 0.01, 100_000.0,
+         "200x the model; CPU seconds"),
+        ("search", "PoCL, all 2 CPU cores", "3 leaf jobs", 600, 0.002, 300_000.0,
+         "wall seconds on the shared machine"),
+        ("search", "H100, OpenCL", "483,504 leaf jobs, one batch", 5_686_987_855, 2.5, 2.27e9,
+         "long jobs split on the device; 128 work-items per SM; 3500 M/s without the largest 1% "
+         "of jobs, 4.2 G/s on one job repeated"),
+        ("search", "Stockfish 16 (1 thread)", "its own search, bench positions", 2_000_000, 1.0, 2e6,
+         "a different search: for scale; CPU seconds"),
+        ("perft", "PoCL, 1 CPU core, bulk", "startpos perft 5", 4_865_609, 2.0, 4_865_609 / 2.0,
+         "CPU seconds"),
+        ("perft", "H100, OpenCL, bulk", "startpos perft 7", 3_195_901_860, 0.5, 6.4e9,
+         "2 plies per work-item"),
+        ("perft", "Stockfish 16 (1 thread), bulk", "kiwipete perft 5", 193_690_690, 1.5, 1.29e8,
+         "CPU seconds"),
+    ]
+    unsplit = crossbench._rows(_hand_report(split=False))
+    assert [r[6] for r in unsplit if r[1] == "H100, OpenCL"] == [
+        "128 work-items per SM; 3500 M/s without the largest 1% of jobs, 4.2 G/s on one job repeated"]
+    bare = _hand_report(h100=False, stockfish=False)
+    bare["verilator"] = {"error": "no verilator"}
+    assert [r[1] for r in crossbench._rows(bare)] == [
+        "Python model (1 core)", "FPGA, projected (ECP5-85F)", "PoCL, 1 CPU core",
+        "PoCL, all 2 CPU cores", "PoCL, 1 CPU core, bulk"]
+
+
+def test_the_markdown_of_a_hand_written_report():
+    report = _hand_report(h100=False, stockfish=False)
+    report.update({"date": "2026-11-25", "commit": "abc1234",
+                   "machine": {"cpus": 2, "load_average": [1.5, 1.0, 0.5]},
+                   "machine_after": {"load_average": [2.0, 1.5, 1.0]}})
+    report["fpga"]["sources"] = {"fmax": {"record": "synth/x.json", "commit": "def5678"},
+                                 "cores": {"estimate": "70 % of the LUT4s"}}
+    text = crossbench._markdown(report, crossbench._rows(report))
+    assert text == (
+        "<!-- generated by `python -m chessaccel.host.crossbench`: do not edit -->\n\n"
+        "Measured 2026-11-25 at commit abc1234; this machine: 2 CPUs, load average [1.5, 1.0, 0.5] "
+        "at the start, [2.0, 1.5, 1.0] at the end (shared with other work). Single-threaded rows "
+        "are timed in CPU seconds (what the run spent on a core, whatever the load); the all-cores "
+        "row and the H100 in wall seconds. H100 figures: `none`.\n\n"
+        "### Search (nodes per second)\n\n"
+        "| implementation | work | nodes | seconds | nodes/s | note |\n"
+        "|---|---|---:|---:|---:|---|\n"
+        "| Python model (1 core) | 6 leaf jobs | 1,000 | 2.000 | 500 | the golden reference; CPU seconds |\n"
+        "| RTL in Verilator (1 core) | bench set, 10 jobs | 47,340 | 10.000 | 4.73 k | 4.81 cycles/node; CPU seconds |\n"
+        "| FPGA, projected (ECP5-85F) | Fmax x cores / cycles per node |  |  | 30 M | 60.5 MHz x 3 cores / 4.81 cycles per node |\n"
+        "| PoCL, 1 CPU core | 6 leaf jobs (the model's) | 1,000 | 0.010 | 100 k | 200x the model; CPU seconds |\n"
+        "| PoCL, all 2 CPU cores | 3 leaf jobs | 600 | 0.002 | 300 k | wall seconds on the shared machine |\n\n"
+        "### Perft (leaves per second)\n\n"
+        "| implementation | work | nodes | seconds | nodes/s | note |\n"
+        "|---|---|---:|---:|---:|---|\n"
+        "| PoCL, 1 CPU core, bulk | startpos perft 5 | 4,865,609 | 2.000 | 2.43 M | CPU seconds |\n\n"
+        "FPGA projection sources: fmax: record synth/x.json, commit def5678; cores: estimate 70 % "
+        "of the LUT4s.\n\n"
+        "PoCL on one core against the model on the same 6 jobs: **200x** (every score and node "
+        "count equal).\n")
+
+
+def test_the_h100_section_of_a_hand_written_record(tmp_path):
+    """_h100 on a record written by hand: the fastest run over every job (not a faster one over
+    fewer jobs), the tail and uniform rates by their labels, and per (root, mode) the fastest
+    correct perft run (a faster wrong one left out), sorted by mode then root; a record outside
+    the tree is named by its path; without tail or uniform runs, None."""
+    runs = [{"label": "default", "jobs": 8, "nodes_per_second": 5.0},
+            {"label": "best again", "jobs": 8, "nodes_per_second": 7.0},
+            {"label": "the largest job alone", "jobs": 1, "nodes_per_second": 99.0},
+            {"label": "without the top 1% of jobs", "jobs": 7, "nodes_per_second": 9.0},
+            {"label": "without the top 10% of jobs", "jobs": 6, "nodes_per_second": 11.0},
+            {"label": "uniform (median job repeated)", "jobs": 8, "nodes_per_second": 6.0}]
+    perft = [{"root": "startpos", "mode": "make", "correct": True, "nodes_per_second": 1.0},
+             {"root": "startpos", "mode": "make", "correct": True, "nodes_per_second": 3.0},
+             {"root": "startpos", "mode": "make", "correct": True, "nodes_per_second": 2.0},
+             {"root": "kiwipete", "mode": "bulk", "correct": False, "nodes_per_second": 50.0},
+             {"root": "kiwipete", "mode": "bulk", "correct": True, "nodes_per_second": 4.0},
+             {"root": "startpos", "mode": "bulk", "correct": True, "nodes_per_second": 8.0},
+             {"root": "kiwipete", "mode": "make", "error": "out of resources"},
+             {"root": "kiwipete", "mode": "make", "correct": True, "nodes_per_second": 0.5}]
+    record = {"device": {"name": "NVIDIA H100 80GB HBM3", "compute_units": 132},
+              "check": {"mismatches": 2}, "leaf_search": {"jobs": 8, "runs": runs},
+              "perft": perft}
+    path = tmp_path / "h100.json"
+    path.write_text(json.dumps(record))
+    assert crossbench._h100(path) == {
+        "record": str(path), "device": "NVIDIA H100 80GB HBM3", "compute_units": 132,
+        "check_mismatches": 2, "search": runs[1], "without_top_1_percent": 9.0, "uniform": 6.0,
+        "perft": [perft[4], perft[5], perft[7], perft[1]]}
+    record["leaf_search"]["runs"] = runs[:3]
+    path.write_text(json.dumps(record))
+    h100 = crossbench._h100(path)
+    assert (h100["without_top_1_percent"], h100["uniform"]) == (None, None)
+
+
+def test_crossbenchs_options_their_defaults_and_help(monkeypatch, capsys):
+    seen = []
+    monkeypatch.setattr(crossbench, "run", lambda args: seen.append(args) or 0)
+    monkeypatch.setattr(crossbench, "_worker", lambda args: seen.append(("worker", args)) or 7)
+    assert crossbench.main([]) == 0
+    [args] = seen
+    assert (args.model_stride, args.pocl_stride, args.skip_rtl, args.skip_stockfish,
+            args.render_only, args.worker) == (10_000, 1_000, False, False, False, False)
+    assert (args.cores, args.stride, args.platform) == (0, 1, "pocl")
+    assert Path(args.out) == ROOT / "docs" / "benchmarks"
+    assert Path(args.jobs).name == "jobs.npz" and Path(args.h100) == BENCHMARKS / "opencl-h100.json"
+    assert crossbench.main(["--worker", "--cores", "1", "--stride", "3", "--platform", "x"]) == 7
+    worker = seen[1][1]
+    assert (worker.cores, worker.stride, worker.platform) == (1, 3, "x")
+    monkeypatch.setenv("COLUMNS", "200")
+    with pytest.raises(SystemExit):
+        crossbench.main(["--help"])
+    lines = [line.strip() for line in capsys.readouterr().out.splitlines()]
+    for line in ("--jobs JOBS           job file (built when missing)",
+                 "--h100 H100           gpubench record of an H100 run",
+                 "--model-stride MODEL_STRIDE",
+                 "--pocl-stride POCL_STRIDE",
+                 "--skip-rtl", "--skip-stockfish"):
+        assert any(l.startswith(line) for l in lines), line
+    text = " ".join(lines)
+    for words in ("model and PoCL-one-core: every N-th leaf job", "PoCL on all cores: every N-th job",
+                  "redraw backends.md and .png from backends.json without measuring"):
+        assert words in text
+    assert "--worker" not in text and "--platform" not in text
+
+
+def test_a_missing_job_file_is_built_and_says_so(tmp_path, monkeypatch):
+    from chessaccel.host.opencl import benchjobs
+    path = tmp_path / "new" / "jobs.npz"
+    built = []
+
+    def build(where, progress):
+        built.append(where)
+        np.savez(where, positions=np.zeros((1, 5), dtype=np.uint64), sides=np.array([1]))
+    monkeypatch.setattr(benchjobs, "build", build)
+    watched = _WatchedOut()
+    data, sides = crossbench._job_file(path, watched)
+    assert built == [path] and sides.tolist() == [1]
+    assert watched.text == f"building {path} (python -m chessaccel.host.opencl.benchjobs)\n"
+
+
+def test_without_any_cycles_per_node_the_projection_stops(monkeypatch):
+    monkeypatch.setattr(crossbench, "_records", lambda: [])
+    with pytest.raises(SystemExit) as stopped:
+        crossbench._projection({"error": "verilator not found"})
+    assert str(stopped.value) == ("no cycles per node: no RTL bench record and the Verilator run "
+                                  "failed")
