@@ -415,3 +415,24 @@ def test_a_broken_link_fails_its_batches_naming_the_board_in_one_line():
             executor.submit([Job(None, 1, -INF, INF)])
     finally:
         executor.close()
+
+
+# --- the interface benchmark ------------------------------------------------------------------
+
+def test_the_interface_benchmark_times_a_known_number_of_batches(monkeypatch):
+    """jobs_total // size batches of each size, a batch of 1 an eighth as many (each costs
+    about what a bigger one does), at least one: 1600 jobs -> 200, 50 and 1 batches."""
+    from chessaccel.host.engine import dispatch
+    submitted = []
+
+    class Counting(dispatch.BatchExecutor):
+        def submit(self, jobs):
+            submitted.append(len(jobs))
+            assert {(job.depth, job.alpha, job.beta) for job in jobs} == {(0, -INF, INF)}
+            return super().submit(jobs)
+
+    monkeypatch.setattr(dispatch, "BatchExecutor", Counting)
+    rates = dispatch.measure_interface(jobs_total=1600, sizes=(1, 32, 5000))
+    assert submitted == ([1] * 200 + [32] * 50 + [5000]) * 2
+    assert list(rates) == ["inline", "threaded"]
+    assert all(list(rates[label]) == [1, 32, 5000] for label in rates)
