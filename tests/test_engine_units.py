@@ -54,6 +54,16 @@ def test_a_new_or_cleared_table_is_empty_at_generation_0():
     assert table.probe(8738 + 5).generation == 0 and table.used == 1
 
 
+def test_the_default_table_and_its_entries():
+    """16 MiB as UCI's Hash option's default; entries without a __dict__ (ENTRY_BYTES was
+    measured with slots: a dict per entry would double it); three distinct bound codes."""
+    table = TranspositionTable()
+    assert (table.megabytes, table.slots) == (16, 16 * (1 << 20) // 120)
+    table.store(1, 1, Bound.EXACT, 0, None)
+    assert not hasattr(table.probe(1), "__dict__")
+    assert (Bound.EXACT, Bound.LOWER, Bound.UPPER) == (0, 1, 2)
+
+
 def test_the_hash_option_bounds_are_inclusive(monkeypatch):
     from chessaccel.host.engine import tt
     assert TranspositionTable(1).slots == (1 << 20) // ENTRY_BYTES == 8738
@@ -109,7 +119,9 @@ def test_hashfull_is_permille_rounded_down_and_capped():
     assert table.hashfull() == 1        # 9000 // 8738
     table.store(8, 2, Bound.EXACT, 0, None)     # the same slot again: not counted twice
     assert table.used == 9
-    table.used = table.slots + 5        # more than the slots (cannot happen): still 1000
+    table.used = 8000                   # 8,000,000 // 8738
+    assert table.hashfull() == 915
+    table.used = table.slots * 2        # more than the slots (cannot happen): still 1000
     assert table.hashfull() == 1000
 
 
@@ -153,6 +165,17 @@ def test_budget_deadlines_add_to_the_start():
     assert Budget().deadlines(100.0) == (None, None)
     assert Budget(soft=1.0).deadlines(10.0) == (11.0, None)
     assert Budget(hard=1.0).deadlines(10.0) == (None, 11.0)
+
+
+def test_fields_a_go_leaves_out_are_none_and_plan_nothing():
+    assert GoLimits() == GoLimits(wtime=None, btime=None, winc=None, binc=None, movestogo=None,
+                                  movetime=None, infinite=False)
+    assert plan(GoLimits(), True) == Budget() == plan(GoLimits(), False)
+    assert plan(GoLimits(wtime=5000), False) == Budget()    # black's clock not given
+    assert plan(GoLimits(btime=5000), False) == plan(GoLimits(btime=5000, binc=0, movestogo=30), False)
+    # no increment given is none at all: 60 s over 30 moves, no overhead: target 2 s, hard 5 s
+    budget = plan(GoLimits(wtime=60000), True, overhead_ms=0)
+    assert budget.hard == pytest.approx(5.0) and budget.soft == pytest.approx(1.0)
 
 
 def test_movetime_plans_less_the_overhead_and_never_below_the_least():
@@ -201,6 +224,7 @@ def test_the_reserve_when_the_overhead_exceeds_the_increment():
     assert budget.hard == pytest.approx((9.9 / 30 + 0.075 - 0.1) * 2.5)
     # no time left at all: the least think time, both deadlines
     assert plan(GoLimits(wtime=0), True) == Budget(MIN_THINK * 0.5, MIN_THINK)
+    assert plan(GoLimits(wtime=0), True, overhead_ms=0) == Budget(MIN_THINK * 0.5, MIN_THINK)
 
 
 def test_the_lag_meter_edges():
@@ -228,6 +252,9 @@ def test_the_lag_meter_edges():
     meter.after_move(16, 5000, 0, 0)
     meter.before_go(18, 5000)                   # lag 0: the old one decays
     assert meter.lag_ms == 7500.0 and meter.expected_ms(0) == 9375
+    meter.after_move(18, 5000, 100, 50)
+    meter.before_go(20, 4900)                   # charged 5000 - 4900 + 100 = 200: lag 150
+    assert meter.lag_ms == 5625.0               # the decayed 7500 still above it
 
 
 # --- the search driver's stopping rules -------------------------------------------------------
