@@ -181,6 +181,21 @@ def test_elo_at_the_edges():
     assert estimate(0, 0, 0).text() == "no games"
 
 
+def test_elo_texts_at_the_edges_worked_by_hand():
+    """-400 log10(59) = -708.3 (score 1/60: half a point of 30 games, or one draw in 30);
+    score 7/8: -400 log10(1/7) = +338.0; 1 win 1 draw: score 0.75, +190.8, spread
+    1.96 sqrt(0.0625 / 2) = 0.3465: low score 0.4035 -> -67.9, high above 1: unbounded."""
+    texts = {games: estimate(*games) for games in ((0, 0, 30), (4, 0, 0), (0, 1, 29), (1, 1, 0))}
+    assert {games: (e.text(), e.bound, e.error) for games, e in texts.items()} == {
+        (0, 0, 30): ("+0 =0 -30, score 0.000, Elo < -708 (every game lost: a bound from half a "
+                     "point)", "<", None),
+        (4, 0, 0): ("+4 =0 -0, score 1.000, Elo > +338 (every game won: a bound from half a "
+                    "point)", ">", None),
+        (0, 1, 29): ("+0 =1 -29, score 0.017, Elo -708, 95 % interval [-inf, -516]", None, None),
+        (1, 1, 0): ("+1 =1 -0, score 0.750, Elo +191, 95 % interval [-68, +inf]", None, None)}
+    assert estimate(0, 0, 0) == estimate(0, 0, 0).__class__(0, 0, 0, 0, 0.0, None, None, None, None)
+
+
 @needs_stockfish
 def test_a_match_starts_afresh_unless_resumed(tmp_path, capsys):
     """An old record is replaced by a new match; with --resume the match goes on after the
