@@ -330,16 +330,17 @@ def test_a_scripted_win_with_black_scores_1_and_mate_text(monkeypatch):
 def test_a_game_from_a_later_position_to_the_move_limit_with_exact_rounding(monkeypatch):
     """From a position 39 plies into a game (black to move, ours), 3 plies to the limit: a
     draw by adjudication, plies counted from the start position, each move's seconds to 4
-    digits (0.1236), each least clock to 3 (10 - 2 x 0.1236 = 9.7528 -> 9.753)."""
+    digits (0.1236), each least clock to 3 (10 - 2 x 0.1236 = 9.7528 -> 9.753; theirs
+    10 - 0.2341 = 9.7659 -> 9.766)."""
     from chessaccel.host.engine import match
     info = {"depth": 5, "nodes": 77, "score": chess.engine.PovScore(chess.engine.Cp(40), chess.WHITE)}
     ours, theirs = _sides(monkeypatch, ["e7e5", "b8c6"], ["e2e4"], our_seconds=0.1236,
-                          their_seconds=0.2, info=info)
+                          their_seconds=0.2341, info=info)
     start = chess.Board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 20")
     game, record = match.play_game(ours, theirs, start, chess.BLACK, 10.0, 0.0, 3, 2)
     assert record == {"game": 2, "our_colour": "black", "result": "1/2-1/2", "points": 0.5,
                       "termination": "adjudicated (move limit)", "plies": 3,
-                      "our_least_clock": 9.753, "their_least_clock": 9.8,
+                      "our_least_clock": 9.753, "their_least_clock": 9.766,
                       "our_time_loss": False, "their_time_loss": False,
                       "our_moves": [{"ply": 39, "seconds": 0.1236, "depth": 5, "nodes": 77, "score": -40},
                                     {"ply": 41, "seconds": 0.1236, "depth": 5, "nodes": 77, "score": -40}],
