@@ -104,6 +104,73 @@ def test_bad_arguments(capsys, argv, problem):
     assert len(err) == 1 and problem in err[0]
 
 
+@pytest.mark.parametrize("argv, line", [
+    (["--first", "0"], "argument --first: first must be at least 1, got 0"),
+    (["--first", "x"], "argument --first: first must be an integer, got 'x'"),
+    (["--hash", "0"], "argument --hash: hash must be at least 1, got 0"),
+    (["--hash", "-3"], "argument --hash: hash must be at least 1, got -3"),
+    (["--accelerators", "0"], "argument --accelerators: accelerators must be at least 1, got 0"),
+])
+def test_counts_below_one_are_refused_naming_the_option(capsys, argv, line):
+    assert main(["epd", "x.epd", "--depth", "1", *argv]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [f"chessaccel: error: {line}"]
+
+
+@pytest.mark.parametrize("limit", ["nodes", "movetime", "depth"])
+def test_each_limit_below_one_is_refused_naming_it(capsys, limit):
+    assert main(["epd", "x.epd", f"--{limit}", "0"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"chessaccel: error: argument --{limit}: {limit} must be at least 1, got 0"]
+
+
+def test_a_suite_without_positions_is_named_in_one_line(tmp_path, capsys):
+    path = tmp_path / "empty.epd"
+    path.write_text("# nothing here\n\n")
+    status, captured = run_epd(capsys, path, "--depth", 1)
+    assert status == 2
+    assert captured.err.strip().splitlines() == [f"chessaccel: error: {path}: no positions"]
+
+
+def test_the_help_lists_every_option_with_its_default(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    with pytest.raises(SystemExit) as done:
+        main(["epd", "--help"])
+    assert done.value.code == 0
+    text = capsys.readouterr().out
+    # the words after the usage, whatever the wrapping
+    assert " ".join(text[text.index("positional arguments"):].split()) == " ".join([
+        "positional arguments:", "file EPD suite (bm, am, dm operations)", "options:",
+        "-h, --help show this help message and exit", "--nodes NODES nodes per position",
+        "--movetime MOVETIME milliseconds per position", "--depth DEPTH plies per position",
+        "--backend BACKEND where the leaf jobs run (default model)",
+        "--accelerators ACCELERATORS model worker processes / simulated board cores (default 1)",
+        "--hardware-plies HARDWARE_PLIES plies each job searches above quiescence (default 3)",
+        "--hash HASH table MiB (default 16)", "--first FIRST only the first N positions",
+        "--out OUT JSON to write (default out/epd-NAME-LIMIT.json)",
+        "--resume keep the records already in OUT.jsonl and search the rest",
+        "--json print one JSON object on stdout"])
+
+
+def test_the_defaults_and_a_16_mib_table_unless_hash_says(suite, tmp_path, capsys, monkeypatch):
+    from chessaccel.host.engine import epd
+    sizes = []
+
+    class Recorded(epd.TranspositionTable):
+        def __init__(self, megabytes=16):
+            sizes.append(megabytes)
+            super().__init__(1)
+
+    monkeypatch.setattr(epd, "TranspositionTable", Recorded)
+    for extra in ([], ["--hash", "3"]):
+        status, captured = run_epd(capsys, suite, "--depth", 1, "--first", 1, "--out",
+                                   tmp_path / "run.json", "--json", *extra)
+        assert status == 0
+        summary = json.loads(captured.out)
+        assert (summary["backend"], summary["accelerators"], summary["hardware_plies"]) == \
+            ("model", 1, 3)     # the defaults
+    assert sizes == [16, 3]
+
+
 # --- position text: operations end with ';' ------------------------------------------------------
 
 @pytest.mark.parametrize("text", [

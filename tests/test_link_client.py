@@ -627,3 +627,38 @@ def test_the_client_gets_through_a_faulty_link(peer, connect):
         info = client.info()
         assert (info.version, info.cores, info.build_id) == (1, 2, 0x5EEDB0A2)
     assert sum(faulty.counts.values()) > 0 and client.retransmissions > 0
+
+
+class _Recording(Transport):
+    """An inner transport in memory: what was written, and given bytes to read."""
+    name = "memory"
+
+    def __init__(self, incoming=b""):
+        self.written, self.incoming = [], incoming
+
+    def write(self, data):
+        self.written.append(data)
+
+    def read(self, timeout):
+        return self.incoming
+
+
+def test_faulty_transport_defaults_are_seed_0_and_50_ms_stalls(monkeypatch):
+    from chessaccel.host import transport
+    data = bytes(range(64))
+
+    def damaged(**kwargs):
+        inner = _Recording(data)
+        faulty = FaultyTransport(inner, flip=0.3, drop=0.2, duplicate=0.2, **kwargs)
+        faulty.write(data)
+        return inner.written[0] + faulty.read(0), faulty.counts
+
+    assert damaged() == damaged(seed=0) != damaged(seed=1)
+    assert FaultyTransport(_Recording()).rates == {"flip": 0.0, "drop": 0.0, "duplicate": 0.0,
+                                                   "stall": 0.0}
+    sleeps = []
+    monkeypatch.setattr(transport.time, "sleep", sleeps.append)
+    faulty = FaultyTransport(_Recording(b"ab"), stall=1.0)
+    faulty.write(b"x")
+    assert faulty.read(0) == b"ab" and sleeps == [0.05, 0.05]
+    assert faulty.counts == {"flip": 0, "drop": 0, "duplicate": 0, "stall": 2}

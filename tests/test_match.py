@@ -181,6 +181,21 @@ def test_elo_at_the_edges():
     assert estimate(0, 0, 0).text() == "no games"
 
 
+def test_elo_texts_at_the_edges_worked_by_hand():
+    """-400 log10(59) = -708.3 (score 1/60: half a point of 30 games, or one draw in 30);
+    score 7/8: -400 log10(1/7) = +338.0; 1 win 1 draw: score 0.75, +190.8, spread
+    1.96 sqrt(0.0625 / 2) = 0.3465: low score 0.4035 -> -67.9, high above 1: unbounded."""
+    texts = {games: estimate(*games) for games in ((0, 0, 30), (4, 0, 0), (0, 1, 29), (1, 1, 0))}
+    assert {games: (e.text(), e.bound, e.error) for games, e in texts.items()} == {
+        (0, 0, 30): ("+0 =0 -30, score 0.000, Elo < -708 (every game lost: a bound from half a "
+                     "point)", "<", None),
+        (4, 0, 0): ("+4 =0 -0, score 1.000, Elo > +338 (every game won: a bound from half a "
+                    "point)", ">", None),
+        (0, 1, 29): ("+0 =1 -29, score 0.017, Elo -708, 95 % interval [-inf, -516]", None, None),
+        (1, 1, 0): ("+1 =1 -0, score 0.750, Elo +191, 95 % interval [-68, +inf]", None, None)}
+    assert estimate(0, 0, 0) == estimate(0, 0, 0).__class__(0, 0, 0, 0, 0.0, None, None, None, None)
+
+
 @needs_stockfish
 def test_a_match_starts_afresh_unless_resumed(tmp_path, capsys):
     """An old record is replaced by a new match; with --resume the match goes on after the
@@ -312,6 +327,28 @@ def test_a_scripted_win_with_black_scores_1_and_mate_text(monkeypatch):
     assert [m["ply"] for m in record["our_moves"]] == [1, 3]
 
 
+def test_a_game_from_a_later_position_to_the_move_limit_with_exact_rounding(monkeypatch):
+    """From a position 39 plies into a game (black to move, ours), 3 plies to the limit: a
+    draw by adjudication, plies counted from the start position, each move's seconds to 4
+    digits (0.1236), each least clock to 3 (10 - 2 x 0.1236 = 9.7528 -> 9.753; theirs
+    10 - 0.2341 = 9.7659 -> 9.766)."""
+    from chessaccel.host.engine import match
+    info = {"depth": 5, "nodes": 77, "score": chess.engine.PovScore(chess.engine.Cp(40), chess.WHITE)}
+    ours, theirs = _sides(monkeypatch, ["e7e5", "b8c6"], ["e2e4"], our_seconds=0.1236,
+                          their_seconds=0.2341, info=info)
+    start = chess.Board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 20")
+    game, record = match.play_game(ours, theirs, start, chess.BLACK, 10.0, 0.0, 3, 2)
+    assert record == {"game": 2, "our_colour": "black", "result": "1/2-1/2", "points": 0.5,
+                      "termination": "adjudicated (move limit)", "plies": 3,
+                      "our_least_clock": 9.753, "their_least_clock": 9.766,
+                      "our_time_loss": False, "their_time_loss": False,
+                      "our_moves": [{"ply": 39, "seconds": 0.1236, "depth": 5, "nodes": 77, "score": -40},
+                                    {"ply": 41, "seconds": 0.1236, "depth": 5, "nodes": 77, "score": -40}],
+                      "crashed": None}
+    assert (game.headers["Result"], game.headers["Termination"]) == \
+        ("1/2-1/2", "adjudicated (move limit)")
+
+
 @pytest.mark.parametrize("ours_too_slow", [True, False])
 def test_a_clock_below_zero_loses_on_time(monkeypatch, ours_too_slow):
     from chessaccel.host.engine import match
@@ -342,6 +379,29 @@ def test_an_illegal_move_or_a_failing_engine_loses(monkeypatch):
     assert (record["result"], record["points"], record["crashed"]) == ("0-1", 0.0, "engine")
     assert record["termination"] == "engine failed: " + "x" * 80
     assert record["our_moves"][0]["ply"] == 0 and len(record["our_moves"]) == 1
+
+
+def test_a_failing_black_engine_loses_1_0_and_a_failing_white_one_0_1(monkeypatch):
+    from chessaccel.host.engine import match
+    ours, theirs = _sides(monkeypatch, [chess.engine.EngineError("y" * 81)], ["d2d4"])
+    _, record = match.play_game(ours, theirs, chess.Board(), chess.BLACK, 5.0, 0.0, 100, 0)
+    assert (record["result"], record["points"], record["crashed"]) == ("1-0", 0.0, "engine")
+    assert (record["termination"], record["plies"]) == ("engine failed: " + "y" * 80, 1)
+    ours, theirs = _sides(monkeypatch, ["e7e5"], ["e2e4", chess.engine.EngineError("gone")])
+    _, record = match.play_game(ours, theirs, chess.Board(), chess.BLACK, 5.0, 0.0, 100, 0)
+    assert (record["result"], record["points"], record["crashed"]) == ("0-1", 1.0, "opponent")
+    assert (record["termination"], record["plies"]) == ("opponent failed: gone", 2)
+
+
+def test_a_threefold_repetition_is_claimed_as_a_draw(monkeypatch):
+    """The knights go out and back twice: white's 8th ply would bring the start position a
+    third time, so the draw is claimed before it, after 7 plies (without the claim the game
+    would go on to the fivefold repetition)."""
+    from chessaccel.host.engine import match
+    ours, theirs = _sides(monkeypatch, ["g1f3", "f3g1"] * 3, ["g8f6", "f6g8"] * 3)
+    _, record = match.play_game(ours, theirs, chess.Board(), chess.WHITE, 60.0, 0.0, 100, 0)
+    assert (record["result"], record["points"], record["plies"]) == ("1/2-1/2", 0.5, 7)
+    assert record["termination"] == "threefold_repetition"
 
 
 def test_the_move_limit_adjudicates_a_draw(monkeypatch):
