@@ -372,6 +372,8 @@ class _FakeGpu:
         self.device = SimpleNamespace(
             name="Fake GPU", platform_name="Fake CL", compute_units=4, is_gpu=True,
             build_seconds=1.23456, from_cache=True, source_sha256="ab" * 32, build_log=_PTXAS,
+            perft_source_sha256="cd" * 32, perft_local_lines=2, perft_maxrreg=0,
+            perft_sort_lanes=1,
             kernel=lambda name: name, kernel_info=lambda k: {"work_group_size": 1024},
             device=SimpleNamespace(driver_version="550.1", version="OpenCL 3.0 CUDA",
                                    max_clock_frequency=1980, global_mem_size=80 * 2**30,
@@ -383,6 +385,9 @@ class _FakeGpu:
 
     def _defaults(self):
         return self.local_size or 64, self.threads_per_unit or 128, 8192
+
+    def _perft_local(self):
+        return 256
 
     def run_search(self, positions, params, pv=False, node_budget=0):
         local, per_unit, _ = self._defaults()
@@ -443,7 +448,9 @@ def test_the_device_runners_record_on_a_stand_in_gpu(tmp_path, monkeypatch, caps
                       "opencl": "OpenCL 3.0 CUDA", "compute_units": 4, "clock_mhz": 1980,
                       "global_mem_bytes": 80 * 2**30, "max_alloc_bytes": 20 * 2**30,
                       "is_gpu": True, "build_seconds": 1.235, "binary_from_cache": True,
-                      "kernel_source_sha256": "ab" * 32,
+                      "kernel_source_sha256": "ab" * 32, "perft_source_sha256": "cd" * 32,
+                      "perft_switches": {"PERFT_LOCAL_LINES": 2, "PERFT_MAXRREG": 0,
+                                         "PERFT_SORT_LANES": 1, "perft_local_size": 256},
                       "defaults": {"local_size": 64, "threads_per_unit": 128,
                                    "frontier_target": 8192}}
     assert kernels.pop("search_jobs") == {"work_group_size": 1024, "registers": 96,
