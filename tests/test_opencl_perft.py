@@ -51,6 +51,7 @@ def test_published_counts_both_modes_deeper(backend):
 
 
 @pytest.mark.parametrize("fen, depth", [
+    (KIWIPETE, 1),            # the shallowest divide: each root move counts itself
     (KIWIPETE, 3),
     ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 4),
     ("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 3),
