@@ -9,6 +9,16 @@ from hypothesis import settings
 
 import seeds
 import suites
+from chessaccel.host.backends import ModelBackend
+from chessaccel.host.engine.jobs import BatchExecutor
+
+@pytest.fixture(scope="module")
+def inline():
+    """The engine's executor that runs each batch at once on the model (the engine tests')."""
+    executor = BatchExecutor(ModelBackend())
+    yield executor
+    executor.close()
+
 
 #: Seed and size of the random-play positions every move-generator test uses.
 COVERAGE_SEED = 20261122

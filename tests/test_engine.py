@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from chessaccel.defs import INF, MATE, MAX_PLY
-from chessaccel.host.backends import Backend, BackendError, ModelBackend, RtlBackend
+from chessaccel.host.backends import Backend, BackendError, RtlBackend
 from chessaccel.host.engine.dispatch import InstantBackend, ThreadedInstantBackend
 from chessaccel.host.engine import scores
 from chessaccel.host.engine.hostboard import position_key
@@ -31,13 +31,6 @@ SCHOLAR = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"
 
 def board(fen):
     return parse_position(fen)[0]
-
-
-@pytest.fixture(scope="module")
-def inline():
-    executor = BatchExecutor(ModelBackend())
-    yield executor
-    executor.close()
 
 
 # --- scores across the frontier ---------------------------------------------------------------

@@ -13,29 +13,17 @@ import chess
 import pytest
 
 from chessaccel.defs import INF, MATE, MAX_PLY
-from chessaccel.host.backends import ModelBackend
 from chessaccel.host.engine import scores
-from chessaccel.host.engine.jobs import BatchExecutor, ExecutorError, Job, LinkExecutor, PoolExecutor
+from chessaccel.host.engine.jobs import ExecutorError, Job, LinkExecutor, PoolExecutor
 from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
 from chessaccel.host.engine.timeman import (HORIZON, MIN_THINK, Budget, GoLimits, LagMeter,
                                             plan)
 from chessaccel.host.engine.tt import ENTRY_BYTES, MAX_HASH_MB, Bound, TranspositionTable
-from chessaccel.host.position import parse_position
+from suites import board_of as board
 
 SCHOLAR = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"
 #: Black's king on a8 has a7 and nothing else (the rook holds the b-file, the king b7).
 ONE_LEGAL_MOVE = "k7/8/2K5/8/8/8/8/1R6 b - - 0 1"
-
-
-def board(fen):
-    return parse_position(fen)[0]
-
-
-@pytest.fixture(scope="module")
-def inline():
-    executor = BatchExecutor(ModelBackend())
-    yield executor
-    executor.close()
 
 
 # --- the transposition table ------------------------------------------------------------------

@@ -621,22 +621,29 @@ def test_the_leaf_jobs_are_every_position_three_plies_below_the_bench(monkeypatc
     assert [i for i, _ in leaves] == sorted(i for i, _ in leaves)
 
 
-def test_the_plot_has_the_committed_size_and_one_small_type(tmp_path, monkeypatch):
-    """backends.png redrawn from backends.json has the committed image's pixel size (13 x 6
-    inches at 110 dpi), and every label beside the bars and the goal lines is set in the bar
-    labels' type size (small, so that the long rows fit)."""
+def _plotted_backends(tmp_path, monkeypatch):
+    """crossbench's plot of the committed table, drawn to tmp_path/backends.png; its figure is
+    kept open (the caller closes it with the returned close) so that its parts can be read."""
     import matplotlib
     matplotlib.use("Agg")
-    import matplotlib.image
     import matplotlib.pyplot as plt
     kept = []
     real_close = plt.close
     monkeypatch.setattr(plt, "close", lambda fig=None: kept.append(fig))
     rows = crossbench._rows(json.loads((BENCHMARKS / "backends.json").read_text()))
     crossbench._plot(rows, tmp_path / "backends.png")
+    [fig] = kept
+    return rows, fig, real_close
+
+
+def test_the_plot_has_the_committed_size_and_one_small_type(tmp_path, monkeypatch):
+    """backends.png redrawn from backends.json has the committed image's pixel size (13 x 6
+    inches at 110 dpi), and every label beside the bars and the goal lines is set in the bar
+    labels' type size (small, so that the long rows fit)."""
+    import matplotlib.image
+    rows, fig, real_close = _plotted_backends(tmp_path, monkeypatch)
     drawn = matplotlib.image.imread(tmp_path / "backends.png").shape[:2]
     assert drawn == matplotlib.image.imread(BENCHMARKS / "backends.png").shape[:2] == (660, 1430)
-    [fig] = kept
     try:
         for ax in fig.axes:
             sizes = {label.get_fontsize() for label in ax.get_yticklabels()}
@@ -765,15 +772,7 @@ def test_without_records_the_projection_reads_the_synthesis_table(monkeypatch):
 def test_the_plot_titles_and_labels_each_bar(tmp_path, monkeypatch):
     """backends.png: a panel per table with its title, each bar labelled with its row's
     implementation over its work, a rate beside each bar."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    kept = []
-    real_close = plt.close
-    monkeypatch.setattr(plt, "close", lambda fig=None: kept.append(fig))
-    rows = crossbench._rows(json.loads((BENCHMARKS / "backends.json").read_text()))
-    crossbench._plot(rows, tmp_path / "backends.png")
-    [fig] = kept
+    rows, fig, real_close = _plotted_backends(tmp_path, monkeypatch)
     try:
         assert fig._suptitle.get_text() == \
             "chessaccel: the search contract on every implementation (log scale)"
@@ -816,15 +815,7 @@ def test_the_goal_lines_stand_at_the_projects_goals(tmp_path, monkeypatch):
     """backends.png: a dashed black line at each goal (brief and issue 10: 40 M nodes/s per
     ECP5-85F and 1 G on an H100 for search, 300 G leaves/s on an H100 for perft), its label
     upright against the line's left side, from the foot of the bars."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    kept = []
-    real_close = plt.close
-    monkeypatch.setattr(plt, "close", lambda fig=None: kept.append(fig))
-    rows = crossbench._rows(json.loads((BENCHMARKS / "backends.json").read_text()))
-    crossbench._plot(rows, tmp_path / "backends.png")
-    [fig] = kept
+    rows, fig, real_close = _plotted_backends(tmp_path, monkeypatch)
     goals = {"search": [(40e6, "goal: 40 M per ECP5-85F "), (1e9, "goal: 1 G on an H100 ")],
              "perft": [(300e9, "goal: 300 G on an H100 ")]}
     try:

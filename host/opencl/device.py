@@ -84,20 +84,20 @@ def cache_dir():
 def kernel_source(overrides=None):
     """The whole program: the generated prelude, then the .cl files (build switches, which are
     no kernel constants, are left out)."""
-    constants = {k: v for k, v in (overrides or {}).items() if k not in BUILD_SWITCHES}
-    parts = [kernel_prelude(constants or None)]
-    folder = resources.files(__package__).joinpath("kernels")
-    for name in KERNEL_FILES:
-        parts.append(f"// ---- {name} ----\n" + folder.joinpath(name).read_text())
-    return "\n".join(parts)
+    return _program_source(KERNEL_FILES, overrides)
 
 
 def perft_source(overrides=None):
     """The bulk perft kernels' own program (BUILD_SWITCHES): the prelude, board.cl, perft.cl."""
+    return _program_source(PERFT_FILES, overrides)
+
+
+def _program_source(files, overrides):
+    """The generated prelude with the overrides that are kernel constants, then the files."""
     constants = {k: v for k, v in (overrides or {}).items() if k not in BUILD_SWITCHES}
     parts = [kernel_prelude(constants or None)]
     folder = resources.files(__package__).joinpath("kernels")
-    for name in PERFT_FILES:
+    for name in files:
         parts.append(f"// ---- {name} ----\n" + folder.joinpath(name).read_text())
     return "\n".join(parts)
 
