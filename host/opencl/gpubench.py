@@ -1,7 +1,7 @@
 """Throughput of the OpenCL kernels on one device, with every figure checked.
 
     python -m chessaccel.host.opencl.gpubench JOBS.npz --out RESULT.json [--backend opencl[:P]]
-        [--stride N] [--perft-scale {small,large}] [--sweep]
+        [--stride N] [--perft-scale {none,small,large}] [--sweep]
 
 Runs on the device machine (numpy and pyopencl only; no plotting, no python-chess):
 
@@ -12,7 +12,7 @@ Runs on the device machine (numpy and pyopencl only; no plotting, no python-ches
    ``--sweep`` over work-group sizes and work-items per compute unit; the same batch sorted by
    node count, and a uniform batch (one job repeated) that shows what divergence costs;
 4. perft, bulk and make-every-leaf, on the start position and Kiwipete, against the published
-   counts.
+   counts (none with ``--perft-scale none``).
 
 Every run is timed on the host clock around the launch and its read-back (the device finishes
 before the clock stops). The JSON holds every run; the summary is printed last.
@@ -39,6 +39,7 @@ KERNELS = ("search_jobs", "search_jobs_split", "perft_walk", "perft_bulk_1", "pe
 
 #: perft runs (root name, depth, mode, plies finished per work-item) by scale
 PERFT_PLAN = {
+    "none": [],
     "small": [("startpos", 5, "bulk", 2), ("kiwipete", 4, "bulk", 2),
               ("startpos", 5, "make", 3), ("kiwipete", 4, "make", 3)],
     "large": [("startpos", 6, "bulk", 2), ("startpos", 7, "bulk", 2), ("startpos", 7, "bulk", 3),
@@ -137,12 +138,23 @@ def _timeline(times, nodes):
     return timeline
 
 
+def _job_source(data):
+    """What the job file's leaf jobs are (benchjobs): the full-window positions 3 plies below
+    the bench positions, or the jobs of host searches (their depth and plies per job)."""
+    if "source" not in data or str(data["source"]) != "search":
+        return {"kind": "full window"}
+    return {"kind": "search", "search_depth": int(data["search_depth"]),
+            "hardware_plies": int(data["hardware_plies"]),
+            "positions": [str(n) for n in data["position_names"]],
+            "executor": str(data["search_executor"])}
+
+
 def run(args):
     data = np.load(args.jobs)
     backend = get_backend(args.backend)
     out = {"started": time.strftime("%Y-%m-%d %H:%M:%S"), "backend": args.backend,
            "command": "python -m chessaccel.host.opencl.gpubench " + " ".join(args.argv),
-           "job_file": os.path.basename(args.jobs)}
+           "job_file": os.path.basename(args.jobs), "job_source": _job_source(data)}
     t0 = time.perf_counter()
     out["device"] = _device_info(backend)
     out["device"]["open_seconds"] = round(time.perf_counter() - t0, 3)
@@ -310,7 +322,8 @@ def main(argv=None):
     p.add_argument("--out", required=True, help="JSON file to write")
     p.add_argument("--backend", default="opencl")
     p.add_argument("--stride", type=int, default=1, help="run every N-th leaf job")
-    p.add_argument("--perft-scale", choices=sorted(PERFT_PLAN), default="small")
+    p.add_argument("--perft-scale", choices=sorted(PERFT_PLAN), default="small",
+                   help="perft runs: none, small (seconds on PoCL) or large (the H100 record's)")
     p.add_argument("--sweep", action="store_true", help="sweep work-group sizes and occupancy")
     p.add_argument("--threads", type=int, nargs="*", default=[],
                    help="also run with these work-items per compute unit (at --local)")
