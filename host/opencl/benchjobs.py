@@ -12,12 +12,12 @@ Two kinds of leaf jobs:
   executor while it searches each bench position to DEPTH (engine/search.py: iterative
   deepening from depth 1, a fresh 16 MiB table per position, aspiration, PVS, killers;
   ``--hardware-plies`` plies per job, 3 by default), recorded in submission order
-  (engine/recorder.py) with their depth and window, speculative ones included: the jobs a cut
-  off made useless were handed out too. The search runs on ``--backend`` (the OpenCL backend,
+  (engine/recorder.py) with their depth and window, speculative ones included: the jobs a cutoff
+  made useless were handed out too. The search runs on ``--backend`` (the OpenCL backend,
   PoCL here); with it the engine hands out the eldest brother's job alone, then its brothers
   in one batch, and the jobs do not depend on timing (engine/recorder.py says why), so the
   same command writes the same jobs. The file holds them as one batch: the engine itself hands
-  them out a few dozen at a time, over the whole search.
+  them out one to a few dozen at a time (the eldest brother alone), over the whole search.
 
 Perft roots: the start position and Kiwipete.
 
