@@ -91,6 +91,17 @@ def test_expansion_however_it_is_cut(frontier_target, bulk_leaf_depth, memory_fr
     assert len(b.last_run["frontiers"]) >= 2
 
 
+def test_last_run_times_the_leaf_kernel_apart_from_the_expansion(backend):
+    """last_run's leaf_seconds (the bulk kernel, launch to finish) and stage_seconds (the
+    expansion's count kernel, prefix sum, buffers and expand kernel), which opencl_perft_ab.py
+    prints to tell the leaf kernel's time from the rest: each within the call's seconds."""
+    backend.perft(suites.board_of(KIWIPETE), 3)
+    run = backend.last_run
+    assert set(run["stage_seconds"]) == {"count", "prefix", "buffers", "expand"}
+    assert 0 < run["leaf_seconds"]
+    assert run["leaf_seconds"] + sum(run["stage_seconds"].values()) <= run["seconds"]
+
+
 @pytest.mark.parametrize("switches", [
     {"PERFT_LOCAL_LINES": 1},                          # the attack tables in local memory
     {"PERFT_LOCAL_LINES": 2},                          # the same, the rank attacks as bytes

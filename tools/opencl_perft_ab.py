@@ -10,7 +10,9 @@ loc=PERFT_LOCAL_LINES:1), then @N for a work-group size other than the default (
 "base" (the default build) is always there. --leaf3 also times the
 named variants with three plies per work-item (perft_bulk_3). Writes perft_ab.json under $OUT
 (or /tmp) and prints a table last, then the leaf kernel's own rate (backend last_run's
-leaf_seconds: the launch of the bulk kernel to its end, without the breadth-first expansion). The roots are benchjobs.PERFT_ROOTS, packed here, or read from
+leaf_seconds: the launch of the bulk kernel to its end, without the breadth-first expansion);
+each run's line also gives the expansion's steps (last_run's stage_seconds: the count kernel,
+the prefix sum on the host, the buffers, the expand kernel). The roots are benchjobs.PERFT_ROOTS, packed here, or read from
 FILE.npz (written with --write-roots where python-chess is installed: the device machine has none).
 """
 import json, os, sys, time
@@ -91,11 +93,13 @@ for rnd in range(rounds):
             s = time.perf_counter() - t0
             ok = n == counts[depth]
             leaf_s = b.last_run.get("leaf_seconds")
+            stages = b.last_run.get("stage_seconds", {})
             res["runs"].append({"variant": name, "leaf_depth": leaf, "round": rnd, "root": root,
                                 "depth": depth, "nodes": n, "seconds": s, "correct": ok,
-                                "leaf_seconds": leaf_s})
+                                "leaf_seconds": leaf_s, "stage_seconds": stages})
             print(f"r{rnd} {name:>8} leaf{leaf} {root} {depth}: {n} {'ok' if ok else 'WRONG'} "
-                  f"{s:.3f} s {n / s / 1e9:.1f} G/s (leaf kernel {leaf_s:.3f} s)", flush=True)
+                  f"{s:.3f} s {n / s / 1e9:.1f} G/s (leaf kernel {leaf_s:.3f} s; "
+                  + ", ".join(f"{k} {v:.3f}" for k, v in stages.items()) + ")", flush=True)
 json.dump(res, open(os.path.join(OUT, "perft_ab.json"), "w"), indent=1)
 
 print("\nvariant   leaf  registers/spill(st,ld)  " + "  ".join(f"{r}{d}" for r, d in RUNS) + "  (G leaves/s, min-max)")
