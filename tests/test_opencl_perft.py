@@ -91,6 +91,17 @@ def test_expansion_however_it_is_cut(frontier_target, bulk_leaf_depth, memory_fr
     assert len(b.last_run["frontiers"]) >= 2
 
 
+def test_last_run_times_the_leaf_kernel_apart_from_the_expansion(backend):
+    """last_run's leaf_seconds (the bulk kernel, launch to finish) and stage_seconds (the
+    expansion's count kernel, prefix sum, buffers and expand kernel), which opencl_perft_ab.py
+    prints to tell the leaf kernel's time from the rest: each within the call's seconds."""
+    backend.perft(suites.board_of(KIWIPETE), 3)
+    run = backend.last_run
+    assert set(run["stage_seconds"]) == {"count", "prefix", "buffers", "expand"}
+    assert 0 < run["leaf_seconds"]
+    assert run["leaf_seconds"] + sum(run["stage_seconds"].values()) <= run["seconds"]
+
+
 @pytest.mark.parametrize("switches", [
     {"PERFT_LOCAL_LINES": 1},                          # the attack tables in local memory
     {"PERFT_LOCAL_LINES": 2},                          # the same, the rank attacks as bytes
@@ -98,6 +109,11 @@ def test_expansion_however_it_is_cut(frontier_target, bulk_leaf_depth, memory_fr
     {"PERFT_MAXRREG": 64, "PERFT_LOCAL_LINES": 1},
     {"PERFT_SORT_LANES": 1},                           # perft_bulk_2's lanes take their positions sorted
     {"PERFT_SORT_LANES": 2, "PERFT_LOCAL_LINES": 2},   # perft_bulk_3's too
+    {"PERFT_COUNT": 1},                                # enemy sliders that reach the king's zone only
+    {"PERFT_COUNT": 2},                                # one loop per kind of own piece
+    {"PERFT_COUNT": 4},                                # the flip's byte swap in 32-bit halves
+    {"PERFT_COUNT": 8},                                # a position's count in 32 bits
+    {"PERFT_COUNT": 15, "PERFT_SORT_LANES": 1, "PERFT_LOCAL_LINES": 2},   # the GPU's default
 ])
 @pytest.mark.parametrize("local_size", [1, 8, 64])
 def test_bulk_kernels_of_their_own_program(switches, local_size):
@@ -111,6 +127,7 @@ def test_bulk_kernels_of_their_own_program(switches, local_size):
     assert d.kernel("expand").program == d.program
     assert d.perft_local_lines == switches.get("PERFT_LOCAL_LINES", 0)
     assert d.perft_sort_lanes == switches.get("PERFT_SORT_LANES", 0)
+    assert d.perft_count == switches.get("PERFT_COUNT", 0)
     checked = 0
     for leaf_depth in (1, 2, 3):
         b.bulk_leaf_depth = leaf_depth
@@ -157,22 +174,26 @@ def test_sorted_lanes_count_every_position_once(local_size, sort_local):
 def test_line_table_words():
     """LINES_WORDS (board.cl: the words a work-group copies into local memory) is the table's size."""
     from chessaccel.host.opencl import layout
-    assert layout.LINE_TABLE_OFFSETS["KING"] + 64 == layout._LINE_TABLE_SIZE == len(layout.line_tables())
+    assert (layout.LINE_TABLE_OFFSETS["DIAGONAL_ZONE"] + 64 == layout._LINE_TABLE_SIZE
+            == len(layout.line_tables()) == max(layout.LINE_TABLE_OFFSETS.values()) + 64)
 
 
 def test_the_local_tables_are_the_gpu_default_not_the_cpus():
-    """A GPU builds the bulk kernels with the compact tables in local memory and perft_bulk_2's
-    lanes sorted by move count unless the overrides say otherwise (both measured faster on the
-    H100); PoCL reads the global tables and sorts nothing, and PERFT_LOCAL_LINES = 0 with
-    PERFT_SORT_LANES = 0 gives a GPU the one program of before."""
+    """A GPU builds the bulk kernels with the compact tables in local memory, perft_bulk_2's
+    lanes sorted by move count and the count's changes PERFT_COUNT = 15 unless the overrides say
+    otherwise (all measured faster on the H100); PoCL reads the global tables, sorts nothing and
+    counts the plain way, and PERFT_LOCAL_LINES = 0 with PERFT_SORT_LANES = 0 and PERFT_COUNT = 0
+    gives a GPU the one program of before."""
     from chessaccel.host.opencl import device
     assert device.default_perft_local_lines(True) == device.PERFT_LOCAL_LINES_GPU == 2
     assert device.default_perft_local_lines(False) == 0
     assert device.default_perft_sort_lanes(True) == device.PERFT_SORT_LANES_GPU == 1
     assert device.default_perft_sort_lanes(False) == 0
+    assert device.default_perft_count(True) == device.PERFT_COUNT_GPU == 15
+    assert device.default_perft_count(False) == 0
     b = OpenCLBackend("pocl")
     assert b.device.perft_program is None and b.device.perft_local_lines == 0
-    assert b.device.perft_sort_lanes == 0
+    assert b.device.perft_sort_lanes == 0 and b.device.perft_count == 0
     assert b._perft_local() == 1
     assert OpenCLBackend("pocl", local_size=8)._perft_local() == 8
     assert OpenCLBackend("pocl", local_size=8, perft_local_size=48)._perft_local() == 32

@@ -74,11 +74,12 @@ def test_the_line_tables_give_python_chess_slider_attacks(square):
 def test_the_line_tables_layout_is_the_documented_one():
     """Offsets: FILL_UP 8 x 64 entries, FILE_ATTACKS 8 x 64, then one mask per square each of
     DIAGONAL and ANTI_DIAGONAL (the square's line, itself included), KNIGHT and KING targets
-    (python-chess's), 1280 words in all."""
+    (python-chess's), STRAIGHT_ZONE and DIAGONAL_ZONE (below), 1408 words in all."""
     assert layout.LINE_TABLE_OFFSETS == {"FILL_UP": 0, "FILE_ATTACKS": 512, "DIAGONAL": 1024,
-                                         "ANTI_DIAGONAL": 1088, "KNIGHT": 1152, "KING": 1216}
+                                         "ANTI_DIAGONAL": 1088, "KNIGHT": 1152, "KING": 1216,
+                                         "STRAIGHT_ZONE": 1280, "DIAGONAL_ZONE": 1344}
     t = [int(x) for x in layout.line_tables()]
-    assert len(t) == 1280
+    assert len(t) == 1408
     for s in range(64):
         diagonal, anti = t[1024 + s], t[1088 + s]
         assert (diagonal | anti) == chess.BB_DIAG_ATTACKS[s][0] | chess.BB_SQUARES[s]
@@ -89,6 +90,23 @@ def test_the_line_tables_layout_is_the_documented_one():
     # FILL_UP: a rook on file c (f = 2) with inner occupancy b and e (bits 0 and 3): b..e on
     # every rank
     assert t[2 * 64 + 0b1001] == 0b00011010 * 0x0101010101010101
+
+
+def test_the_king_zone_tables_hold_every_slider_square_that_reaches_the_zone():
+    """STRAIGHT_ZONE[k] / DIAGONAL_ZONE[k] (perft.cl, PERFT_COUNT bit 1: the enemy sliders that
+    build the attack map): the squares from which a rook / bishop on the empty board attacks
+    the king's square k or a square next to it (python-chess's attacks, which are symmetric)."""
+    t = [int(x) for x in layout.line_tables()]
+    for k in range(64):
+        zone = chess.SquareSet(chess.BB_KING_ATTACKS[k] | chess.BB_SQUARES[k])
+        rook = bishop = 0
+        for z in zone:
+            rook |= chess.BB_RANK_ATTACKS[z][0] | chess.BB_FILE_ATTACKS[z][0]
+            bishop |= chess.BB_DIAG_ATTACKS[z][0]
+        assert t[1280 + k] == rook and t[1344 + k] == bishop, k
+    # e1: ranks 1-2 and files d-f for rooks; a bishop on h4 reaches f2, one on a8 nothing there
+    assert t[1280 + chess.E1] == 0xFFFF | 0x3838383838383838
+    assert t[1344 + chess.E1] >> chess.H4 & 1 and not t[1344 + chess.E1] >> chess.A8 & 1
 
 
 def test_the_start_position_packs_to_its_hand_worked_words():
@@ -374,7 +392,7 @@ class _FakeGpu:
             name="Fake GPU", platform_name="Fake CL", compute_units=4, is_gpu=True,
             build_seconds=1.23456, from_cache=True, source_sha256="ab" * 32, build_log=_PTXAS,
             perft_source_sha256="cd" * 32, perft_local_lines=2, perft_maxrreg=0,
-            perft_sort_lanes=1,
+            perft_sort_lanes=1, perft_count=15,
             kernel=lambda name: name, kernel_info=lambda k: {"work_group_size": 1024},
             device=SimpleNamespace(driver_version="550.1", version="OpenCL 3.0 CUDA",
                                    max_clock_frequency=1980, global_mem_size=80 * 2**30,
@@ -451,7 +469,8 @@ def test_the_device_runners_record_on_a_stand_in_gpu(tmp_path, monkeypatch, caps
                       "is_gpu": True, "build_seconds": 1.235, "binary_from_cache": True,
                       "kernel_source_sha256": "ab" * 32, "perft_source_sha256": "cd" * 32,
                       "perft_switches": {"PERFT_LOCAL_LINES": 2, "PERFT_MAXRREG": 0,
-                                         "PERFT_SORT_LANES": 1, "perft_local_size": 256},
+                                         "PERFT_SORT_LANES": 1, "PERFT_COUNT": 15,
+                                         "perft_local_size": 256},
                       "defaults": {"local_size": 64, "threads_per_unit": 128,
                                    "frontier_target": 8192}}
     assert kernels.pop("search_jobs") == {"work_group_size": 1024, "registers": 96,

@@ -68,7 +68,7 @@ if mode in ("all", "perft"):
     # the old perft.cl's bulk kernels from the main program (no program of their own, whose
     # source would be the current perft.cl: device.BUILD_SWITCHES)
     old = OpenCLBackend(PLAT, overrides={"AB_OLD": 1, "PERFT_LOCAL_LINES": 0,
-                                          "PERFT_SORT_LANES": 0})
+                                          "PERFT_SORT_LANES": 0, "PERFT_COUNT": 0})
     print("old built", old.describe(), flush=True)
     res["report_old"] = _compiler_report(old.device.build_log)
     names = [str(n) for n in data["perft_names"]]

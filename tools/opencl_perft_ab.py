@@ -9,7 +9,10 @@ SWITCHES: comma-separated KEY:VALUE of device.BUILD_SWITCHES (e.g. r64=PERFT_MAX
 loc=PERFT_LOCAL_LINES:1), then @N for a work-group size other than the default (base256=@256);
 "base" (the default build) is always there. --leaf3 also times the
 named variants with three plies per work-item (perft_bulk_3). Writes perft_ab.json under $OUT
-(or /tmp) and prints a table last. The roots are benchjobs.PERFT_ROOTS, packed here, or read from
+(or /tmp) and prints a table last, then the leaf kernel's own rate (backend last_run's
+leaf_seconds: the launch of the bulk kernel to its end, without the breadth-first expansion);
+each run's line also gives the expansion's steps (last_run's stage_seconds: the count kernel,
+the prefix sum on the host, the buffers, the expand kernel). The roots are benchjobs.PERFT_ROOTS, packed here, or read from
 FILE.npz (written with --write-roots where python-chess is installed: the device machine has none).
 """
 import json, os, sys, time
@@ -89,10 +92,14 @@ for rnd in range(rounds):
             n = b.perft_positions(pos, depth, "bulk")
             s = time.perf_counter() - t0
             ok = n == counts[depth]
+            leaf_s = b.last_run.get("leaf_seconds")
+            stages = b.last_run.get("stage_seconds", {})
             res["runs"].append({"variant": name, "leaf_depth": leaf, "round": rnd, "root": root,
-                                "depth": depth, "nodes": n, "seconds": s, "correct": ok})
+                                "depth": depth, "nodes": n, "seconds": s, "correct": ok,
+                                "leaf_seconds": leaf_s, "stage_seconds": stages})
             print(f"r{rnd} {name:>8} leaf{leaf} {root} {depth}: {n} {'ok' if ok else 'WRONG'} "
-                  f"{s:.3f} s {n / s / 1e9:.1f} G/s", flush=True)
+                  f"{s:.3f} s {n / s / 1e9:.1f} G/s (leaf kernel {leaf_s:.3f} s; "
+                  + ", ".join(f"{k} {v:.3f}" for k, v in stages.items()) + ")", flush=True)
 json.dump(res, open(os.path.join(OUT, "perft_ab.json"), "w"), indent=1)
 
 print("\nvariant   leaf  registers/spill(st,ld)  " + "  ".join(f"{r}{d}" for r, d in RUNS) + "  (G leaves/s, min-max)")
@@ -105,4 +112,13 @@ for name, leaf in configs:
         cells.append(f"{min(rates):.0f}-{max(rates):.0f}")
     print(f"{name:>8}  {leaf}  {rep.get('registers')}/{rep.get('spill_stores')},{rep.get('spill_loads')}  "
           + "  ".join(cells))
+print("\nthe leaf kernel alone (G leaves/s, min-max; the rest of each run is the expansion):")
+for name, leaf in configs:
+    cells = []
+    for root, depth in RUNS:
+        rates = [r["nodes"] / r["leaf_seconds"] / 1e9 for r in res["runs"]
+                 if r["variant"] == name and r["leaf_depth"] == leaf and r["root"] == root
+                 and r["depth"] == depth and r["leaf_seconds"]]
+        cells.append(f"{min(rates):.0f}-{max(rates):.0f}" if rates else "-")
+    print(f"{name:>8}  {leaf}  " + "  ".join(cells))
 print("all correct:", all(r["correct"] for r in res["runs"]))

@@ -419,12 +419,15 @@ class OpenCLBackend(Backend):
         if remaining <= leaf_max and (n >= target or remaining == 1):
             return self._leaves(buf, n, remaining, count_mode)
         # one breadth-first ply: count the children, prefix-sum, write them
+        t0 = time.perf_counter()
         counts_buf = self._buffer(nbytes=4 * n)
         self._launch_1d("child count", "count_children", n, buf, np.uint32(n), counts_buf,
                         local=self._perft_local())
+        t0 = self._stage("count", t0)
         counts = self._read(counts_buf, np.uint32, n).astype(np.uint64)
         offsets = np.zeros(n + 1, dtype=np.uint64)
         np.cumsum(counts, out=offsets[1:])
+        self._stage("prefix", t0)
         children = int(offsets[-1])
         if children == 0:
             return 0
@@ -439,8 +442,17 @@ class OpenCLBackend(Backend):
             start = end
         return total
 
+    def _stage(self, name, t0):
+        """Add the time since t0 to last_run's stage_seconds[name] (the expansion's steps, apart
+        from leaf_seconds); the time now."""
+        now = time.perf_counter()
+        stages = self.last_run.setdefault("stage_seconds", {})
+        stages[name] = stages.get(name, 0.0) + now - t0
+        return now
+
     def _expand_chunk(self, buf, start, end, offsets, remaining, count_mode):
         cl = self._cl()
+        t0 = time.perf_counter()
         m = end - start
         base = offsets[start]
         chunk_offsets = (offsets[start:end + 1] - base).astype(np.uint64)
@@ -456,10 +468,12 @@ class OpenCLBackend(Backend):
         off_buf = self._buffer(chunk_offsets)
         child_buf = self._buffer(nbytes=children * POSITION_WORDS * 8)
         flag = self._buffer(np.zeros(1, dtype=np.uint32), write=True)
+        t0 = self._stage("buffers", t0)
         self._launch_1d("expansion", "expand", m, parents, np.uint32(m), off_buf, child_buf, flag,
                         local=self._perft_local())
         if self._read(flag, np.uint32, 1)[0]:
             raise OpenCLError("perft expansion: the move count and the move list disagree (a kernel bug)")
+        self._stage("expand", t0)
         del off_buf, parents
         return self._frontier(child_buf, children, remaining - 1, count_mode)
 
@@ -481,8 +495,12 @@ class OpenCLBackend(Backend):
             groups = -(-n // local)
             partial = self._buffer(nbytes=8 * groups)
             cl = self._cl()
+            t0 = time.perf_counter()
             self._run("bulk perft", self.kernel(f"perft_bulk_{remaining}"), groups * local, local,
                       buf, np.uint32(n), partial, cl.LocalMemory(8 * local))
+            # the leaf kernels' own time (launch to finish), apart from the expansion's
+            self.last_run["leaf_seconds"] = (self.last_run.get("leaf_seconds", 0.0)
+                                             + time.perf_counter() - t0)
             self.last_run["launches"] += 1
             return int(self._read(partial, np.uint64, groups).sum())
         local, _, _ = self._defaults()

@@ -39,8 +39,9 @@ _BUILD_OPTIONS = ("-cl-std=CL1.2",)
 #: tables into each work-group's local memory (``-D PERFT_LOCAL_LINES=1``, board.cl and perft.cl),
 #: 2 the same with the rank attacks as bytes; PERFT_SORT_LANES = 1 has the lanes of a work-group
 #: of perft_bulk_2 take its positions sorted by their legal-move counts (``-D PERFT_SORT_LANES=1``,
-#: perft.cl), 2 those of perft_bulk_3 too.
-BUILD_SWITCHES = ("PERFT_MAXRREG", "PERFT_LOCAL_LINES", "PERFT_SORT_LANES")
+#: perft.cl), 2 those of perft_bulk_3 too; PERFT_COUNT = a bit set of changes to the count
+#: (``-D PERFT_COUNT=N``, perft.cl says which).
+BUILD_SWITCHES = ("PERFT_MAXRREG", "PERFT_LOCAL_LINES", "PERFT_SORT_LANES", "PERFT_COUNT")
 #: PERFT_LOCAL_LINES on a GPU unless the overrides say otherwise: the compact copy in local
 #: memory, measured faster on the H100 (docs/opencl.md, "Perft"); a CPU (PoCL) reads the global
 #: tables (its "local memory" is ordinary memory), unless asked.
@@ -61,6 +62,16 @@ PERFT_SORT_LANES_GPU = 1
 def default_perft_sort_lanes(is_gpu):
     """PERFT_SORT_LANES when the overrides do not name it."""
     return PERFT_SORT_LANES_GPU if is_gpu else 0
+
+
+#: PERFT_COUNT on a GPU unless the overrides say otherwise; a CPU (PoCL) counts the plain way
+#: unless asked.
+PERFT_COUNT_GPU = 15
+
+
+def default_perft_count(is_gpu):
+    """PERFT_COUNT when the overrides do not name it."""
+    return PERFT_COUNT_GPU if is_gpu else 0
 
 
 #: The kernels that the second program serves.
@@ -204,7 +215,11 @@ class Device:
         #: PERFT_SORT_LANES: by default PERFT_SORT_LANES_GPU on a GPU, none on a CPU
         self.perft_sort_lanes = int(self.overrides.get(
             "PERFT_SORT_LANES", default_perft_sort_lanes(self.is_gpu)) or 0)
-        if self.perft_maxrreg > 0 or self.perft_local_lines or self.perft_sort_lanes:
+        #: PERFT_COUNT: by default PERFT_COUNT_GPU on a GPU, none on a CPU
+        self.perft_count = int(self.overrides.get(
+            "PERFT_COUNT", default_perft_count(self.is_gpu)) or 0)
+        if (self.perft_maxrreg > 0 or self.perft_local_lines or self.perft_sort_lanes
+                or self.perft_count):
             main_log, main_seconds = self.build_log, self.build_seconds
             extra = []
             if self.perft_maxrreg > 0 and "nvidia" in self.platform_name.lower():
@@ -213,6 +228,8 @@ class Device:
                 extra.append(f"-D PERFT_LOCAL_LINES={self.perft_local_lines}")
             if self.perft_sort_lanes:
                 extra.append(f"-D PERFT_SORT_LANES={self.perft_sort_lanes}")
+            if self.perft_count:
+                extra.append(f"-D PERFT_COUNT={self.perft_count}")
             source = perft_source(self.overrides)
             self.perft_source_sha256 = hashlib.sha256(source.encode()).hexdigest()
             self.perft_program = self._build(extra, source)

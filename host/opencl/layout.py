@@ -109,10 +109,12 @@ _M64 = (1 << 64) - 1
 #: Where each table starts in the buffer (board.cl's LINES_* constants are generated from it):
 #: FILL_UP[f * 64 + i] the attacks along a rank of a slider on file f, inner occupancy i
 #: (files b..g), copied onto every rank; FILE_ATTACKS[r * 64 + i] the attacks along file A of a
-#: slider on rank r; the diagonal and anti-diagonal through each square; knight and king targets.
+#: slider on rank r; the diagonal and anti-diagonal through each square; knight and king targets;
+#: STRAIGHT_ZONE[k] / DIAGONAL_ZONE[k] the squares from which a rook / bishop on the empty board
+#: attacks square k or a square next to it (the king's zone: bulk perft's PERFT_COUNT, perft.cl).
 LINE_TABLE_OFFSETS = {"FILL_UP": 0, "FILE_ATTACKS": 512, "DIAGONAL": 1024, "ANTI_DIAGONAL": 1088,
-                      "KNIGHT": 1152, "KING": 1216}
-_LINE_TABLE_SIZE = 1280
+                      "KNIGHT": 1152, "KING": 1216, "STRAIGHT_ZONE": 1280, "DIAGONAL_ZONE": 1344}
+_LINE_TABLE_SIZE = 1408
 
 
 def _ray_walk(square, occupied, steps):
@@ -156,6 +158,12 @@ def line_tables():
                                                  (-1, -2), (-2, -1), (-2, 1), (-1, 2)))
         t[o["KING"] + s] = _ray_walk(s, _M64, ((1, 0), (1, 1), (0, 1), (-1, 1),
                                                (-1, 0), (-1, -1), (0, -1), (1, -1)))
+    for k in range(64):
+        zone = t[o["KING"] + k] | (1 << k)
+        for z in range(64):
+            if zone >> z & 1:
+                t[o["STRAIGHT_ZONE"] + k] |= _ray_walk(z, 0, ((1, 0), (-1, 0), (0, 1), (0, -1)))
+                t[o["DIAGONAL_ZONE"] + k] |= _ray_walk(z, 0, ((1, 1), (-1, -1), (1, -1), (-1, 1)))
     filled = [False] * 512
     for r in range(8):
         for inner in range(64):

@@ -33,7 +33,7 @@
 // The kindergarten attack tables (layout.line_tables; offsets LINES_* from the prelude): global
 // memory, or each work-group's copy in local memory in the bulk perft program built with
 // PERFT_LOCAL_LINES (device.py, BUILD_SWITCHES).
-#define LINES_WORDS (LINES_KING + 64)
+#define LINES_WORDS (LINES_DIAGONAL_ZONE + 64)
 #if defined(PERFT_LOCAL_LINES) && PERFT_LOCAL_LINES
 typedef __local const ulong *Lines;
 #else
@@ -77,7 +77,17 @@ static inline void toggle(Board *b, int t, ulong mask) {
     b->q2 ^= mask & (0UL - (ulong)((t >> 2) & 1));
 }
 
+#if defined(PERFT_COUNT) && (PERFT_COUNT & 4)
+// the rank order reversed in 32-bit halves, shifts and masks in the pattern compilers know as a
+// byte swap (NVIDIA's OpenCL compiler makes 16-bit shifts and ors of the vector shuffle below,
+// some 25 instructions a word: docs/opencl.md, "Perft")
+static inline uint byte_swap32(uint x) {
+    return (x << 24) | ((x & 0xFF00u) << 8) | ((x >> 8) & 0xFF00u) | (x >> 24);
+}
+static inline ulong byte_swap(ulong x) { return upsample(byte_swap32((uint)x), byte_swap32((uint)(x >> 32))); }
+#else
 static inline ulong byte_swap(ulong x) { return as_ulong(as_uchar8(x).s76543210); }
+#endif
 
 static inline int lowest(ulong x) { return (int)(63 - clz(x & (0UL - x))); }
 

@@ -13,6 +13,20 @@
 #define MOVE_TO(m) ((int)(((m) >> MOVE_TO_SHIFT) & 63u))
 #define MOVE_PROMO(m) ((int)(((m) >> MOVE_PROMO_SHIFT) & 7u))
 
+// PERFT_COUNT (a build switch of the bulk kernels' own program, device.py): a bit set of changes
+// to the count, each measured on the H100 (docs/opencl.md, "Perft"): 1 builds the enemy's attack
+// map from the sliders that can reach the king's zone only; 2 counts the own pieces' moves in
+// one loop per kind of piece; 4 (board.cl) byte-swaps the board's words for the flip in 32-bit
+// halves; 8 sums a position's count in 32 bits rather than 64.
+#ifndef PERFT_COUNT
+#define PERFT_COUNT 0
+#endif
+#if PERFT_COUNT & 8
+typedef uint Count;
+#else
+typedef ulong Count;
+#endif
+
 // make + TestCheck + unmake of one pseudo-legal move.
 static inline bool is_legal(Board *b, int from, int to, int promo) {
     Undo u;
@@ -113,7 +127,7 @@ typedef struct {
         }                                                                                 \
     }
 
-static inline void legality(const Board *b, Legality *L, bool count_pinned_sliders, ulong *count) {
+static inline void legality(const Board *b, Legality *L, bool count_pinned_sliders, Count *count) {
     L->occ = occupied(b);
     L->own = b->own;
     L->enemy = L->occ & ~L->own;
@@ -126,11 +140,29 @@ static inline void legality(const Board *b, Legality *L, bool count_pinned_slide
                  | knight_attacks(enemy & type_set(b, KNIGHT))
                  | king_attacks(enemy & type_set(b, KING));
     ulong sliders = enemy & straight_set(b);
+#if PERFT_COUNT & 1
+    // only the enemy sliders that can reach the king's zone on the empty board: the map is
+    // read on the king's square, its targets and the castling squares alone
+    ulong straight_reach = b->lines[LINES_STRAIGHT_ZONE + L->king];
+    ulong diagonal_reach = b->lines[LINES_DIAGONAL_ZONE + L->king];
+    if (b->castle & OWN_K) {                // g1: the g-file, g1-h2, g1-a7
+        straight_reach |= FILE_A << 6;
+        diagonal_reach |= 0x0001020408102040UL | BIT(15);
+    }
+    if (b->castle & OWN_Q) {                // c1: the c-file, c1-h6, c1-a3
+        straight_reach |= FILE_A << 2;
+        diagonal_reach |= 0x0000804020100804UL | BIT(9) | BIT(16);
+    }
+    sliders &= straight_reach;
+#endif
     while (sliders) {
         danger |= straight_from(b->lines, lowest(sliders), through_king);
         sliders &= sliders - 1;
     }
     sliders = enemy & diagonal_set(b);
+#if PERFT_COUNT & 1
+    sliders &= diagonal_reach;
+#endif
     while (sliders) {
         danger |= diagonal_from(b->lines, lowest(sliders), through_king);
         sliders &= sliders - 1;
@@ -221,7 +253,7 @@ static inline int legal_moves(Board *b, ushort *list) {
 
 // The pawn moves of `pawns` that land on `target` (pushes, double pushes, captures; a move
 // to the last rank counts its four promotions). En passant is left to the caller.
-static inline ulong count_pawn_moves(ulong pawns, const Legality *L, ulong target) {
+static inline Count count_pawn_moves(ulong pawns, const Legality *L, ulong target) {
     ulong push = (pawns << 8) & L->empty;
     ulong double_push = ((push & RANK_3) << 8) & L->empty & target;
     ulong left = ((pawns << 7) & NOT_H) & L->enemy & target;
@@ -235,8 +267,8 @@ static inline ulong count_pawn_moves(ulong pawns, const Legality *L, ulong targe
 
 // The en-passant captures of `pawns`, each made and tested (the captured pawn leaves a
 // square the rank's sliders may then see through).
-static inline ulong count_en_passant(Board *b, ulong pawns) {
-    ulong count = 0;
+static inline Count count_en_passant(Board *b, ulong pawns) {
+    Count count = 0;
     if (b->ep != NO_SQ) {
         ulong takers = pawns & pawn_attacks_down(BIT(b->ep));
         while (takers) {
@@ -252,7 +284,7 @@ static inline ulong count_en_passant(Board *b, ulong pawns) {
 // in check would otherwise make and test each of its moves while its warp waits): none in
 // double check; else a piece that is not pinned (a pinned one can neither take the checker
 // nor step between) may take the checker or, against a slider, step between it and the king.
-static inline ulong count_evasions(Board *b, const Legality *L) {
+static inline Count count_evasions(Board *b, const Legality *L) {
     ulong checkers = attackers(b, L->king);
     if (checkers & (checkers - 1))
         return 0;
@@ -266,7 +298,7 @@ static inline ulong count_evasions(Board *b, const Legality *L) {
         if (diagonal & checkers & diagonal_set(b))
             target |= diagonal & diagonal_from(b->lines, checker, L->occ);
     }
-    ulong count = 0;
+    Count count = 0;
     ulong free_pieces = L->own & ~L->pinned;
     ulong knights = type_set(b, KNIGHT), straight_set_ = straight_set(b), diagonal_set_ = diagonal_set(b);
     ulong s = free_pieces & (knights | straight_set_ | diagonal_set_);
@@ -285,9 +317,9 @@ static inline ulong count_evasions(Board *b, const Legality *L) {
 }
 
 // The number of legal moves (perft 1): pieces that need no test are counted by popcount.
-static inline ulong count_legal(Board *b) {
+static inline Count count_legal(Board *b) {
     Legality L;
-    ulong count = 0;
+    Count count = 0;
     legality(b, &L, true, &count);
     count += popcount(KING_FROM(b->lines, L.king) & ~L.own & ~L.danger);
     if (L.in_check)
@@ -295,6 +327,24 @@ static inline ulong count_legal(Board *b) {
     count += castlings(b, &L, 0, 0);
     ulong free_pieces = L.own & ~L.pinned;
     ulong knights = type_set(b, KNIGHT), straight = straight_set(b), diagonal = diagonal_set(b);
+#if PERFT_COUNT & 2
+    // one loop per kind: a warp runs each body as often as its lane with the most such pieces
+    ulong s = free_pieces & knights;
+    while (s) {
+        count += popcount(KNIGHT_FROM(b->lines, lowest(s)) & ~L.own);
+        s &= s - 1;
+    }
+    s = free_pieces & diagonal;
+    while (s) {
+        count += popcount(diagonal_from(b->lines, lowest(s), L.occ) & ~L.own);
+        s &= s - 1;
+    }
+    s = free_pieces & straight;
+    while (s) {
+        count += popcount(straight_from(b->lines, lowest(s), L.occ) & ~L.own);
+        s &= s - 1;
+    }
+#else
     ulong s = free_pieces & (knights | straight | diagonal);
     while (s) {
         int from = lowest(s);
@@ -306,6 +356,7 @@ static inline ulong count_legal(Board *b) {
         if (one & straight) att |= straight_from(b->lines, from, L.occ);
         count += popcount(att & ~L.own);
     }
+#endif
     ulong pawns = free_pieces & type_set(b, PAWN);
     count += count_pawn_moves(pawns, &L, ~0UL) + count_en_passant(b, pawns);
     ulong pinned_pawns = L.pinned & type_set(b, PAWN);
