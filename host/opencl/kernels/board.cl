@@ -77,10 +77,11 @@ static inline void toggle(Board *b, int t, ulong mask) {
     b->q2 ^= mask & (0UL - (ulong)((t >> 2) & 1));
 }
 
-#if defined(PERFT_COUNT) && (PERFT_COUNT & 4)
+#if BYTE_SWAP_HALVES || (defined(PERFT_COUNT) && (PERFT_COUNT & 4))
 // the rank order reversed in 32-bit halves, shifts and masks in the pattern compilers know as a
 // byte swap (NVIDIA's OpenCL compiler makes 16-bit shifts and ors of the vector shuffle below,
-// some 25 instructions a word: docs/opencl.md, "Perft")
+// some 25 instructions a word: docs/opencl.md, "Perft"); every kernel's make and unmake flip
+// the board, so the search kernels take it too (BYTE_SWAP_HALVES, the prelude's, default 1)
 static inline uint byte_swap32(uint x) {
     return (x << 24) | ((x & 0xFF00u) << 8) | ((x >> 8) & 0xFF00u) | (x >> 24);
 }
