@@ -166,6 +166,15 @@ def test_results_do_not_depend_on_the_launch_shape():
     assert a == b
 
 
+def test_the_vector_shuffle_byte_swap_searches_the_same():
+    """BYTE_SWAP_HALVES = 0 (the flip's byte swap as the vector shuffle it was before the
+    32-bit halves became every program's default) gives the model's results too."""
+    old = OpenCLBackend("pocl", overrides={"BYTE_SWAP_HALVES": 0})
+    assert "#define BYTE_SWAP_HALVES 0" in opencl_device.kernel_source({"BYTE_SWAP_HALVES": 0})
+    assert_same_as_model(old, [(fen, 2, -INF, INF) for fen in RANDOM_PLAY[:40] + TACTICAL[:10]])
+    assert old.perft(suites.board_of(chess.STARTING_FEN), 4)["nodes"] == 197281
+
+
 @pytest.mark.parametrize("job, problem", [
     ((chess.STARTING_FEN, 9, -INF, INF), "depth"),
     ((chess.STARTING_FEN, -1, -INF, INF), "depth"),

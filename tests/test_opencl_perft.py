@@ -3,6 +3,7 @@ at the last ply; every leaf made, as the accelerator does), divide in the contra
 the breadth-first expansion however it is cut up (frontier size, leaf depth, memory chunks)."""
 
 import chess
+import numpy as np
 import pytest
 
 from chessaccel.host.opencl import OpenCLBackend
@@ -89,6 +90,37 @@ def test_expansion_however_it_is_cut(frontier_target, bulk_leaf_depth, memory_fr
     for mode in ("bulk", "make"):
         assert b.perft_positions(roots, 3, mode) == kiwipete_3 + mate_3
     assert len(b.last_run["frontiers"]) >= 2
+
+
+@pytest.mark.parametrize("n", [1, 63, 64, 65, 64 * 3 + 5, 5000])
+def test_the_prefix_sum_of_the_child_counts_on_the_device(backend, n):
+    """The expansion's offsets (scan_groups, the group totals' sum, add_group_bases): the
+    exclusive prefix sum of the counts, with the total, across every edge of the work-groups."""
+    counts = np.random.default_rng(n).integers(0, 219, n).astype(np.uint32)
+    counts[::7] = 0                                   # positions without a legal move
+    offsets_buf = backend._buffer(nbytes=8 * (n + 1))
+    total = backend._prefix_sum(backend._buffer(counts), n, offsets_buf)
+    want = np.concatenate([[0], np.cumsum(counts, dtype=np.uint64)])
+    got = backend._read(offsets_buf, np.uint64, n + 1)
+    assert total == int(want[-1])
+    assert (got == want).all(), f"first difference at {int(np.argmax(got != want))}"
+
+
+def test_the_expansion_keeps_its_buffers_from_call_to_call():
+    """The levels' device buffers are kept for the next perft (_pooled): a smaller call reuses
+    them, a larger one replaces them, and the counts stay right either way."""
+    b = OpenCLBackend("pocl", frontier_target=4)
+    start, kiwipete = suites.board_of(chess.STARTING_FEN), suites.board_of(KIWIPETE)
+    assert b.perft(start, 4)["nodes"] == 197281
+    kept = {key: buf.size for key, buf in b._pool.items()}
+    assert kept and any(key[0] == "children" for key in kept)
+    assert b.perft(start, 3)["nodes"] == 8902
+    assert {key: buf.size for key, buf in b._pool.items()} == kept
+    assert b.perft(kiwipete, 4)["nodes"] == 4085603
+    assert any(b._pool[key].size > size for key, size in kept.items() if key in b._pool)
+    assert b.perft(start, 4)["nodes"] == 197281
+    b.close()
+    assert not b._pool
 
 
 def test_last_run_times_the_leaf_kernel_apart_from_the_expansion(backend):

@@ -427,7 +427,9 @@ class _FakeGpu:
 
     def perft_positions(self, positions, depth, mode):
         name = "startpos" if positions[0, 0] == 0 else "kiwipete"
-        self.last_run = {"frontiers": [(depth, 1)], "leaf_depth": 2, "launches": 3}
+        self.perft_calls = getattr(self, "perft_calls", 0) + 1
+        self.last_run = {"frontiers": [(depth, 1)], "leaf_depth": 2, "launches": 3,
+                         "leaf_seconds": 0.25, "stage_seconds": {"expand": 0.5}}
         return _PUBLISHED[name, depth] + (name == "kiwipete" and mode == "make")
 
 
@@ -513,6 +515,11 @@ def test_the_device_runners_record_on_a_stand_in_gpu(tmp_path, monkeypatch, caps
                      ("kiwipete", 4, "bulk", 2, 4_085_603, 4_085_603, True, [[4, 1]], 2, 3),
                      ("startpos", 5, "make", 3, 4_865_609, 4_865_609, True, [[5, 1]], 2, 3),
                      ("kiwipete", 4, "make", 3, 4_085_604, 4_085_603, False, [[4, 1]], 2, 3)]
+    # each perft twice (the first also allocates the expansion's buffers): both recorded
+    assert fake.perft_calls == 2 * len(record["perft"])
+    assert all(p["cold_seconds"] >= 0 and p["cold_nodes_per_second"] > 0
+               and p["leaf_seconds"] == 0.25 and p["stage_seconds"] == {"expand": 0.5}
+               for p in record["perft"])
     for p in record["perft"]:
         # the rate over the wall time, which is kept to a microsecond
         assert p["nodes"] / (p["seconds"] + 5e-7) <= p["nodes_per_second"] \
@@ -521,7 +528,8 @@ def test_the_device_runners_record_on_a_stand_in_gpu(tmp_path, monkeypatch, caps
     assert text.startswith("device: Fake GPU (Fake CL)  compute units 4  (opened in ")
     assert "\ncheck sample: 3 jobs, 1 mismatches\nleaf search: 8 jobs (every 1)\n" in text
     assert re.search(r"\n  perft kiwipete 4 make \(leaf 3\):        4085604 WRONG \(expected "
-                     r"4085603\)  +\d+\.\d{3} s +\d+\.\d\d G nodes/s\n", text)
+                     r"4085603\)  +\d+\.\d{3} s +\d+\.\d\d G nodes/s \(first run \d+\.\d{3} s, "
+                     r"\d+\.\d\d G\)\n", text)
     assert re.search(r"\n  perft startpos 5 bulk \(leaf 2\):        4865609 ok  ", text)
     assert re.search(r"\n  device split past 10 \(depth >= 1, x64/CU\): 0\.000 s 4\.1 M nodes/s "
                      r"split points 1 entries 2 helped 3 same results: True\n", text)

@@ -94,6 +94,8 @@ class OpenCLBackend(Backend):
         self.memory_fraction = memory_fraction
         #: figures of the last call, for the benchmark: kernel seconds, launches, frontier sizes
         self.last_run = {}
+        #: device buffers of the perft expansion kept from call to call (_pooled)
+        self._pool = {}
 
     # --- device --------------------------------------------------------------------------------
 
@@ -164,6 +166,7 @@ class OpenCLBackend(Backend):
         return self.device.kernel(name)
 
     def close(self):
+        self._pool.clear()
         self._device = None
 
     # --- moves ---------------------------------------------------------------------------------
@@ -420,18 +423,20 @@ class OpenCLBackend(Backend):
             return self._leaves(buf, n, remaining, count_mode)
         # one breadth-first ply: count the children, prefix-sum, write them
         t0 = time.perf_counter()
-        counts_buf = self._buffer(nbytes=4 * n)
+        counts_buf = self._pooled(("counts", remaining), 4 * n)
         self._launch_1d("child count", "count_children", n, buf, np.uint32(n), counts_buf,
                         local=self._perft_local())
         t0 = self._stage("count", t0)
-        counts = self._read(counts_buf, np.uint32, n).astype(np.uint64)
-        offsets = np.zeros(n + 1, dtype=np.uint64)
-        np.cumsum(counts, out=offsets[1:])
-        self._stage("prefix", t0)
-        children = int(offsets[-1])
+        offsets_buf = self._pooled(("offsets", remaining), 8 * (n + 1))
+        children = self._prefix_sum(counts_buf, n, offsets_buf)
+        t0 = self._stage("prefix", t0)
         if children == 0:
             return 0
         budget = max(1, int(self._memory_budget() // (POSITION_WORDS * 8)))
+        if children <= budget:
+            return self._expand_chunk(buf, 0, n, None, remaining, count_mode,
+                                      offsets_buf=offsets_buf, children=children, t0=t0)
+        offsets = self._read(offsets_buf, np.uint64, n + 1)
         total = 0
         start = 0
         while start < n:
@@ -450,23 +455,60 @@ class OpenCLBackend(Backend):
         stages[name] = stages.get(name, 0.0) + now - t0
         return now
 
-    def _expand_chunk(self, buf, start, end, offsets, remaining, count_mode):
-        cl = self._cl()
-        t0 = time.perf_counter()
-        m = end - start
-        base = offsets[start]
-        chunk_offsets = (offsets[start:end + 1] - base).astype(np.uint64)
-        children = int(chunk_offsets[-1])
-        if children == 0:
+    def _prefix_sum(self, counts_buf, n, offsets_buf):
+        """offsets_buf[0..n] = the exclusive prefix sum of the n uint32 counts, on the device
+        (scan_groups, the host's sum of the group totals, add_group_bases); the total."""
+        if n == 0:
             return 0
-        if start == 0 and end == len(offsets) - 1:
-            parents = buf
+        local = 256 if self.device.is_gpu else 64
+        groups = -(-n // local)
+        totals_buf = self._pooled(("group totals", local), 8 * groups)
+        self._run("prefix sum", self.kernel("scan_groups"), groups * local, local, counts_buf,
+                  np.uint32(n), offsets_buf, totals_buf, self._cl().LocalMemory(8 * local))
+        totals = self._read(totals_buf, np.uint64, groups)
+        bases = np.zeros(groups, dtype=np.uint64)
+        np.cumsum(totals[:-1], out=bases[1:])
+        bases_buf = self._buffer(bases)
+        self._run("prefix sum", self.kernel("add_group_bases"), groups * local, local, offsets_buf,
+                  np.uint32(n), bases_buf)
+        self.last_run["launches"] = self.last_run.get("launches", 0) + 2
+        return int(bases[-1] + totals[-1])
+
+    def _pooled(self, key, nbytes):
+        """A device buffer of at least ``nbytes`` kept for the next call with the same ``key`` (a
+        level of the expansion): allocating the frontier's gigabytes anew in every perft cost
+        some 50 ms of a start position perft 8 on the H100 (docs/opencl.md)."""
+        held = self._pool.get(key)
+        if held is not None and held.size >= nbytes:
+            return held
+        self._pool.pop(key, None)           # the smaller one goes before the larger is made
+        buf = self._pool[key] = self._buffer(nbytes=nbytes)
+        return buf
+
+    def _expand_chunk(self, buf, start, end, offsets, remaining, count_mode, offsets_buf=None,
+                      children=None, t0=None):
+        """Write the children of parents start..end and count below them. ``offsets``: the
+        host's copy of every parent's first child (a chunk of the level); or ``offsets_buf``,
+        the device's, with the number of ``children``, when the level is one chunk."""
+        cl = self._cl()
+        t0 = t0 or time.perf_counter()
+        m = end - start
+        if offsets_buf is not None:
+            parents, off_buf = buf, offsets_buf
         else:
-            parents = self._buffer(nbytes=m * POSITION_WORDS * 8)
-            self._guard("copy", cl.enqueue_copy, self.device.queue, parents, buf,
-                        src_offset=start * POSITION_WORDS * 8, byte_count=m * POSITION_WORDS * 8)
-        off_buf = self._buffer(chunk_offsets)
-        child_buf = self._buffer(nbytes=children * POSITION_WORDS * 8)
+            base = offsets[start]
+            chunk_offsets = (offsets[start:end + 1] - base).astype(np.uint64)
+            children = int(chunk_offsets[-1])
+            if children == 0:
+                return 0
+            if start == 0 and end == len(offsets) - 1:
+                parents = buf
+            else:
+                parents = self._buffer(nbytes=m * POSITION_WORDS * 8)
+                self._guard("copy", cl.enqueue_copy, self.device.queue, parents, buf,
+                            src_offset=start * POSITION_WORDS * 8, byte_count=m * POSITION_WORDS * 8)
+            off_buf = self._buffer(chunk_offsets)
+        child_buf = self._pooled(("children", remaining), children * POSITION_WORDS * 8)
         flag = self._buffer(np.zeros(1, dtype=np.uint32), write=True)
         t0 = self._stage("buffers", t0)
         self._launch_1d("expansion", "expand", m, parents, np.uint32(m), off_buf, child_buf, flag,

@@ -515,6 +515,40 @@ __kernel void count_children(__global const ulong *positions, const uint n, __gl
     counts[i] = (uint)count_legal(&b);
 }
 
+// The prefix sum of the counts on the device (the host would otherwise read, sum and send back
+// tens of MB: some 40 ms of a start position perft 8 on the H100, docs/opencl.md), in two
+// passes around the host's sum of the group totals. Pass 1b: each work-group's inclusive scan of
+// its counts (Hillis-Steele in local memory) into offsets[i + 1], and the group's total.
+__kernel void scan_groups(__global const uint *counts, const uint n, __global ulong *offsets,
+                          __global ulong *group_totals, __local ulong *scratch, Lines lines)
+{
+    uint i = get_global_id(0), lid = get_local_id(0), size = get_local_size(0);
+    scratch[lid] = i < n ? counts[i] : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = 1; d < size; d <<= 1) {
+        ulong add = lid >= d ? scratch[lid - d] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        scratch[lid] += add;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (i < n)
+        offsets[i + 1] = scratch[lid];
+    if (lid == size - 1)
+        group_totals[get_group_id(0)] = scratch[lid];
+}
+
+// Pass 1c: each group's offsets shifted by the sum of the groups before it (`bases`, from the
+// host), so that offsets[i] is where position i's children start and offsets[n] their number.
+__kernel void add_group_bases(__global ulong *offsets, const uint n, __global const ulong *bases,
+                              Lines lines)
+{
+    uint i = get_global_id(0);
+    if (i < n)
+        offsets[i + 1] += bases[get_group_id(0)];
+    if (i == 0)
+        offsets[0] = 0;
+}
+
 // Pass 2: write each position's children from its offset (an exclusive prefix sum of the
 // counts). A child list whose length disagrees with pass 1 raises the error flag.
 __kernel void expand(__global const ulong *positions, const uint n,
