@@ -268,6 +268,28 @@ def test_board_cli_rejects_bad_arguments_with_one_line(capsys):
         assert problem in err and len(err.strip().splitlines()) == 1, err
 
 
+def test_a_timing_miss_is_read_only_from_the_report_after_routing():
+    """nextpnr prints an estimate after placement; a nextpnr that stops (or is stopped) while
+    routing leaves it last in its log, and the board flow must not take it for the routed
+    figure (it once rebuilt a board at a clock made from a placement estimate)."""
+    from chessaccel.synth.board import _nextpnr_fmax
+    placed = ("Info: SA placement time 299.09s\n"
+              "Info: Max frequency for clock '$glbnet$clk': 14.13 MHz (FAIL at 17.86 MHz)\n"
+              "Info: Routing..\nInfo: Routing 210842 arcs.\n")
+    assert _nextpnr_fmax(placed) == {}
+    routed = placed + ("Info: Routing complete.\n"
+                       "Warning: Max frequency for clock '$glbnet$clk': 13.90 MHz (FAIL at 17.86 MHz)\n"
+                       "Info: Max frequency for clock '$glbnet$other': 99.00 MHz (PASS at 50.00 MHz)\n")
+    assert _nextpnr_fmax(routed) == {"$glbnet$clk": (13.9, 17.86), "$glbnet$other": (99.0, 50.0)}
+
+
+def test_boards_route_with_router2_unless_told(capsys):
+    from chessaccel.synth.board import DEFAULT_ROUTER
+    assert DEFAULT_ROUTER == SynthOptions.router == "router2"
+    assert board_main(["ulx3s-85f", "--router", "router3"]) == EXIT_USAGE
+    assert "invalid choice: 'router3'" in capsys.readouterr().err
+
+
 def _core_record(records, comb_lut4, carry, fmax_mhz):
     """A SearchCore block record of the given size in ``records`` (as the block flow writes)."""
     own = {"lut4": comb_lut4, "ff": 1000, "carry": carry, "pfumx": 0, "l6mux21": 0, "dp16kd": 0,
