@@ -28,13 +28,13 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from chessaccel.defs import (Color, CYCLE_BITS, GenStage, INF, MATE, MAX_DEPTH, MAX_PLY, Mode,
-                             Move, NO_MOVE, NODE_BITS, PieceType, PROMOTION_ORDER, Score, SearchJob,
+                             Move, NO_MOVE, NODE_BITS, Piece, PieceType, PROMOTION_ORDER, Score, SearchJob,
                              SearchResult, Status)
 from chessaccel.geometry import square
 
 from .board import Board, BoardOp
 from .castlestatus import CastleStatus
-from .evaluate import Evaluate
+from .evaluate import EvalOp, IncrementalEvaluate
 from .genaggressor import GenAggressor
 from .genvictim import GenVictim
 from .searchstack import Frame, SearchStack, StackOp
@@ -46,16 +46,17 @@ __all__ = ["STATES", "SearchCore", "fsm_markdown", "update_doc"]
 KING_FILE, KINGSIDE_FILE, QUEENSIDE_FILE = 4, 6, 2
 #: Rank of the king and rooks before castling, seen from the side to move.
 CASTLING_RANK = 0
-#: Evaluate's pipeline depth in the core: one register, so a stand-pat score is ready in the
-#: cycle after TEST_LEGAL.
-EVAL_LATENCY = 1
 
 #: The AlphaBetaFSM, declared: state -> (what it does, the states it may go to next).
 #: Every busy state also goes to IDLE when ``abort`` is raised (not listed).
 STATES = {
     "IDLE": (
         "wait for a job; reject a bad one (BAD_JOB), else load the board and the root frame",
-        ("IDLE", "ENTER_ROOT")),
+        ("IDLE", "SUM_ROOT")),
+    "SUM_ROOT": (
+        "sum the evaluation of the root, one square a cycle (64 cycles a job): the root frame's "
+        "sums, which each make then updates",
+        ("SUM_ROOT", "ENTER_ROOT")),
     "ENTER_ROOT": (
         "count the root; test it for check and find its first victim; stand pat at depth 0 "
         "unless in check, else start the move walk (perft 0: the root is the one leaf)",
@@ -71,12 +72,12 @@ STATES = {
         "(perft at depth 1: count a leaf and unmake)",
         ("NEXT_MOVE", "STAND_PAT", "EVAL_LEAF")),
     "STAND_PAT": (
-        "depth 0, not in check: wait for Evaluate; return the score if it reaches beta, else "
-        "raise alpha and walk the captures",
-        ("STAND_PAT", "NEXT_MOVE", "RETURN", "IDLE")),
+        "depth 0, not in check: the node's score (from the sums its make gave) is ready; return "
+        "it if it reaches beta, else raise alpha and walk the captures",
+        ("NEXT_MOVE", "RETURN", "IDLE")),
     "EVAL_LEAF": (
-        "ply max_ply (the stack is full): wait for Evaluate; return the static score",
-        ("EVAL_LEAF", "NEXT_MOVE", "RETURN")),
+        "ply max_ply (the stack is full): return the static score",
+        ("NEXT_MOVE", "RETURN")),
     "RETURN": (
         "the child cut off: return its parent's best to the grandparent",
         ("RETURN", "NEXT_MOVE", "IDLE")),
@@ -102,13 +103,12 @@ class SearchCore(wiring.Component):
     ``trace_ply`` and the move that led to it (``trace_move``, NO_MOVE at the root): the model's
     ``search(trace=True)`` walk.
 
-    ``eval_latency`` (1..3) is the Evaluate pipeline's depth: each stage removed saves a cycle per
-    stand-pat node and lengthens Evaluate's combinational path. ``max_ply`` (1..MAX_PLY) is the
+    ``max_ply`` (1..MAX_PLY) is the
     SearchStack's size: a node at that ply is evaluated, never expanded (the model's parameter
     of the same name); tests make it small to reach the stack-full rule in a few plies.
     """
 
-    def __init__(self, eval_latency=EVAL_LATENCY, max_ply=MAX_PLY):
+    def __init__(self, max_ply=MAX_PLY):
         if not 1 <= max_ply <= MAX_PLY:
             raise ValueError(f"max_ply {max_ply} out of range 1..{MAX_PLY}")
         super().__init__({
@@ -121,7 +121,6 @@ class SearchCore(wiring.Component):
             "trace_ply":   Out(range(max_ply + 1)),
             "trace_move":  Out(Move),
         })
-        self.eval_latency = eval_latency
         self.max_ply = max_ply
         #: (state, next state) pairs the elaborated FSM uses (filled by ``elaborate``).
         self.transitions = set()
@@ -148,7 +147,7 @@ class _AlphaBetaFSM:
         m.submodules.castlestatus = self.castlestatus = CastleStatus()
         # in check? the side to move's king on the board as it stands
         m.submodules.side_check = self.side_check = TestCheck()
-        m.submodules.evaluate = self.evaluate = Evaluate(latency=core.eval_latency)
+        m.submodules.evaluate = self.evaluate = IncrementalEvaluate()
         m.submodules.stack = self.stack = SearchStack(core.max_ply)
         self.state = None
 
@@ -156,7 +155,7 @@ class _AlphaBetaFSM:
         self.value = Signal(Score)          # the value RETURN hands to the parent
         self.nodes = Signal(NODE_BITS)
         self.cycles = Signal(CYCLE_BITS)
-        self.eval_ready = Signal()
+        self.root_square = Signal(range(SQUARES))  # SUM_ROOT's square
         self.searching = self.job.mode == Mode.SEARCH
         self.top, self.parent = self.stack.top, self.stack.parent
 
@@ -256,19 +255,24 @@ class _AlphaBetaFSM:
             self.side_check.position.eq(position),
             self.side_check.square.eq(board.king_squares[Color.WHITE.value]),
             self.side_check.by.eq(Color.BLACK),
-            self.evaluate.position.eq(position),
         ]
         self.own = own_squares(m, position)
 
-        # Evaluate is a free-running pipeline: its score belongs to the board once the board
-        # has stood still for its latency.
-        latency = core.eval_latency
-        board_age = Signal(range(latency + 1))
-        with m.If(board.op != BoardOp.HOLD):
-            m.d.sync += board_age.eq(0)
-        with m.Elif(board_age != latency):
-            m.d.sync += board_age.eq(board_age + 1)
-        m.d.comb += self.eval_ready.eq(board_age == latency)
+        # Evaluate follows the board's ops (the make's inputs are the Board's; SUM_ROOT reads the
+        # root's squares one by one) and is given the sums of the node on top of the stack:
+        # its ``after`` in the cycle after an op is the sums of the board as the op left it
+        # (the child's in TEST_LEGAL), and its score one cycle later (in STAND_PAT, EVAL_LEAF)
+        evaluate = self.evaluate
+        root_piece = Signal(Piece)
+        m.d.comb += [
+            root_piece.eq(position.squares[self.root_square]),
+            evaluate.op.eq(EvalOp.HOLD),
+            evaluate.move.eq(board.move), evaluate.moving.eq(board.moving),
+            evaluate.castle.eq(board.castle), evaluate.captured.eq(board.undo.captured),
+            evaluate.ep.eq(position.ep),
+            evaluate.square.eq(self.root_square), evaluate.piece.eq(root_piece),
+            evaluate.sums.eq(top.sums),
+        ]
 
         # --- defaults: the stack holds, next_top is the top, the board idles; GenVictim looks
         # past the frame's victim (the next victim, for NEXT_MOVE) ---
@@ -331,7 +335,20 @@ class _AlphaBetaFSM:
                              stack.next_top.alpha.eq(job.alpha),
                              stack.next_top.beta.eq(job.beta),
                              stack.next_top.best.eq(-INF)]
-                self.goto("ENTER_ROOT")
+                m.d.sync += self.root_square.eq(0)
+                self.goto("SUM_ROOT")
+
+    def _state_sum_root(self):
+        # one square a cycle into the root frame's sums (cleared at the load); the last square's
+        # term arrives in ENTER_ROOT
+        m, stack = self.m, self.stack
+        m.d.comb += [self.evaluate.op.eq(EvalOp.SQUARE), stack.op.eq(StackOp.WRITE),
+                     stack.next_top.sums.eq(self.evaluate.after)]
+        m.d.sync += self.root_square.eq(self.root_square + 1)
+        with m.If(self.root_square == SQUARES - 1):
+            self.goto("ENTER_ROOT")
+        with m.Else():
+            self.goto("SUM_ROOT")
 
     def _state_enter_root(self):
         m, core, stack, top = self.m, self.core, self.stack, self.top
@@ -343,7 +360,7 @@ class _AlphaBetaFSM:
             quiescent = self.searching & (top.depth == 0) & ~in_check
             with m.If(self.searching):
                 m.d.sync += self.nodes.eq(1)
-            m.d.comb += stack.op.eq(StackOp.WRITE)
+            m.d.comb += [stack.op.eq(StackOp.WRITE), stack.next_top.sums.eq(self.evaluate.after)]
             self.enter(stack.next_top, in_check, quiescent)
             with m.If(quiescent):
                 self.goto("STAND_PAT")
@@ -358,6 +375,9 @@ class _AlphaBetaFSM:
         full_width = ~top.captures_only
         promotion_piece = Array(Const(p.value, PieceType.as_shape()) for p in PROMOTION_ORDER)
         castle_from = square(KING_FILE, CASTLING_RANK)
+        # Evaluate reads the make's ports in every NEXT_MOVE (its op waits on the state alone);
+        # only the TEST_LEGAL after a make uses what it computes
+        m.d.comb += self.evaluate.op.eq(EvalOp.MAKE)
 
         def victim_done():
             # the victim has no aggressor left: disable it, give the own pieces back, take the
@@ -437,6 +457,7 @@ class _AlphaBetaFSM:
                 stack.next_top.alpha.eq(-top.beta),
                 stack.next_top.beta.eq(-top.alpha),
                 stack.next_top.best.eq(-INF),
+                stack.next_top.sums.eq(self.evaluate.after),
             ]
             self.enter(stack.next_top, in_check, quiescent)
             with m.If(self.searching):
@@ -455,9 +476,7 @@ class _AlphaBetaFSM:
     def _state_stand_pat(self):
         m, stack, top = self.m, self.stack, self.top
         score = self.evaluate.score
-        with m.If(~self.eval_ready):
-            self.goto("STAND_PAT")
-        with m.Elif(score >= top.beta):
+        with m.If(score >= top.beta):
             self.return_value(score)
         with m.Else():
             m.d.comb += [stack.op.eq(StackOp.WRITE), stack.next_top.best.eq(score)]
@@ -466,10 +485,7 @@ class _AlphaBetaFSM:
             self.goto("NEXT_MOVE")
 
     def _state_eval_leaf(self):
-        with self.m.If(self.eval_ready):
-            self.return_value(self.evaluate.score, may_be_root=False)  # max_ply >= 1: not root
-        with self.m.Else():
-            self.goto("EVAL_LEAF")
+        self.return_value(self.evaluate.score, may_be_root=False)  # max_ply >= 1: not root
 
     def _state_return(self):
         self.return_value(self.value)
