@@ -211,7 +211,8 @@ class IncrementalEvaluate(wiring.Component):
     side to move's view, on the normalised board (own pieces white, ``hdl/board.py``). Give an
     ``op`` in a cycle and, in the next cycle, the sums of the position the op started from on
     ``sums``: ``after`` then shows the sums of the position after the op, and ``score`` shows
-    its score (taper and clamp of ``after``) one cycle later still, from a register.
+    its score (taper and clamp of ``after``) on ``after_score`` in the same cycle and on
+    ``score`` one cycle later, from a register.
 
     * ``MAKE``: the make's ports (the Board's, in the mover's frame: ``move``, ``moving``,
       ``castle``, the undo record's ``captured``, the board's ``ep`` before the move) address
@@ -238,6 +239,7 @@ class IncrementalEvaluate(wiring.Component):
     piece: In(Piece)
     sums: In(EvalSums)
     after: Out(EvalSums)
+    after_score: Out(Score)
     score: Out(Score)
 
     def elaborate(self, platform):
@@ -309,5 +311,6 @@ class IncrementalEvaluate(wiring.Component):
         mg, eg, game_phase = Signal(_SUM_SHAPE), Signal(_SUM_SHAPE), Signal(_PHASE_SHAPE)
         m.d.comb += [mg.eq(self.after.mg), eg.eq(self.after.eg),
                      game_phase.eq(self.after.phase)]
-        m.d.sync += self.score.eq(tapered_score(m, mg, eg, phase_weight(m, game_phase)))
+        m.d.comb += self.after_score.eq(tapered_score(m, mg, eg, phase_weight(m, game_phase)))
+        m.d.sync += self.score.eq(self.after_score)
         return m

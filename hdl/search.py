@@ -68,13 +68,16 @@ STATES = {
         ("NEXT_MOVE", "TEST_LEGAL", "RETURN", "IDLE")),
     "TEST_LEGAL": (
         "GenVictim on the child: unmake an illegal move (the mover's king is a victim); else "
-        "push the child with its first victim, counted and tested for check in the same cycle "
-        "(perft at depth 1: count a leaf and unmake)",
-        ("NEXT_MOVE", "STAND_PAT", "EVAL_LEAF")),
+        "count the child, tested for check in the same cycle; a quiescence child whose static "
+        "score (from the sums this make gave) reaches its beta stands pat at once: unmake it "
+        "and return the score to the node; else push the child with its first victim and, in "
+        "quiescence, its static score as best and alpha (perft at depth 1: count a leaf and "
+        "unmake)",
+        ("NEXT_MOVE", "RETURN", "EVAL_LEAF")),
     "STAND_PAT": (
-        "depth 0, not in check: the node's score (from the sums its make gave) is ready; return "
-        "it if it reaches beta, else raise alpha and walk the captures",
-        ("NEXT_MOVE", "RETURN", "IDLE")),
+        "the root at depth 0, not in check (below the root TEST_LEGAL stands pat): finish with "
+        "its static score if it reaches beta, else raise alpha and walk the captures",
+        ("NEXT_MOVE", "IDLE")),
     "EVAL_LEAF": (
         "ply max_ply (the stack is full): return the static score",
         ("NEXT_MOVE", "RETURN")),
@@ -210,29 +213,39 @@ class _AlphaBetaFSM:
         m = self.m
         if may_be_root:
             with m.If(self.stack.ply == 0):
-                m.d.sync += [self.core.result.score.eq(node_value),
-                             self.core.result.best_move.eq(
-                                 absolute_move(self.top.best_move, self.job.position.side))]
-                self.finish(Status.DONE)
+                self.finish_root(node_value)
             with m.Else():
                 self.to_parent(node_value)
         else:
             self.to_parent(node_value)
+
+    def finish_root(self, root_value):
+        """The root's value is known: the job's result."""
+        self.m.d.sync += [self.core.result.score.eq(root_value),
+                          self.core.result.best_move.eq(
+                              absolute_move(self.top.best_move, self.job.position.side))]
+        self.finish(Status.DONE)
 
     def to_parent(self, node_value):
         m, stack, board, parent = self.m, self.stack, self.board, self.parent
         m.d.comb += [stack.op.eq(StackOp.POP), stack.next_top.eq(parent),
                      board.op.eq(BoardOp.UNMAKE), board.move.eq(parent.move),
                      board.restore.eq(parent.undo)]
+        self.take_value(parent, node_value)
+
+    def take_value(self, frame, node_value):
+        """``frame`` (the node the value goes to, now in ``next_top``) takes its child's
+        ``node_value``: raise its best and alpha; a cutoff there goes on in RETURN."""
+        m, stack = self.m, self.stack
         score = Signal(Score, name=f"{self.state.lower()}_score")
         cutoff = Signal(name=f"{self.state.lower()}_cutoff")
         m.d.comb += score.eq(-node_value)
-        with m.If(self.searching & (score > parent.best)):
+        with m.If(self.searching & (score > frame.best)):
             m.d.comb += [stack.next_top.best.eq(score),
-                         stack.next_top.best_move.eq(parent.move)]
-            with m.If(score > parent.alpha):
+                         stack.next_top.best_move.eq(frame.move)]
+            with m.If(score > frame.alpha):
                 m.d.comb += stack.next_top.alpha.eq(score)
-                m.d.comb += cutoff.eq(score >= parent.beta)
+                m.d.comb += cutoff.eq(score >= frame.beta)
         with m.If(cutoff):
             m.d.sync += self.value.eq(score)
             self.goto("RETURN")
@@ -441,6 +454,14 @@ class _AlphaBetaFSM:
         child_depth = Mux(top.depth == 0, 0, top.depth - 1)
         in_check = self.side_check.attacked
         quiescent = self.searching & (child_depth == 0) & ~in_check
+        leaf = self.searching & (child_ply == core.max_ply)
+        # the child's static score, from the sums its make gave (this cycle), and its window
+        score = self.evaluate.after_score
+        child_alpha = Signal(Score)
+        child_beta = Signal(Score)
+        stands = Signal()   # a stand-pat cutoff if the child is a quiescence node
+        m.d.comb += [child_alpha.eq(-top.beta), child_beta.eq(-top.alpha),
+                     stands.eq(score >= child_beta)]
         with m.If(self.genvictim.king_attacked):
             m.d.comb += board.op.eq(BoardOp.UNMAKE)
             self.goto("NEXT_MOVE")
@@ -449,35 +470,45 @@ class _AlphaBetaFSM:
             m.d.comb += board.op.eq(BoardOp.UNMAKE)
             self.goto("NEXT_MOVE")
         with m.Else():
-            m.d.comb += [
-                stack.op.eq(StackOp.PUSH),
-                stack.store.has_legal.eq(1),
-                stack.next_top.as_value().eq(0),
-                stack.next_top.depth.eq(child_depth),
-                stack.next_top.alpha.eq(-top.beta),
-                stack.next_top.beta.eq(-top.alpha),
-                stack.next_top.best.eq(-INF),
-                stack.next_top.sums.eq(self.evaluate.after),
-            ]
-            self.enter(stack.next_top, in_check, quiescent)
             with m.If(self.searching):
                 m.d.sync += self.nodes.eq(self.nodes + 1)
                 # the move is in the mover's frame; the board's side is now the mover's opponent
                 mover = Mux(board.side == Color.BLACK, Color.WHITE, Color.BLACK)
                 m.d.comb += [core.trace_valid.eq(1), core.trace_ply.eq(child_ply),
                              core.trace_move.eq(absolute_move(top.move, mover))]
-            with m.If(self.searching & (child_ply == core.max_ply)):
-                self.goto("EVAL_LEAF")
-            with m.Elif(quiescent):
-                self.goto("STAND_PAT")
+            with m.If(quiescent & ~leaf & stands):
+                # the child stands pat at or above its beta: it is never pushed; its score goes
+                # to the node on top as a value returned (the move is taken back)
+                m.d.comb += [board.op.eq(BoardOp.UNMAKE), stack.op.eq(StackOp.WRITE),
+                             stack.next_top.has_legal.eq(1)]
+                self.take_value(top, score)
             with m.Else():
-                self.goto("NEXT_MOVE")
+                m.d.comb += [
+                    stack.op.eq(StackOp.PUSH),
+                    stack.store.has_legal.eq(1),
+                    stack.next_top.as_value().eq(0),
+                    stack.next_top.depth.eq(child_depth),
+                    stack.next_top.alpha.eq(child_alpha),
+                    stack.next_top.beta.eq(child_beta),
+                    stack.next_top.best.eq(-INF),
+                    stack.next_top.sums.eq(self.evaluate.after),
+                ]
+                self.enter(stack.next_top, in_check, quiescent)
+                with m.If(leaf):
+                    self.goto("EVAL_LEAF")
+                with m.Else():
+                    with m.If(quiescent):
+                        # stand pat below beta: the static score is the best so far
+                        m.d.comb += stack.next_top.best.eq(score)
+                        with m.If(score > child_alpha):
+                            m.d.comb += stack.next_top.alpha.eq(score)
+                    self.goto("NEXT_MOVE")
 
     def _state_stand_pat(self):
         m, stack, top = self.m, self.stack, self.top
         score = self.evaluate.score
         with m.If(score >= top.beta):
-            self.return_value(score)
+            self.finish_root(score)
         with m.Else():
             m.d.comb += [stack.op.eq(StackOp.WRITE), stack.next_top.best.eq(score)]
             with m.If(score > top.alpha):
