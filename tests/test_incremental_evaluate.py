@@ -5,8 +5,9 @@ the model's ``evaluate``.
 The RTL test drives the block as the SearchCore does: a pass over a position's 64 squares from
 sums of zero (the root), then a random walk of makes and unmakes in which the bench keeps a
 stack of the sums the block gave (the SearchStack's per-ply copy): a make's ``after`` is pushed,
-an unmake pops and shows the parent's sums again (a HOLD). Every transaction's ``after`` and
-``score`` are compared with the model's, in order; a mismatch names the position, the moves that
+an unmake pops and shows the parent's sums again (a HOLD). Every transaction's ``after``,
+``after_score`` (the same cycle; the core's stand-pat test) and ``score`` (registered, a cycle
+later) are compared with the model's, in order; a mismatch names the position, the moves that
 led there and each field that differs.
 """
 
@@ -167,8 +168,10 @@ def test_incremental_evaluate_rtl_matches_model():
     got = run_testbench(IncrementalEvaluate, "incremental_evaluate",
                         "chessaccel.sim.cocotb.tb_incremental_evaluate", events)
     assert len(got) == len(events)
-    for label, (want_sums, want_score), (mg, eg, phase, score) in zip(labels, expected, got):
+    for label, (want_sums, want_score), (mg, eg, phase, after_score, score) in zip(
+            labels, expected, got):
         differs = [f"{name}: rtl {g}, model {w}" for name, g, w in
                    (("mg", mg, want_sums[0]), ("eg", eg, want_sums[1]),
-                    ("phase", phase, want_sums[2]), ("score", score, want_score)) if g != w]
+                    ("phase", phase, want_sums[2]), ("after_score", after_score, want_score),
+                    ("score", score, want_score)) if g != w]
         assert not differs, f"IncrementalEvaluate differs on {label}: {'; '.join(differs)}"

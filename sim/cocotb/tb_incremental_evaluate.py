@@ -7,8 +7,8 @@ sums of zero), ``{"op": "make", from, to, promo, moving, castle, captured, ep_fi
 (the make's ports, mover's frame), ``{"op": "unmake"}``. The bench keeps the stack of sums as
 the SearchStack does (a make pushes the block's ``after``, an unmake pops, a root starts a new
 stack) and gives the sums the op started from (the stack's top) on ``sums`` in the cycle after
-the op. Results: per event [mg, eg, phase, score]: ``after`` in the cycle after the (last) op,
-``score`` one cycle later. No expectations of its own: the pytest side compares with the model.
+the op. Results: per event [mg, eg, phase, after_score, score]: ``after`` and ``after_score`` in the
+cycle after the (last) op, ``score`` one cycle later. No expectations of its own: the pytest side compares with the model.
 """
 
 import cocotb
@@ -82,6 +82,7 @@ async def incremental_evaluate_events(dut):
             dut.sums.value = _pack_sums(*sums)
             await ReadOnly()
             sums = _unpack_sums(dut.after.value)
+            after_score = _signed(dut.after_score.value, 16)
         else:
             if event["op"] == "make":
                 dut.op.value = EvalOp.MAKE.value
@@ -98,8 +99,9 @@ async def incremental_evaluate_events(dut):
             dut.sums.value = _pack_sums(*stack[-1])
             await ReadOnly()
             sums = _unpack_sums(dut.after.value)
+            after_score = _signed(dut.after_score.value, 16)
             if event["op"] == "make":
                 stack.append(sums)
         await FallingEdge(dut.clk)
-        results.append([*sums, _signed(dut.score.value, 16)])
+        results.append([*sums, after_score, _signed(dut.score.value, 16)])
     write_results(results)
