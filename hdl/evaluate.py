@@ -65,15 +65,12 @@ def phase_weight(m, game_phase):
     return weight
 
 
-def tapered_score(m, mg, eg, weight, complement=None):
+def tapered_score(m, mg, eg, weight):
     """``(mg * w + eg * (2**TAPER_SHIFT - w)) >> TAPER_SHIFT`` clamped to +-EVAL_MAX
-    (combinational; the operands are Signals, each used more than once). ``complement``, if
-    given, is ``2**TAPER_SHIFT - w`` found earlier (a register), so no subtraction is left."""
+    (combinational; the operands are Signals, each used more than once)."""
     tapered = Signal(_TAPER_SHAPE)
     score = Signal(Score)
-    if complement is None:
-        complement = (1 << TAPER_SHIFT) - weight
-    m.d.comb += tapered.eq((mg * weight + eg * complement) >> TAPER_SHIFT)
+    m.d.comb += tapered.eq((mg * weight + eg * ((1 << TAPER_SHIFT) - weight)) >> TAPER_SHIFT)
     with m.If(tapered > EVAL_MAX):
         m.d.comb += score.eq(EVAL_MAX)
     with m.Elif(tapered < -EVAL_MAX):
@@ -217,17 +214,6 @@ class IncrementalEvaluate(wiring.Component):
     its score (taper and clamp of ``after``) on ``after_score`` in the same cycle and on
     ``score`` one cycle later, from a register.
 
-    The taper's phase weight is found in the op's cycle and registered, so ``after_score``'s
-    path starts at the multipliers: for a MAKE, the child's weight, from ``sums`` (give them in
-    the make's cycle too), the phase increment of ``early_captured`` (the piece type on the
-    to-square as known before the make's choice: it must have the captured piece's increment;
-    an en-passant pawn's square reads empty, and both increments are 0) and, chosen last, the
-    increment of ``move.promo``; for the other ops, the weight of ``after`` in the op's cycle.
-    So ``after_score`` is the score of ``after`` in the cycle after a MAKE, and after any op
-    that follows a cycle whose ``after`` was already the same position (the SearchCore's
-    ENTER_ROOT after the HOLD that ends SUM_ROOT; an unmake with the parent's sums given in both
-    cycles).
-
     * ``MAKE``: the make's ports (the Board's, in the mover's frame: ``move``, ``moving``,
       ``castle``, the undo record's ``captured``, the board's ``ep`` before the move) address
       three reads of the (piece type, square) table: the piece landing on the to-square, the
@@ -248,7 +234,6 @@ class IncrementalEvaluate(wiring.Component):
     moving: In(PieceType)
     castle: In(1)
     captured: In(Piece)
-    early_captured: In(PieceType)
     ep: In(EnPassant)
     square: In(Square)
     piece: In(Piece)
@@ -300,68 +285,32 @@ class IncrementalEvaluate(wiring.Component):
         ]
 
         increments = Array(Const(PHASE_INC.get(k, 0), 3) for k in range(8))
-
-        # the phase weight of the position the op leaves, registered: for a MAKE, one
-        # candidate per promotion increment from the early data, the promotion choosing last
-        base = Signal(_PHASE_SHAPE)
-        m.d.comb += base.eq(self.sums.phase - increments[self.early_captured])
-        gains = sorted({0} | {PHASE_INC.get(p.value, 0) for p in PieceType})
-        candidates = {}
-        for gain in gains:
-            child_phase = Signal(_PHASE_SHAPE, name=f"child_phase_{gain}")
-            m.d.comb += child_phase.eq(base + gain)
-            candidates[gain] = phase_weight(m, child_phase)
-        make_weight = Signal(_WEIGHT_SHAPE)
-        with m.Switch(self.move.promo):
-            for kind in PieceType:
-                with m.Case(kind):
-                    m.d.comb += make_weight.eq(candidates[PHASE_INC.get(kind.value, 0)])
-        after_phase = Signal(_PHASE_SHAPE)
-        m.d.comb += after_phase.eq(self.after.phase)
-        hold_weight = phase_weight(m, after_phase)
-        next_weight = Signal(_WEIGHT_SHAPE)
-        m.d.comb += next_weight.eq(Mux(self.op == EvalOp.MAKE, make_weight, hold_weight))
-        weight = Signal(_WEIGHT_SHAPE)
-        complement = Signal(_WEIGHT_SHAPE)
-        m.d.sync += [weight.eq(next_weight), complement.eq((1 << TAPER_SHIFT) - next_weight)]
         rook = {name: Mux(kingside, CASTLE_ROOK_DELTA[True][i], CASTLE_ROOK_DELTA[False][i])
                 for i, name in enumerate(("mg", "eg"))}
-        # the sums after a make, -(sums + landing - leaving + taken + rook), as a tree of two-input
-        # adds: (-sums - (landing - leaving)) - (taken + rook); after a SQUARE, sums + landing -
-        # leaving (taken and rook read 0)
-        moved, gained_value, made, squared = {}, {}, {}, {}
+        delta = {}
         for name in ("mg", "eg"):
-            moved[name] = Signal(_SUM_SHAPE, name=f"moved_{name}")
-            gained_value[name] = Signal(_SUM_SHAPE, name=f"taken_{name}")
-            negated = Signal(_SUM_SHAPE, name=f"negated_{name}")
-            partial = Signal(_SUM_SHAPE, name=f"partial_{name}")
-            made[name] = Signal(_SUM_SHAPE, name=f"made_{name}")
-            squared[name] = Signal(_SUM_SHAPE, name=f"squared_{name}")
-            m.d.comb += [
-                moved[name].eq(getattr(landing.data, name) - getattr(leaving.data, name)),
-                gained_value[name].eq(getattr(taken.data, name) + Mux(castled, rook[name], 0)),
-                negated.eq(-getattr(self.sums, name)),
-                partial.eq(negated - moved[name]),
-                made[name].eq(partial - gained_value[name]),
-                squared[name].eq(getattr(self.sums, name) + moved[name]),
-            ]
+            d = Signal(_SUM_SHAPE, name=f"delta_{name}")
+            m.d.comb += d.eq(getattr(landing.data, name) - getattr(leaving.data, name)
+                             + getattr(taken.data, name) + Mux(castled, rook[name], 0))
+            delta[name] = d
         d_phase = Signal(signed(5))
         m.d.comb += d_phase.eq(increments[gained] - increments[lost])
 
         with m.Switch(op):
             with m.Case(EvalOp.MAKE):
-                m.d.comb += [self.after.mg.eq(made["mg"]),
-                             self.after.eg.eq(made["eg"]),
+                m.d.comb += [self.after.mg.eq(-(self.sums.mg + delta["mg"])),
+                             self.after.eg.eq(-(self.sums.eg + delta["eg"])),
                              self.after.phase.eq(self.sums.phase + d_phase)]
             with m.Case(EvalOp.SQUARE):
-                m.d.comb += [self.after.mg.eq(squared["mg"]),
-                             self.after.eg.eq(squared["eg"]),
+                m.d.comb += [self.after.mg.eq(self.sums.mg + delta["mg"]),
+                             self.after.eg.eq(self.sums.eg + delta["eg"]),
                              self.after.phase.eq(self.sums.phase + d_phase)]
             with m.Default():
                 m.d.comb += self.after.eq(self.sums)
 
-        mg, eg = Signal(_SUM_SHAPE), Signal(_SUM_SHAPE)
-        m.d.comb += [mg.eq(self.after.mg), eg.eq(self.after.eg)]
-        m.d.comb += self.after_score.eq(tapered_score(m, mg, eg, weight, complement))
+        mg, eg, game_phase = Signal(_SUM_SHAPE), Signal(_SUM_SHAPE), Signal(_PHASE_SHAPE)
+        m.d.comb += [mg.eq(self.after.mg), eg.eq(self.after.eg),
+                     game_phase.eq(self.after.phase)]
+        m.d.comb += self.after_score.eq(tapered_score(m, mg, eg, phase_weight(m, game_phase)))
         m.d.sync += self.score.eq(self.after_score)
         return m

@@ -28,8 +28,8 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from chessaccel.defs import (Color, CYCLE_BITS, GenStage, INF, MATE, MAX_DEPTH, MAX_PLY, Mode,
-                             Move, NO_MOVE, NODE_BITS, Piece, PieceType, PROMOTION_ORDER, Score,
-                             SearchJob, SearchResult, Square, Status)
+                             Move, NO_MOVE, NODE_BITS, Piece, PieceType, PROMOTION_ORDER, Score, SearchJob,
+                             SearchResult, Status)
 from chessaccel.geometry import square
 
 from .board import Board, BoardOp
@@ -54,8 +54,8 @@ STATES = {
         "wait for a job; reject a bad one (BAD_JOB), else load the board and the root frame",
         ("IDLE", "SUM_ROOT")),
     "SUM_ROOT": (
-        "sum the evaluation of the root, one square a cycle, and its phase weight (65 cycles a "
-        "job): the root frame's sums, which each make then updates",
+        "sum the evaluation of the root, one square a cycle (64 cycles a job): the root frame's "
+        "sums, which each make then updates",
         ("SUM_ROOT", "ENTER_ROOT")),
     "ENTER_ROOT": (
         "count the root; test it for check and find its first victim; stand pat at depth 0 "
@@ -158,7 +158,7 @@ class _AlphaBetaFSM:
         self.value = Signal(Score)          # the value RETURN hands to the parent
         self.nodes = Signal(NODE_BITS)
         self.cycles = Signal(CYCLE_BITS)
-        self.root_square = Signal(range(SQUARES + 1))  # SUM_ROOT's square (64: the last cycle)
+        self.root_square = Signal(range(SQUARES))  # SUM_ROOT's square
         self.searching = self.job.mode == Mode.SEARCH
         self.top, self.parent = self.stack.top, self.stack.parent
 
@@ -275,24 +275,15 @@ class _AlphaBetaFSM:
         # root's squares one by one) and is given the sums of the node on top of the stack:
         # its ``after`` in the cycle after an op is the sums of the board as the op left it
         # (the child's in TEST_LEGAL), and its score one cycle later (in STAND_PAT, EVAL_LEAF)
-        # One read of the board for Evaluate: in SUM_ROOT the root's square, else the square a
-        # make of this node would capture on, known from the frame before the make's choice
-        # (the promoting pawn's to-square, or the victim's while victims are walked; no capture
-        # otherwise): the child's phase weight is found from it in the make's cycle
         evaluate = self.evaluate
-        self.eval_square = eval_square = Signal(Square)
-        eval_piece = Signal(Piece)
-        captures = Signal()
+        root_piece = Signal(Piece)
         m.d.comb += [
-            eval_square.eq(Mux(top.promoting, top.move.to_sq, top.victim)),
-            eval_piece.eq(position.squares[eval_square]),
-            captures.eq(top.promoting | ((top.stage == GenStage.VICTIMS) & top.victim_valid)),
+            root_piece.eq(position.squares[self.root_square]),
             evaluate.op.eq(EvalOp.HOLD),
             evaluate.move.eq(board.move), evaluate.moving.eq(board.moving),
             evaluate.castle.eq(board.castle), evaluate.captured.eq(board.undo.captured),
-            evaluate.early_captured.eq(Mux(captures, eval_piece.type, PieceType.NONE)),
             evaluate.ep.eq(position.ep),
-            evaluate.square.eq(self.root_square), evaluate.piece.eq(eval_piece),
+            evaluate.square.eq(self.root_square), evaluate.piece.eq(root_piece),
             evaluate.sums.eq(top.sums),
         ]
 
@@ -361,17 +352,15 @@ class _AlphaBetaFSM:
                 self.goto("SUM_ROOT")
 
     def _state_sum_root(self):
-        # one square a cycle into the root frame's sums (cleared at the load); each square's term
-        # arrives in the next cycle, the last one's in the cycle of root_square 64
+        # one square a cycle into the root frame's sums (cleared at the load); the last square's
+        # term arrives in ENTER_ROOT
         m, stack = self.m, self.stack
-        m.d.comb += [stack.op.eq(StackOp.WRITE), stack.next_top.sums.eq(self.evaluate.after),
-                     self.eval_square.eq(self.root_square[:6])]
-        with m.If(self.root_square == SQUARES):
-            # the last square's term is in; Evaluate registers the root's phase weight
+        m.d.comb += [self.evaluate.op.eq(EvalOp.SQUARE), stack.op.eq(StackOp.WRITE),
+                     stack.next_top.sums.eq(self.evaluate.after)]
+        m.d.sync += self.root_square.eq(self.root_square + 1)
+        with m.If(self.root_square == SQUARES - 1):
             self.goto("ENTER_ROOT")
         with m.Else():
-            m.d.comb += self.evaluate.op.eq(EvalOp.SQUARE)
-            m.d.sync += self.root_square.eq(self.root_square + 1)
             self.goto("SUM_ROOT")
 
     def _state_enter_root(self):

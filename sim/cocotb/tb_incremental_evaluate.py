@@ -3,8 +3,8 @@ record the sums and score after each.
 
 Params: a list of events (tests/test_incremental_evaluate.py builds them from the model):
 ``{"op": "root", "pieces": [64 codes]}`` (the normalised board's squares: 64 SQUARE ops from
-sums of zero), ``{"op": "make", from, to, promo, moving, castle, captured, early_captured, ep_file, ep_valid}``
-(the make's ports, mover's frame; ``early_captured`` the type on the to-square), ``{"op": "unmake"}``. The bench keeps the stack of sums as
+sums of zero), ``{"op": "make", from, to, promo, moving, castle, captured, ep_file, ep_valid}``
+(the make's ports, mover's frame), ``{"op": "unmake"}``. The bench keeps the stack of sums as
 the SearchStack does (a make pushes the block's ``after``, an unmake pops, a root starts a new
 stack) and gives the sums the op started from (the stack's top) on ``sums`` in the cycle after
 the op. Results: per event [mg, eg, phase, after_score, score]: ``after`` and ``after_score`` in the
@@ -45,8 +45,7 @@ async def incremental_evaluate_events(dut):
     events = read_params()
     Clock(dut.clk, CLOCK_PERIOD_NS, unit="ns", impl="gpi").start()
     dut.rst.value = 1
-    for port in ("op", "move", "moving", "castle", "captured", "early_captured", "ep", "square",
-                 "piece", "sums"):
+    for port in ("op", "move", "moving", "castle", "captured", "ep", "square", "piece", "sums"):
         getattr(dut, port).value = 0
     await ClockCycles(dut.clk, 2)
     dut.rst.value = 0
@@ -91,13 +90,10 @@ async def incremental_evaluate_events(dut):
                 dut.moving.value = event["moving"]
                 dut.castle.value = event["castle"]
                 dut.captured.value = event["captured"]
-                dut.early_captured.value = event["early_captured"]
                 dut.ep.value = event["ep_file"] | (event["ep_valid"] << 3)
             else:
                 stack.pop()
                 _idle(dut)
-            # the sums the op starts from, already in its own cycle (the core's top frame)
-            dut.sums.value = _pack_sums(*stack[-1])
             await FallingEdge(dut.clk)
             _idle(dut)
             dut.sums.value = _pack_sums(*stack[-1])
