@@ -1,16 +1,21 @@
-"""Evaluate: the static evaluation as a pipelined adder tree over the 64 squares.
+"""Evaluate: the static evaluation, in two forms.
 
-Bit-exact with ``sim/model/evaluate.py``: material plus piece-square values summed as
+Both are bit-exact with ``sim/model/evaluate.py``: material plus piece-square values summed as
 (middlegame, endgame) from white's view, turned to the side to move's view, tapered by the game
 phase (``PHASE_WEIGHT``) with a floor shift by ``TAPER_SHIFT`` and clamped to +-EVAL_MAX.
 
-Why an adder tree and not an incremental update on make/unmake: each square's contribution is a
-function of its 4-bit piece code alone (the square is fixed), so every output bit of a square's
-table is one 4-input LUT; the tree needs no coupling to the Board's make/unmake, no per-ply copy
-of the running sums in the SearchStack and no second table read port for the (piece, square)
-pairs a move touches (up to four per make). The pipeline runs every cycle on the board as it
-stands, so a score is ready ``LATENCY`` cycles after the board last changed, which the search
-overlaps with the legality test of the move just made. docs/fsm.md gives the cost figures.
+``IncrementalEvaluate`` (the SearchCore's, below) keeps the sums per ply and updates them from
+the table values of the squares each make changes; docs/fsm.md ("Evaluate") says why it replaced
+the tree in the core: the tree cost about 4,600 LUT4 there and, at one register, a 59 LUT-level
+path, and its score came a cycle after the legality test, where the incremental sums give the
+child's score in the legality test's own cycle.
+
+``Evaluate``, the pipelined adder tree over the 64 squares, stays as the reference block (its
+unit test, the synthesis registry's ``evaluate``): each square's contribution is a function of
+its 4-bit piece code alone (the square is fixed), so every output bit of a square's table is one
+4-input LUT; the tree needs no coupling to the Board's make/unmake, no per-ply copy of the sums
+and no table read port per square a move touches. It runs every cycle on the board as it
+stands, so a score is ready ``LATENCY`` cycles after the board last changed.
 
 Three stages, each ending in a register when the pipeline is ``latency`` = 3 cycles deep (Hydra
 spent 3); with ``latency`` 2 the second stage's register is left out, with 1 the first's too, so
