@@ -4,11 +4,15 @@ One source for the Evaluate block's ROMs (hdl/evaluate.py) and the model (sim/mo
 Values are from white's view on white's squares; a black piece uses the rank-mirrored square.
 """
 
+from amaranth.hdl import signed, unsigned
+from amaranth.lib import data
+
 from .defs import PieceType
 from .geometry import file_of, rank_of
 
 __all__ = ["MATERIAL_MG", "MATERIAL_EG", "PST_MG", "PST_EG", "PHASE_INC", "PHASE_MAX",
-           "PHASE_WEIGHT", "TAPER_SHIFT", "SQUARE_MG", "SQUARE_EG", "centre"]
+           "PHASE_WEIGHT", "TAPER_SHIFT", "SQUARE_MG", "SQUARE_EG", "centre", "EvalSums",
+           "SquareValue"]
 
 P, N, B, R, Q, K = (PieceType[n].value for n in ("PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING"))
 
@@ -56,6 +60,24 @@ PST_EG = {k: tuple(_pst(k, s)[1] for s in range(64)) for k in (P, N, B, R, Q, K)
 #: What a white piece of kind k on square s adds: material + piece-square value.
 SQUARE_MG = {k: tuple(MATERIAL_MG[k] + PST_MG[k][s] for s in range(64)) for k in PST_MG}
 SQUARE_EG = {k: tuple(MATERIAL_EG[k] + PST_EG[k][s] for s in range(64)) for k in PST_EG}
+
+
+
+class EvalSums(data.Struct):
+    """The running sums of a position from the side to move's view (the incremental Evaluate's
+    state, kept per ply in the SearchStack): material + piece-square values, own minus enemy,
+    and the game phase before the cap at PHASE_MAX. 18 bits hold 64 queens' worth with room;
+    the phase of 64 queens is 256."""
+    mg:    signed(18)
+    eg:    signed(18)
+    phase: unsigned(9)
+
+
+class SquareValue(data.Struct):
+    """One entry of the (piece type, square) table: SQUARE_MG and SQUARE_EG of a white piece
+    (every value lies in -105 .. 1012)."""
+    mg: signed(12)
+    eg: signed(12)
 
 
 _NAMES = {P: "pawn", N: "knight", B: "bishop", R: "rook", Q: "queen", K: "king"}

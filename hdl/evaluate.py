@@ -1,16 +1,21 @@
-"""Evaluate: the static evaluation as a pipelined adder tree over the 64 squares.
+"""Evaluate: the static evaluation, in two forms.
 
-Bit-exact with ``sim/model/evaluate.py``: material plus piece-square values summed as
+Both are bit-exact with ``sim/model/evaluate.py``: material plus piece-square values summed as
 (middlegame, endgame) from white's view, turned to the side to move's view, tapered by the game
 phase (``PHASE_WEIGHT``) with a floor shift by ``TAPER_SHIFT`` and clamped to +-EVAL_MAX.
 
-Why an adder tree and not an incremental update on make/unmake: each square's contribution is a
-function of its 4-bit piece code alone (the square is fixed), so every output bit of a square's
-table is one 4-input LUT; the tree needs no coupling to the Board's make/unmake, no per-ply copy
-of the running sums in the SearchStack and no second table read port for the (piece, square)
-pairs a move touches (up to four per make). The pipeline runs every cycle on the board as it
-stands, so a score is ready ``LATENCY`` cycles after the board last changed, which the search
-overlaps with the legality test of the move just made. docs/fsm.md gives the cost figures.
+``IncrementalEvaluate`` (the SearchCore's, below) keeps the sums per ply and updates them from
+the table values of the squares each make changes; docs/fsm.md ("Evaluate") says why it replaced
+the tree in the core: the tree cost about 4,600 LUT4 there and, at one register, a 59 LUT-level
+path, and its score came a cycle after the legality test, where the incremental sums give the
+child's score in the legality test's own cycle.
+
+``Evaluate``, the pipelined adder tree over the 64 squares, stays as the reference block (its
+unit test, the synthesis registry's ``evaluate``): each square's contribution is a function of
+its 4-bit piece code alone (the square is fixed), so every output bit of a square's table is one
+4-input LUT; the tree needs no coupling to the Board's make/unmake, no per-ply copy of the sums
+and no table read port per square a move touches. It runs every cycle on the board as it
+stands, so a score is ready ``LATENCY`` cycles after the board last changed.
 
 Three stages, each ending in a register when the pipeline is ``latency`` = 3 cycles deep (Hydra
 spent 3); with ``latency`` 2 the second stage's register is left out, with 1 the first's too, so
@@ -21,18 +26,21 @@ the whole evaluation is one combinational path into the result register:
 3. taper ``(mg * w + eg * (2**TAPER_SHIFT - w)) >> TAPER_SHIFT``, clamp, result register.
 """
 
-from amaranth.hdl import Module, Signal, Const, signed, unsigned, Array
-from amaranth.lib import wiring
+from amaranth.hdl import Module, Signal, Const, signed, unsigned, Array, Cat, Mux
+from amaranth.lib import enum, wiring
+from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from chessaccel.defs import Position, Score, Color, PieceType, EVAL_MAX
+from chessaccel.defs import (EnPassant, Move, Piece, Position, Score, Square, Color, PieceType,
+                             EVAL_MAX)
 from chessaccel.evaltables import (SQUARE_MG, SQUARE_EG, PHASE_INC, PHASE_MAX, PHASE_WEIGHT,
-                                   TAPER_SHIFT)
+                                   TAPER_SHIFT, EvalSums, SquareValue)
 from chessaccel.geometry import CODE
 
 from .squarearray import MIRROR
 
-__all__ = ["Evaluate", "LATENCY", "square_terms"]
+__all__ = ["Evaluate", "LATENCY", "square_terms", "IncrementalEvaluate", "EvalOp",
+           "square_value_table", "CASTLE_ROOK_DELTA"]
 
 #: Cycles from a change of ``position`` to the matching ``score``, at most (the default).
 LATENCY = 3
@@ -48,6 +56,33 @@ _SUM_SHAPE = signed(18)
 _PHASE_SHAPE = unsigned(9)
 #: The taper's products: |sum| < 2**17 times a weight of at most 2**TAPER_SHIFT.
 _TAPER_SHAPE = signed(18 + TAPER_SHIFT + 2)
+_WEIGHT_SHAPE = unsigned(TAPER_SHIFT + 1)
+
+
+def phase_weight(m, game_phase):
+    """PHASE_WEIGHT[min(game_phase, PHASE_MAX)] (combinational; ``game_phase`` a Signal)."""
+    weight = Signal(_WEIGHT_SHAPE)
+    weights = Array(Const(w, _WEIGHT_SHAPE) for w in PHASE_WEIGHT)
+    with m.If(game_phase >= PHASE_MAX):
+        m.d.comb += weight.eq(PHASE_WEIGHT[PHASE_MAX])
+    with m.Else():
+        m.d.comb += weight.eq(weights[game_phase])
+    return weight
+
+
+def tapered_score(m, mg, eg, weight):
+    """``(mg * w + eg * (2**TAPER_SHIFT - w)) >> TAPER_SHIFT`` clamped to +-EVAL_MAX
+    (combinational; the operands are Signals, each used more than once)."""
+    tapered = Signal(_TAPER_SHAPE)
+    score = Signal(Score)
+    m.d.comb += tapered.eq((mg * weight + eg * ((1 << TAPER_SHIFT) - weight)) >> TAPER_SHIFT)
+    with m.If(tapered > EVAL_MAX):
+        m.d.comb += score.eq(EVAL_MAX)
+    with m.Elif(tapered < -EVAL_MAX):
+        m.d.comb += score.eq(-EVAL_MAX)
+    with m.Else():
+        m.d.comb += score.eq(tapered)
+    return score
 
 
 def square_terms(sq, code):
@@ -114,29 +149,17 @@ class Evaluate(wiring.Component):
         # --- stage 2: totals from the side to move's view, capped phase weight ---
         total_mg = Signal(_SUM_SHAPE)
         total_eg = Signal(_SUM_SHAPE)
-        weight = Signal(range((1 << TAPER_SHIFT) + 1))
+        weight = Signal(_WEIGHT_SHAPE)
         phase_sum = Signal(_PHASE_SHAPE)
         m.d.comb += phase_sum.eq(sum(rank_phase))
-        weights = Array(Const(w, weight.shape()) for w in PHASE_WEIGHT)
-        with m.If(phase_sum >= PHASE_MAX):
-            stage2 += weight.eq(PHASE_WEIGHT[PHASE_MAX])
-        with m.Else():
-            stage2 += weight.eq(weights[phase_sum])
+        stage2 += weight.eq(phase_weight(m, phase_sum))
         with m.If(side_1 == Color.BLACK):
             stage2 += [total_mg.eq(-sum(rank_mg)), total_eg.eq(-sum(rank_eg))]
         with m.Else():
             stage2 += [total_mg.eq(sum(rank_mg)), total_eg.eq(sum(rank_eg))]
 
         # --- stage 3: taper, floor shift, clamp ---
-        tapered = Signal(_TAPER_SHAPE)
-        m.d.comb += tapered.eq((total_mg * weight + total_eg * ((1 << TAPER_SHIFT) - weight))
-                               >> TAPER_SHIFT)
-        with m.If(tapered > EVAL_MAX):
-            m.d.sync += self.score.eq(EVAL_MAX)
-        with m.Elif(tapered < -EVAL_MAX):
-            m.d.sync += self.score.eq(-EVAL_MAX)
-        with m.Else():
-            m.d.sync += self.score.eq(tapered)
+        m.d.sync += self.score.eq(tapered_score(m, total_mg, total_eg, weight))
 
         strobe = self.start
         for stage in range(self.latency):
@@ -144,4 +167,155 @@ class Evaluate(wiring.Component):
             m.d.sync += delayed.eq(strobe)
             strobe = delayed
         m.d.comb += self.done.eq(strobe)
+        return m
+
+
+# --- the incremental form (the SearchCore's) ---------------------------------------------------
+
+#: Castling in the mover's frame (white, rank 1): the rook's (from, to) squares, kingside first.
+_CASTLE_ROOK = {True: (0o07, 0o05), False: (0o00, 0o03)}
+#: What a castling adds to the mover's (mg, eg): the rook's value on its new square less the old.
+CASTLE_ROOK_DELTA = {
+    kingside: (SQUARE_MG[PieceType.ROOK.value][to] - SQUARE_MG[PieceType.ROOK.value][frm],
+               SQUARE_EG[PieceType.ROOK.value][to] - SQUARE_EG[PieceType.ROOK.value][frm])
+    for kingside, (frm, to) in _CASTLE_ROOK.items()}
+#: File of the king's to-square in a kingside castling.
+_KINGSIDE_FILE = 6
+#: The en-passant square's rank in the mover's frame; the pawn taken stands one rank below.
+_EP_RANK = 5
+_PAWN_STEP = 8
+#: The table's address: square (6 bits) then piece type (3 bits).
+_TABLE_DEPTH = 64 * 8
+
+
+def square_value_table():
+    """The (piece type, square) table: entry ``type * 64 + square`` is (SQUARE_MG, SQUARE_EG)
+    of a white piece; type NONE (and the unused code 7) reads (0, 0)."""
+    rows = []
+    for kind in range(8):
+        for sq in range(64):
+            if kind in SQUARE_MG:
+                rows.append({"mg": SQUARE_MG[kind][sq], "eg": SQUARE_EG[kind][sq]})
+            else:
+                rows.append({"mg": 0, "eg": 0})
+    return rows
+
+
+class EvalOp(enum.Enum, shape=2):
+    HOLD   = 0  # nothing changes: ``after`` shows ``sums``
+    MAKE   = 1  # the move on the make ports is made this cycle
+    SQUARE = 2  # add the term of ``piece`` on ``square`` (the pass over the root's squares)
+
+
+class IncrementalEvaluate(wiring.Component):
+    """Static evaluation kept as running sums (``EvalSums``) updated by each make; bit-exact
+    with ``sim/model/evaluate.py`` (``evaluate`` = ``sums_score(side_sums(board))``, and
+    ``sums_after_make`` is the update this block computes).
+
+    The sums of a position are kept by the user (the SearchCore: in each ply's frame), from the
+    side to move's view, on the normalised board (own pieces white, ``hdl/board.py``). Give an
+    ``op`` in a cycle and, in the next cycle, the sums of the position the op started from on
+    ``sums``: ``after`` then shows the sums of the position after the op, and ``score`` shows
+    its score (taper and clamp of ``after``) on ``after_score`` in the same cycle and on
+    ``score`` one cycle later, from a register.
+
+    * ``MAKE``: the make's ports (the Board's, in the mover's frame: ``move``, ``moving``,
+      ``castle``, the undo record's ``captured``, the board's ``ep`` before the move) address
+      three reads of the (piece type, square) table: the piece landing on the to-square, the
+      one leaving the from-square, the enemy piece taken (on the to-square, or behind it en
+      passant; mirrored, the table being white's). ``after`` = -(sums + landing - leaving +
+      taken + castling rook), the child's view; phase + promoted piece - piece taken.
+    * ``SQUARE``: add the term of ``piece`` standing on ``square`` (own: + its value; enemy:
+      - its value on the mirrored square; phase + its increment). From sums of zero, 64 of
+      these give a position's sums (the SearchCore's pass over the root, once per job).
+    * ``HOLD``: ``after`` = ``sums``.
+
+    The table reads are registered (memory read ports: block RAM where the tools map it), so
+    nothing of the make's path is added to the make's own cycle beyond the address.
+    """
+
+    op: In(EvalOp)
+    move: In(Move)
+    moving: In(PieceType)
+    castle: In(1)
+    captured: In(Piece)
+    ep: In(EnPassant)
+    square: In(Square)
+    piece: In(Piece)
+    sums: In(EvalSums)
+    after: Out(EvalSums)
+    after_score: Out(Score)
+    score: Out(Score)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.table = table = Memory(shape=SquareValue, depth=_TABLE_DEPTH,
+                                            init=square_value_table())
+        landing, leaving, taken = (table.read_port() for _ in range(3))
+
+        squaring = self.op == EvalOp.SQUARE
+        frm, to = self.move.from_sq, self.move.to_sq
+        own = self.piece.color == Color.WHITE
+        own_kind = Signal(PieceType)
+        enemy_kind = Signal(PieceType)
+        placed = Signal(PieceType)
+        en_passant = Signal()
+        taken_sq = Signal(Square)
+        m.d.comb += [
+            own_kind.eq(Mux(own, self.piece.type, PieceType.NONE)),
+            enemy_kind.eq(Mux(own, PieceType.NONE, self.piece.type)),
+            placed.eq(Mux(self.move.promo != PieceType.NONE, self.move.promo, self.moving)),
+            en_passant.eq((self.moving == PieceType.PAWN) & self.ep.valid
+                          & (to == Cat(self.ep.file, Const(_EP_RANK, 3)))),
+            taken_sq.eq(Mux(en_passant, to - _PAWN_STEP, to)),
+            landing.addr.eq(Mux(squaring, Cat(self.square, own_kind), Cat(to, placed))),
+            leaving.addr.eq(Mux(squaring, Cat(self.square ^ MIRROR, enemy_kind),
+                                Cat(frm, self.moving))),
+            taken.addr.eq(Cat(taken_sq ^ MIRROR,
+                              Mux(squaring, PieceType.NONE, self.captured.type))),
+        ]
+
+        # the op's other inputs, registered beside the table reads
+        op = Signal(EvalOp)
+        gained = Signal(PieceType)     # phase: the piece type whose increment is added
+        lost = Signal(PieceType)       # and the one whose increment is taken off
+        castled = Signal()
+        kingside = Signal()
+        m.d.sync += [
+            op.eq(self.op),
+            gained.eq(Mux(squaring, self.piece.type, self.move.promo)),
+            lost.eq(Mux(squaring, PieceType.NONE, self.captured.type)),
+            castled.eq(~squaring & self.castle),
+            kingside.eq(to[:3] == _KINGSIDE_FILE),
+        ]
+
+        increments = Array(Const(PHASE_INC.get(k, 0), 3) for k in range(8))
+        rook = {name: Mux(kingside, CASTLE_ROOK_DELTA[True][i], CASTLE_ROOK_DELTA[False][i])
+                for i, name in enumerate(("mg", "eg"))}
+        delta = {}
+        for name in ("mg", "eg"):
+            d = Signal(_SUM_SHAPE, name=f"delta_{name}")
+            m.d.comb += d.eq(getattr(landing.data, name) - getattr(leaving.data, name)
+                             + getattr(taken.data, name) + Mux(castled, rook[name], 0))
+            delta[name] = d
+        d_phase = Signal(signed(5))
+        m.d.comb += d_phase.eq(increments[gained] - increments[lost])
+
+        with m.Switch(op):
+            with m.Case(EvalOp.MAKE):
+                m.d.comb += [self.after.mg.eq(-(self.sums.mg + delta["mg"])),
+                             self.after.eg.eq(-(self.sums.eg + delta["eg"])),
+                             self.after.phase.eq(self.sums.phase + d_phase)]
+            with m.Case(EvalOp.SQUARE):
+                m.d.comb += [self.after.mg.eq(self.sums.mg + delta["mg"]),
+                             self.after.eg.eq(self.sums.eg + delta["eg"]),
+                             self.after.phase.eq(self.sums.phase + d_phase)]
+            with m.Default():
+                m.d.comb += self.after.eq(self.sums)
+
+        mg, eg, game_phase = Signal(_SUM_SHAPE), Signal(_SUM_SHAPE), Signal(_PHASE_SHAPE)
+        m.d.comb += [mg.eq(self.after.mg), eg.eq(self.after.eg),
+                     game_phase.eq(self.after.phase)]
+        m.d.comb += self.after_score.eq(tapered_score(m, mg, eg, phase_weight(m, game_phase)))
+        m.d.sync += self.score.eq(self.after_score)
         return m

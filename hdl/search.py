@@ -28,13 +28,13 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from chessaccel.defs import (Color, CYCLE_BITS, GenStage, INF, MATE, MAX_DEPTH, MAX_PLY, Mode,
-                             Move, NO_MOVE, NODE_BITS, PieceType, PROMOTION_ORDER, Score, SearchJob,
+                             Move, NO_MOVE, NODE_BITS, Piece, PieceType, PROMOTION_ORDER, Score, SearchJob,
                              SearchResult, Status)
 from chessaccel.geometry import square
 
 from .board import Board, BoardOp
 from .castlestatus import CastleStatus
-from .evaluate import Evaluate
+from .evaluate import EvalOp, IncrementalEvaluate
 from .genaggressor import GenAggressor
 from .genvictim import GenVictim
 from .searchstack import Frame, SearchStack, StackOp
@@ -46,16 +46,17 @@ __all__ = ["STATES", "SearchCore", "fsm_markdown", "update_doc"]
 KING_FILE, KINGSIDE_FILE, QUEENSIDE_FILE = 4, 6, 2
 #: Rank of the king and rooks before castling, seen from the side to move.
 CASTLING_RANK = 0
-#: Evaluate's pipeline depth in the core: one register, so a stand-pat score is ready in the
-#: cycle after TEST_LEGAL.
-EVAL_LATENCY = 1
 
 #: The AlphaBetaFSM, declared: state -> (what it does, the states it may go to next).
 #: Every busy state also goes to IDLE when ``abort`` is raised (not listed).
 STATES = {
     "IDLE": (
         "wait for a job; reject a bad one (BAD_JOB), else load the board and the root frame",
-        ("IDLE", "ENTER_ROOT")),
+        ("IDLE", "SUM_ROOT")),
+    "SUM_ROOT": (
+        "sum the evaluation of the root, one square a cycle (64 cycles a job): the root frame's "
+        "sums, which each make then updates",
+        ("SUM_ROOT", "ENTER_ROOT")),
     "ENTER_ROOT": (
         "count the root; test it for check and find its first victim; stand pat at depth 0 "
         "unless in check, else start the move walk (perft 0: the root is the one leaf)",
@@ -67,16 +68,19 @@ STATES = {
         ("NEXT_MOVE", "TEST_LEGAL", "RETURN", "IDLE")),
     "TEST_LEGAL": (
         "GenVictim on the child: unmake an illegal move (the mover's king is a victim); else "
-        "push the child with its first victim, counted and tested for check in the same cycle "
-        "(perft at depth 1: count a leaf and unmake)",
-        ("NEXT_MOVE", "STAND_PAT", "EVAL_LEAF")),
+        "count the child, tested for check in the same cycle; a quiescence child whose static "
+        "score (from the sums this make gave) reaches its beta stands pat at once: unmake it "
+        "and return the score to the node; else push the child with its first victim and, in "
+        "quiescence, its static score as best and alpha (perft at depth 1: count a leaf and "
+        "unmake)",
+        ("NEXT_MOVE", "RETURN", "EVAL_LEAF")),
     "STAND_PAT": (
-        "depth 0, not in check: wait for Evaluate; return the score if it reaches beta, else "
-        "raise alpha and walk the captures",
-        ("STAND_PAT", "NEXT_MOVE", "RETURN", "IDLE")),
+        "the root at depth 0, not in check (below the root TEST_LEGAL stands pat): finish with "
+        "its static score if it reaches beta, else raise alpha and walk the captures",
+        ("NEXT_MOVE", "IDLE")),
     "EVAL_LEAF": (
-        "ply max_ply (the stack is full): wait for Evaluate; return the static score",
-        ("EVAL_LEAF", "NEXT_MOVE", "RETURN")),
+        "ply max_ply (the stack is full): return the static score",
+        ("NEXT_MOVE", "RETURN")),
     "RETURN": (
         "the child cut off: return its parent's best to the grandparent",
         ("RETURN", "NEXT_MOVE", "IDLE")),
@@ -102,13 +106,12 @@ class SearchCore(wiring.Component):
     ``trace_ply`` and the move that led to it (``trace_move``, NO_MOVE at the root): the model's
     ``search(trace=True)`` walk.
 
-    ``eval_latency`` (1..3) is the Evaluate pipeline's depth: each stage removed saves a cycle per
-    stand-pat node and lengthens Evaluate's combinational path. ``max_ply`` (1..MAX_PLY) is the
+    ``max_ply`` (1..MAX_PLY) is the
     SearchStack's size: a node at that ply is evaluated, never expanded (the model's parameter
     of the same name); tests make it small to reach the stack-full rule in a few plies.
     """
 
-    def __init__(self, eval_latency=EVAL_LATENCY, max_ply=MAX_PLY):
+    def __init__(self, max_ply=MAX_PLY):
         if not 1 <= max_ply <= MAX_PLY:
             raise ValueError(f"max_ply {max_ply} out of range 1..{MAX_PLY}")
         super().__init__({
@@ -121,7 +124,6 @@ class SearchCore(wiring.Component):
             "trace_ply":   Out(range(max_ply + 1)),
             "trace_move":  Out(Move),
         })
-        self.eval_latency = eval_latency
         self.max_ply = max_ply
         #: (state, next state) pairs the elaborated FSM uses (filled by ``elaborate``).
         self.transitions = set()
@@ -148,7 +150,7 @@ class _AlphaBetaFSM:
         m.submodules.castlestatus = self.castlestatus = CastleStatus()
         # in check? the side to move's king on the board as it stands
         m.submodules.side_check = self.side_check = TestCheck()
-        m.submodules.evaluate = self.evaluate = Evaluate(latency=core.eval_latency)
+        m.submodules.evaluate = self.evaluate = IncrementalEvaluate()
         m.submodules.stack = self.stack = SearchStack(core.max_ply)
         self.state = None
 
@@ -156,7 +158,7 @@ class _AlphaBetaFSM:
         self.value = Signal(Score)          # the value RETURN hands to the parent
         self.nodes = Signal(NODE_BITS)
         self.cycles = Signal(CYCLE_BITS)
-        self.eval_ready = Signal()
+        self.root_square = Signal(range(SQUARES))  # SUM_ROOT's square
         self.searching = self.job.mode == Mode.SEARCH
         self.top, self.parent = self.stack.top, self.stack.parent
 
@@ -211,29 +213,39 @@ class _AlphaBetaFSM:
         m = self.m
         if may_be_root:
             with m.If(self.stack.ply == 0):
-                m.d.sync += [self.core.result.score.eq(node_value),
-                             self.core.result.best_move.eq(
-                                 absolute_move(self.top.best_move, self.job.position.side))]
-                self.finish(Status.DONE)
+                self.finish_root(node_value)
             with m.Else():
                 self.to_parent(node_value)
         else:
             self.to_parent(node_value)
+
+    def finish_root(self, root_value):
+        """The root's value is known: the job's result."""
+        self.m.d.sync += [self.core.result.score.eq(root_value),
+                          self.core.result.best_move.eq(
+                              absolute_move(self.top.best_move, self.job.position.side))]
+        self.finish(Status.DONE)
 
     def to_parent(self, node_value):
         m, stack, board, parent = self.m, self.stack, self.board, self.parent
         m.d.comb += [stack.op.eq(StackOp.POP), stack.next_top.eq(parent),
                      board.op.eq(BoardOp.UNMAKE), board.move.eq(parent.move),
                      board.restore.eq(parent.undo)]
+        self.take_value(parent, node_value)
+
+    def take_value(self, frame, node_value):
+        """``frame`` (the node the value goes to, now in ``next_top``) takes its child's
+        ``node_value``: raise its best and alpha; a cutoff there goes on in RETURN."""
+        m, stack = self.m, self.stack
         score = Signal(Score, name=f"{self.state.lower()}_score")
         cutoff = Signal(name=f"{self.state.lower()}_cutoff")
         m.d.comb += score.eq(-node_value)
-        with m.If(self.searching & (score > parent.best)):
+        with m.If(self.searching & (score > frame.best)):
             m.d.comb += [stack.next_top.best.eq(score),
-                         stack.next_top.best_move.eq(parent.move)]
-            with m.If(score > parent.alpha):
+                         stack.next_top.best_move.eq(frame.move)]
+            with m.If(score > frame.alpha):
                 m.d.comb += stack.next_top.alpha.eq(score)
-                m.d.comb += cutoff.eq(score >= parent.beta)
+                m.d.comb += cutoff.eq(score >= frame.beta)
         with m.If(cutoff):
             m.d.sync += self.value.eq(score)
             self.goto("RETURN")
@@ -256,19 +268,24 @@ class _AlphaBetaFSM:
             self.side_check.position.eq(position),
             self.side_check.square.eq(board.king_squares[Color.WHITE.value]),
             self.side_check.by.eq(Color.BLACK),
-            self.evaluate.position.eq(position),
         ]
         self.own = own_squares(m, position)
 
-        # Evaluate is a free-running pipeline: its score belongs to the board once the board
-        # has stood still for its latency.
-        latency = core.eval_latency
-        board_age = Signal(range(latency + 1))
-        with m.If(board.op != BoardOp.HOLD):
-            m.d.sync += board_age.eq(0)
-        with m.Elif(board_age != latency):
-            m.d.sync += board_age.eq(board_age + 1)
-        m.d.comb += self.eval_ready.eq(board_age == latency)
+        # Evaluate follows the board's ops (the make's inputs are the Board's; SUM_ROOT reads the
+        # root's squares one by one) and is given the sums of the node on top of the stack:
+        # its ``after`` in the cycle after an op is the sums of the board as the op left it
+        # (the child's in TEST_LEGAL), and its score one cycle later (in STAND_PAT, EVAL_LEAF)
+        evaluate = self.evaluate
+        root_piece = Signal(Piece)
+        m.d.comb += [
+            root_piece.eq(position.squares[self.root_square]),
+            evaluate.op.eq(EvalOp.HOLD),
+            evaluate.move.eq(board.move), evaluate.moving.eq(board.moving),
+            evaluate.castle.eq(board.castle), evaluate.captured.eq(board.undo.captured),
+            evaluate.ep.eq(position.ep),
+            evaluate.square.eq(self.root_square), evaluate.piece.eq(root_piece),
+            evaluate.sums.eq(top.sums),
+        ]
 
         # --- defaults: the stack holds, next_top is the top, the board idles; GenVictim looks
         # past the frame's victim (the next victim, for NEXT_MOVE) ---
@@ -331,7 +348,20 @@ class _AlphaBetaFSM:
                              stack.next_top.alpha.eq(job.alpha),
                              stack.next_top.beta.eq(job.beta),
                              stack.next_top.best.eq(-INF)]
-                self.goto("ENTER_ROOT")
+                m.d.sync += self.root_square.eq(0)
+                self.goto("SUM_ROOT")
+
+    def _state_sum_root(self):
+        # one square a cycle into the root frame's sums (cleared at the load); the last square's
+        # term arrives in ENTER_ROOT
+        m, stack = self.m, self.stack
+        m.d.comb += [self.evaluate.op.eq(EvalOp.SQUARE), stack.op.eq(StackOp.WRITE),
+                     stack.next_top.sums.eq(self.evaluate.after)]
+        m.d.sync += self.root_square.eq(self.root_square + 1)
+        with m.If(self.root_square == SQUARES - 1):
+            self.goto("ENTER_ROOT")
+        with m.Else():
+            self.goto("SUM_ROOT")
 
     def _state_enter_root(self):
         m, core, stack, top = self.m, self.core, self.stack, self.top
@@ -343,7 +373,7 @@ class _AlphaBetaFSM:
             quiescent = self.searching & (top.depth == 0) & ~in_check
             with m.If(self.searching):
                 m.d.sync += self.nodes.eq(1)
-            m.d.comb += stack.op.eq(StackOp.WRITE)
+            m.d.comb += [stack.op.eq(StackOp.WRITE), stack.next_top.sums.eq(self.evaluate.after)]
             self.enter(stack.next_top, in_check, quiescent)
             with m.If(quiescent):
                 self.goto("STAND_PAT")
@@ -358,6 +388,9 @@ class _AlphaBetaFSM:
         full_width = ~top.captures_only
         promotion_piece = Array(Const(p.value, PieceType.as_shape()) for p in PROMOTION_ORDER)
         castle_from = square(KING_FILE, CASTLING_RANK)
+        # Evaluate reads the make's ports in every NEXT_MOVE (its op waits on the state alone);
+        # only the TEST_LEGAL after a make uses what it computes
+        m.d.comb += self.evaluate.op.eq(EvalOp.MAKE)
 
         def victim_done():
             # the victim has no aggressor left: disable it, give the own pieces back, take the
@@ -421,6 +454,14 @@ class _AlphaBetaFSM:
         child_depth = Mux(top.depth == 0, 0, top.depth - 1)
         in_check = self.side_check.attacked
         quiescent = self.searching & (child_depth == 0) & ~in_check
+        leaf = self.searching & (child_ply == core.max_ply)
+        # the child's static score, from the sums its make gave (this cycle), and its window
+        score = self.evaluate.after_score
+        child_alpha = Signal(Score)
+        child_beta = Signal(Score)
+        stands = Signal()   # a stand-pat cutoff if the child is a quiescence node
+        m.d.comb += [child_alpha.eq(-top.beta), child_beta.eq(-top.alpha),
+                     stands.eq(score >= child_beta)]
         with m.If(self.genvictim.king_attacked):
             m.d.comb += board.op.eq(BoardOp.UNMAKE)
             self.goto("NEXT_MOVE")
@@ -429,36 +470,45 @@ class _AlphaBetaFSM:
             m.d.comb += board.op.eq(BoardOp.UNMAKE)
             self.goto("NEXT_MOVE")
         with m.Else():
-            m.d.comb += [
-                stack.op.eq(StackOp.PUSH),
-                stack.store.has_legal.eq(1),
-                stack.next_top.as_value().eq(0),
-                stack.next_top.depth.eq(child_depth),
-                stack.next_top.alpha.eq(-top.beta),
-                stack.next_top.beta.eq(-top.alpha),
-                stack.next_top.best.eq(-INF),
-            ]
-            self.enter(stack.next_top, in_check, quiescent)
             with m.If(self.searching):
                 m.d.sync += self.nodes.eq(self.nodes + 1)
                 # the move is in the mover's frame; the board's side is now the mover's opponent
                 mover = Mux(board.side == Color.BLACK, Color.WHITE, Color.BLACK)
                 m.d.comb += [core.trace_valid.eq(1), core.trace_ply.eq(child_ply),
                              core.trace_move.eq(absolute_move(top.move, mover))]
-            with m.If(self.searching & (child_ply == core.max_ply)):
-                self.goto("EVAL_LEAF")
-            with m.Elif(quiescent):
-                self.goto("STAND_PAT")
+            with m.If(quiescent & ~leaf & stands):
+                # the child stands pat at or above its beta: it is never pushed; its score goes
+                # to the node on top as a value returned (the move is taken back)
+                m.d.comb += [board.op.eq(BoardOp.UNMAKE), stack.op.eq(StackOp.WRITE),
+                             stack.next_top.has_legal.eq(1)]
+                self.take_value(top, score)
             with m.Else():
-                self.goto("NEXT_MOVE")
+                m.d.comb += [
+                    stack.op.eq(StackOp.PUSH),
+                    stack.store.has_legal.eq(1),
+                    stack.next_top.as_value().eq(0),
+                    stack.next_top.depth.eq(child_depth),
+                    stack.next_top.alpha.eq(child_alpha),
+                    stack.next_top.beta.eq(child_beta),
+                    stack.next_top.best.eq(-INF),
+                    stack.next_top.sums.eq(self.evaluate.after),
+                ]
+                self.enter(stack.next_top, in_check, quiescent)
+                with m.If(leaf):
+                    self.goto("EVAL_LEAF")
+                with m.Else():
+                    with m.If(quiescent):
+                        # stand pat below beta: the static score is the best so far
+                        m.d.comb += stack.next_top.best.eq(score)
+                        with m.If(score > child_alpha):
+                            m.d.comb += stack.next_top.alpha.eq(score)
+                    self.goto("NEXT_MOVE")
 
     def _state_stand_pat(self):
         m, stack, top = self.m, self.stack, self.top
         score = self.evaluate.score
-        with m.If(~self.eval_ready):
-            self.goto("STAND_PAT")
-        with m.Elif(score >= top.beta):
-            self.return_value(score)
+        with m.If(score >= top.beta):
+            self.finish_root(score)
         with m.Else():
             m.d.comb += [stack.op.eq(StackOp.WRITE), stack.next_top.best.eq(score)]
             with m.If(score > top.alpha):
@@ -466,10 +516,7 @@ class _AlphaBetaFSM:
             self.goto("NEXT_MOVE")
 
     def _state_eval_leaf(self):
-        with self.m.If(self.eval_ready):
-            self.return_value(self.evaluate.score, may_be_root=False)  # max_ply >= 1: not root
-        with self.m.Else():
-            self.goto("EVAL_LEAF")
+        self.return_value(self.evaluate.score, may_be_root=False)  # max_ply >= 1: not root
 
     def _state_return(self):
         self.return_value(self.value)

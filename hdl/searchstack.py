@@ -10,7 +10,8 @@ returning a value to the parent costs no wait state.
 ``Frame`` mirrors ``sim/model/search.py``'s ``Frame`` plus the state of ``MovePicker``
 (sim/model/movegen.py) the hardware must keep per ply; the model's ``legal`` count is kept as the
 one bit the search reads (``has_legal``) and its ``pv`` is not kept (the core reports the best
-root move only).
+root move only). ``sums`` is the node's evaluation state (``EvalSums``: the incremental
+Evaluate's running sums), so an unmake restores it with the frame and needs no subtraction.
 """
 
 from amaranth.hdl import Module, Signal
@@ -20,6 +21,7 @@ from amaranth.lib.wiring import In, Out
 
 from chessaccel.defs import (GenStage, MAX_DEPTH, MAX_PLY, Move, PROMOTION_ORDER, Score, Square,
                              UndoRecord)
+from chessaccel.evaltables import EvalSums
 
 __all__ = ["Frame", "StackOp", "SearchStack"]
 
@@ -43,6 +45,7 @@ class Frame(data.Struct):
     promo:         range(len(PROMOTION_ORDER))  # index of the next promotion piece
     move:          Move  # the move being searched from this node (made on the board)
     undo:          UndoRecord
+    sums:          EvalSums  # the node's evaluation sums (IncrementalEvaluate), its side's view
 
 
 class StackOp(enum.Enum, shape=3):

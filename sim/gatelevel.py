@@ -12,6 +12,16 @@ Yosys ships only a blackbox for the MULT18X18D multiplier (the evaluation's tape
 ``MULT18X18D_MODEL`` below gives its behaviour in the one configuration Yosys' DSP mapping
 instantiates (combinational, no input or output registers: P = A x B, signed per SIGNEDA/SIGNEDB);
 a netlist that sets any parameter of it fails to build instead of being simulated wrongly.
+Likewise for the DP16KD block RAM (the incremental Evaluate's (piece, square) table: three
+read-only copies), which cells_sim.v declares as a blackbox: ``DP16KD_MODEL`` is the
+configuration Yosys' memory mapping (``$__ECP5_PDPW16KD_`` in techlibs/ecp5/brams_map.v) gives a
+ROM: 512 x 36, read on port B (address ADB13..ADB5, registered on CLKB when CEB, no output
+register), the low 18 bits on DOA and the high 18 on DOB, the contents from INITVAL_00..3F
+(16 slots of 20 bits each, 18 used, the 18-bit halves of the words in order); port A never
+enabled. Any other data width or register mode fails the build; a reset or a port-A clock enable
+stops the simulation. cells_sim.v goes to Verilator without its DP16KD blackbox, as
+ecp5_cells_sim.v: a file named cells_sim.v would be found first in the cells' folder, which
+Verilator searches for its input files too, and the blackbox would win over the model.
 
 Both the netlist (minutes of Yosys) and the Verilator build (minutes) are cached under the
 Verilator build folder, keyed by the design sources and tool versions. Exit status: 0 when every
@@ -35,7 +45,7 @@ from chessaccel.sim.rtl_search import (RtlError, RtlJob, TOP_NAME, VERILATOR_BUI
                                        harness_input, parse_results, run_jobs)
 
 __all__ = ["gate_netlist", "build_gatelevel", "run_gate_jobs", "default_jobs", "compare", "main",
-           "MULT18X18D_MODEL", "YOSYS_SCRIPT"]
+           "MULT18X18D_MODEL", "DP16KD_MODEL", "YOSYS_SCRIPT"]
 
 _HARNESS = Path(__file__).resolve().parent / "verilator" / "searchcore.cpp"
 #: Yosys: the same ``synth_ecp5`` as the bitstream flow, then the mapped netlist as Verilog.
@@ -70,6 +80,74 @@ endmodule
 
 #: The multiplier's behavioural model (see the module's docstring).
 MULT18X18D_MODEL = _mult18x18d_model()
+
+
+def _dp16kd_model():
+    ports = []
+    for side in "AB":
+        ports.append(", ".join(f"DI{side}{i}" for i in reversed(range(18))))
+        ports.append(", ".join(f"AD{side}{i}" for i in reversed(range(14))))
+        ports.append(f"CE{side}, OCE{side}, CLK{side}, WE{side}, RST{side}, "
+                     f"CS{side}2, CS{side}1, CS{side}0")
+    outputs = {side: ", ".join(f"DO{side}{i}" for i in reversed(range(18))) for side in "AB"}
+    inits = "\n".join(f"  parameter INITVAL_{i:02X} = 320'h0;" for i in range(64))
+    loads = "\n".join(f"    for (i = 0; i < 16; i = i + 1) slots[{i} * 16 + i] = "
+                       f"INITVAL_{i:02X}[i * 20 +: 18];" for i in range(64))
+    address = ", ".join(f"ADB{i}" for i in reversed(range(5, 14)))
+    return f"""// DP16KD as Yosys' memory mapping makes a ROM of it: 512 x 36 read on port B, no register.
+module DP16KD(input {ports[0]}, input {ports[1]}, input {ports[2]},
+              output {outputs["A"]},
+              input {ports[3]}, input {ports[4]}, input {ports[5]},
+              output {outputs["B"]});
+  parameter DATA_WIDTH_A = 18;
+  parameter DATA_WIDTH_B = 18;
+  parameter REGMODE_A = "NOREG";
+  parameter REGMODE_B = "NOREG";
+  parameter RESETMODE = "SYNC";
+  parameter ASYNC_RESET_RELEASE = "SYNC";
+  parameter CSDECODE_A = "0b000";
+  parameter CSDECODE_B = "0b000";
+  parameter WRITEMODE_A = "NORMAL";
+  parameter WRITEMODE_B = "NORMAL";
+  parameter GSR = "ENABLED";
+  parameter CLKAMUX = "CLKA";
+  parameter CLKBMUX = "CLKB";
+{inits}
+  generate if (DATA_WIDTH_A != 36 || DATA_WIDTH_B != 36 || REGMODE_B != "NOREG"
+               || CLKBMUX != "CLKB") begin : unsupported
+    DP16KD_configuration_not_modelled missing();
+  end endgenerate
+  reg [17:0] slots [0:1023];
+  integer i;
+  initial begin
+{loads}
+  end
+  wire [8:0] address = {{{address}}};
+  reg [17:0] low = 18'd0, high = 18'd0;
+  always @(posedge CLKB) begin
+    if (RSTB) $fatal(1, "DP16KD: a reset is not modelled");
+    if (CEB) begin
+      low <= slots[{{address, 1'b0}}];
+      high <= slots[{{address, 1'b1}}];
+    end
+  end
+  always @(posedge CLKA) if (CEA) $fatal(1, "DP16KD: port A is not modelled");
+  assign {{{outputs["A"]}}} = low;
+  assign {{{outputs["B"]}}} = high;
+endmodule
+"""
+
+
+#: The block RAM's behavioural model (see the module's docstring).
+DP16KD_MODEL = _dp16kd_model()
+
+
+def _cells_without_blackboxes(cells):
+    """cells_sim.v with the blackbox DP16KD left out (DP16KD_MODEL stands for it)."""
+    text = (cells / "cells_sim.v").read_text()
+    start = text.index("(* blackbox *)\nmodule DP16KD(")
+    end = text.index("endmodule", start) + len("endmodule")
+    return text[:start] + text[end:]
 
 
 def _cells_folder():
@@ -109,6 +187,7 @@ def _key():
     digest.update(f"{versions}|{verilator}|{YOSYS_SCRIPT}|{VERILATOR_FLAGS}|"
                   f"{VERILATOR_MAKEFLAGS}|".encode())
     digest.update(MULT18X18D_MODEL.encode())
+    digest.update(DP16KD_MODEL.encode())
     digest.update(_HARNESS.read_bytes())
     for path in _design_files():
         digest.update(path.read_bytes())
@@ -147,13 +226,15 @@ def build_gatelevel(progress=print):
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=VERILATOR_BUILD))
         gate_netlist(staging, progress)
         (staging / "mult18x18d.v").write_text(MULT18X18D_MODEL)
+        (staging / "dp16kd.v").write_text(DP16KD_MODEL)
+        cells = _cells_folder()
+        (staging / "ecp5_cells_sim.v").write_text(_cells_without_blackboxes(cells))
         bits = (f"-DJOB_BITS={SearchJob.as_shape().size} "
                 f"-DRESULT_BITS={SearchResult.as_shape().size}")
-        cells = _cells_folder()
         command = ["verilator", "--cc", "--exe", "--build", *VERILATOR_FLAGS, *make_arguments(),
                    "-Wno-MULTIDRIVEN", "--top-module", TOP_NAME,
                    "-o", TOP_NAME, "-j", "2", f"-I{cells}", "-CFLAGS", bits,
-                   "netlist.v", str(cells / "cells_sim.v"), "mult18x18d.v", str(_HARNESS)]
+                   "netlist.v", "ecp5_cells_sim.v", "mult18x18d.v", "dp16kd.v", str(_HARNESS)]
         progress("[gate-level] Verilator build of the mapped netlist (minutes)")
         _run(command, staging, "build.log", "Verilator", progress)
         os.replace(staging, folder)
