@@ -38,10 +38,14 @@ def rows(records=RECORDS):
             continue
         fmax = min(record["fmax_mhz"].values())
         cores = record["cores"] or 0
+        # the cycles per node of the design the bitstream was built from (its record's, taken
+        # from the bench record at build time), not today's: a board built before a change of
+        # the core keeps its own figure
+        own = record.get("cycles_per_node") or cpn
         row = {"path": path.name, "record": record, "fmax": fmax, "cores": cores,
-               "cycles_per_node": cpn,
-               "projected": fmax * 1e6 * cores / cpn if cpn and cores else None,
-               "at_clock": record["clock_mhz"] * 1e6 * cores / cpn if cpn and cores else None}
+               "cycles_per_node": own,
+               "projected": fmax * 1e6 * cores / own if own and cores else None,
+               "at_clock": record["clock_mhz"] * 1e6 * cores / own if own and cores else None}
         out.append(row)
     out.sort(key=lambda r: (r["record"]["board"], r["cores"]))
     return out
@@ -82,12 +86,13 @@ def render(records=RECORDS):
              "period - 1 / Fmax. LUT4, FF, carry (CCU2C / SB_CARRY), BRAM (DP16KD / SB_RAM40_4K) "
              "and DSP (MULT18X18D / SB_MAC16) are Yosys' cell counts; logic cells used are "
              "nextpnr's placed TRELLIS_COMB (a LUT4, or half a CCU2C) or ICESTORM_LC against the "
-             "device's total. Projected nodes/s = Fmax x cores / cycles per node; the next "
-             "column uses the clock actually built for.",
+             "device's total. Projected nodes/s = Fmax x cores / cycles per node, with the "
+             "cycles per node of the design each bitstream was built from (its record's); the "
+             "next column uses the clock actually built for.",
              ""]
     if bench:
-        lines.append(f"Cycles per node: {cpn:.3f} (RTL on the bench set, {bench['nodes']:,} nodes, "
-                     f"{bench['cycles']:,} cycles, synth/records/bench-rtl.json).")
+        lines.append(f"Cycles per node of the RTL now: {cpn:.3f} (on the bench set, {bench['nodes']:,} "
+                     f"nodes, {bench['cycles']:,} cycles, synth/records/bench-rtl.json).")
     else:
         lines.append("Cycles per node: no RTL bench record (synth/records/bench-rtl.json) yet.")
     lines += ["", _HEADER, "|" + "---|" * (_HEADER.count("|") - 1)]
@@ -101,9 +106,9 @@ def render(records=RECORDS):
             f"| {cells.get('bram', 0)} | {cells.get('dsp', 0)} "
             f"| {used:,} of {r['available']['comb']:,} ({r['utilisation']:.1%}) "
             f"| {row['fmax']:.2f} | {r['clock_mhz']:g} | {r['slack_ns']:+.2f} "
-            f"| {cpn:.3f} | {_m(row['projected'])} | {_m(row['at_clock'])} "
+            f"| {row['cycles_per_node']:.3f} | {_m(row['projected'])} | {_m(row['at_clock'])} "
             f"| {_tools(r)} | {_duration(r['seconds']['total'])} | {_source(r)} |"
-            if cpn else
+            if row["cycles_per_node"] else
             f"| {r['board']} | {r['device']} | {row['cores']} | {cells['lut4']:,} "
             f"| {cells['ff']:,} | {cells['carry']:,} | {cells.get('bram', 0)} "
             f"| {cells.get('dsp', 0)} | {used:,} of {r['available']['comb']:,} "

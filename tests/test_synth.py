@@ -351,6 +351,21 @@ def test_dfu_suffix_is_the_spec_layout():
     assert int.from_bytes(suffix[12:], "little") == _dfu_crc(out[:-4])
 
 
+def test_a_board_row_keeps_the_cycles_per_node_of_its_own_design(tmp_path):
+    """A bitstream built before the core changed is projected with the cycles per node its record
+    took from the bench at build time, not with today's bench record."""
+    from chessaccel.synth.records import bench_record_path
+    from chessaccel.synth.results import rows
+    write_record({"nodes": 100, "cycles": 400, "cycles_per_node": 4.0}, bench_record_path(tmp_path))
+    for cores, own in ((2, 5.0), (3, None)):
+        write_record({"kind": "board", "board": "ulx3s-85f", "cores": cores, "clock_mhz": 10.0,
+                      "fmax_mhz": {"sync": 20.0}, "cycles_per_node": own},
+                     board_record_path("ulx3s-85f", cores, tmp_path))
+    old, new = rows(tmp_path)
+    assert (old["cycles_per_node"], old["projected"], old["at_clock"]) == (5.0, 8e6, 4e6)
+    assert (new["cycles_per_node"], new["projected"]) == (4.0, 15e6), "no figure of its own: today's"
+
+
 def test_results_table_is_generated_from_the_committed_records():
     assert RESULTS.read_text() == render(RECORDS), \
         "synth/RESULTS.md differs from the records: run `python -m chessaccel.synth.results`"
