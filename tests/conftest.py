@@ -20,6 +20,18 @@ def inline():
     executor.close()
 
 
+@pytest.fixture
+def help_lines(capsys, monkeypatch):
+    """A command's ``--help`` at 200 columns (one option a line), as stripped lines: call it with
+    the command's ``main``."""
+    def lines(main):
+        monkeypatch.setenv("COLUMNS", "200")
+        with pytest.raises(SystemExit):
+            main(["--help"])
+        return [line.strip() for line in capsys.readouterr().out.splitlines()]
+    return lines
+
+
 #: Seed and size of the random-play positions every move-generator test uses.
 COVERAGE_SEED = 20261122
 COVERAGE_COUNT = 5000

@@ -1014,7 +1014,7 @@ def test_the_h100_section_of_a_hand_written_record(tmp_path):
     assert (h100["without_top_1_percent"], h100["uniform"]) == (None, None)
 
 
-def test_crossbenchs_options_their_defaults_and_help(monkeypatch, capsys):
+def test_crossbenchs_options_their_defaults_and_help(monkeypatch, help_lines):
     seen = []
     monkeypatch.setattr(crossbench, "run", lambda args: seen.append(args) or 0)
     monkeypatch.setattr(crossbench, "_worker", lambda args: seen.append(("worker", args)) or 7)
@@ -1028,10 +1028,7 @@ def test_crossbenchs_options_their_defaults_and_help(monkeypatch, capsys):
     assert crossbench.main(["--worker", "--cores", "1", "--stride", "3", "--platform", "x"]) == 7
     worker = seen[1][1]
     assert (worker.cores, worker.stride, worker.platform) == (1, 3, "x")
-    monkeypatch.setenv("COLUMNS", "200")
-    with pytest.raises(SystemExit):
-        crossbench.main(["--help"])
-    lines = [line.strip() for line in capsys.readouterr().out.splitlines()]
+    lines = help_lines(crossbench.main)
     for line in ("--jobs JOBS           job file (built when missing)",
                  "--h100 H100           gpubench record of an H100 run",
                  "--model-stride MODEL_STRIDE",
