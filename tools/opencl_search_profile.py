@@ -16,9 +16,9 @@ through CUDA (CuPy) on jobs of the benchmark's job file.
         launches search_jobs of PTX on the job set through CuPy at the benchmark's shape (256
         work-items per multiprocessor, work-groups of 64), twice, and prints each launch's node
         total, its check against the OpenCL run and its time
-    python -P tools/opencl_search_profile.py ab JOBS.npz ROUNDS NAME=OVERRIDES ...
+    python -P tools/opencl_search_profile.py ab JOBS.npz ROUNDS NAME=OVERRIDES[/PER_UNIT] ...
         A/B of kernel variants in one process, through OpenCL as the benchmark runs them (256
-        work-items per multiprocessor, work-groups of 64): for each round (forward, then
+        work-items per multiprocessor unless PER_UNIT says, work-groups of 64): for each round (forward, then
         reversed, ...) each variant's whole batch with search_jobs and split on the device past
         100,000 nodes (search_jobs_split), every result compared with the first run's
     python -P tools/opencl_search_profile.py summary SOURCE.csv
@@ -161,14 +161,20 @@ def summary(path):
 
 def ab(job_file, rounds, specs):
     from chessaccel.host.opencl import OpenCLBackend
-    variants = {}
+    variants, per_unit = {}, {}
     for spec in specs:
         name, _, kv = spec.partition("=")
+        kv, _, threads = kv.partition("/")      # NAME=OVERRIDES/WORK_ITEMS_PER_UNIT
         variants[name] = {k: int(v) for k, v in (x.split(":") for x in kv.split(",") if x)}
+        per_unit[name] = int(threads) if threads else PER_UNIT
     import os
     platform = os.environ.get("PROFILE_PLATFORM", "nvidia")
     backends = {name: OpenCLBackend(platform, overrides=ov or None, local_size=LOCAL,
-                                    threads_per_unit=PER_UNIT) for name, ov in variants.items()}
+                                    threads_per_unit=per_unit[name])
+                for name, ov in variants.items()}
+    for b in backends.values():     # build every program before any run is timed
+        b.kernel("search_jobs")
+        b.kernel("search_jobs_split")
     z = np.load(job_file)
     positions, params = z["positions"], z["params"]
     reference = None

@@ -14,6 +14,10 @@ NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/
 {
     date -u
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
+    if [ -n "$AB_ONLY" ]; then     # AB_ONLY=1: the A/B alone (variants as opencl_search_profile.py ab takes them)
+        python3 -P tools/opencl_search_profile.py ab "${JOBS:-jobs.npz}" "${AB_ROUNDS:-2}" "$@"
+        exit
+    fi
     python3 -P tools/opencl_search_profile.py prepare $P "${JOBS:-jobs.npz}" "$@" || exit 1
     for v in $P/*.ptx; do
         for set in mixed uniform; do
