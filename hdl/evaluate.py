@@ -240,7 +240,6 @@ class IncrementalEvaluate(wiring.Component):
       these give a position's sums (the SearchCore's pass over the root, once per job).
     * ``HOLD``: ``after`` = ``sums``.
 
-    ``after_score_negated`` is ``-after_score``, beside it (not one negation after it).
     ``at_least[i]`` is ``after_score >= bound[i]`` in the same cycle as ``after_score``, for
     ``bounds`` bounds given by the user (any integers a ``signed(BOUND_BITS)`` holds). It does
     not wait for the clamp: it is decided on the taper's numerator, beside the shift and the
@@ -265,7 +264,6 @@ class IncrementalEvaluate(wiring.Component):
             "bound":       In(data.ArrayLayout(signed(BOUND_BITS), bounds)),
             "after":       Out(EvalSums),
             "after_score": Out(Score),
-            "after_score_negated": Out(Score),
             "at_least":    Out(bounds),
             "score":       Out(Score),
         })
@@ -350,29 +348,12 @@ class IncrementalEvaluate(wiring.Component):
         product_eg = Signal(_NUMERATOR_SHAPE)
         m.d.comb += [product_mg.eq(moved["mg"] * weight), product_eg.eq(moved["eg"] * rest)]
 
-        # after's numerator x: (product_mg + product_eg), or its negation ~a + ~b + 2; and
-        # -x + 2**TAPER_SHIFT - 1, whose floor shift is the ceiling of -x's: -after_score's
+        # after's numerator: (product_mg + product_eg), or its negation ~a + ~b + 2
         flip = Signal(_NUMERATOR_SHAPE)
         m.d.comb += flip.eq(Mux(negate, -1, 0))
         numerator = carry_save_sum(m, product_mg ^ flip, product_eg ^ flip, Mux(negate, 2, 0),
                                    _NUMERATOR_SHAPE, name="numerator")
-        rounding = (1 << TAPER_SHIFT) - 1
-        numerator_negated = carry_save_sum(m, product_mg ^ ~flip, product_eg ^ ~flip,
-                                           Mux(negate, rounding, rounding + 2),
-                                           _NUMERATOR_SHAPE, name="numerator_negated")
-        # the clamp's two tests, on the products beside the numerator's own carry chain:
-        # x >> k > EVAL_MAX when x >= (EVAL_MAX + 1) << k, < -EVAL_MAX when x < -EVAL_MAX << k
-        above = numerator_at_least(m, product_mg, product_eg, negate,
-                                   Const((EVAL_MAX + 1) << TAPER_SHIFT), name="clamp_high")
-        below = ~numerator_at_least(m, product_mg, product_eg, negate,
-                                    Const(-EVAL_MAX << TAPER_SHIFT), name="clamp_low")
-        # -clamp(floor(x / 2**k)) = clamp(ceil(-x / 2**k)): the same two tests, swapped
-        m.d.comb += [
-            self.after_score.eq(Mux(above, EVAL_MAX, Mux(below, -EVAL_MAX,
-                                                         numerator >> TAPER_SHIFT))),
-            self.after_score_negated.eq(Mux(above, -EVAL_MAX, Mux(below, EVAL_MAX,
-                                        numerator_negated >> TAPER_SHIFT))),
-        ]
+        m.d.comb += self.after_score.eq(clamped_score(m, numerator))
         m.d.sync += self.score.eq(self.after_score)
 
         for i in range(self.bounds):
@@ -401,20 +382,15 @@ def score_at_least(m, product_mg, product_eg, negate, bound, name):
     c = Value.cast(bound)
     low = Signal(name=f"{name}_below_range")     # c <= -E
     high = Signal(name=f"{name}_above_range")    # c > E
-    m.d.comb += [low.eq(c <= -EVAL_MAX), high.eq(c > EVAL_MAX)]
-    return low | (~high & numerator_at_least(m, product_mg, product_eg, negate,
-                                             c << TAPER_SHIFT, name))
-
-
-def numerator_at_least(m, product_mg, product_eg, negate, limit, name):
-    """x >= ``limit`` for x = +-(product_mg + product_eg) (negated when ``negate``): the sign of
-    y - limit (x = y) or of y + limit - 1 (x = -y: x >= limit when y + limit <= 0), one
-    carry-save level and one carry chain after the products (``limit`` is early)."""
     term = Signal(_COMPARE_SHAPE, name=f"{name}_term")
-    m.d.comb += term.eq(Mux(negate, limit - 1, -limit))
+    m.d.comb += [
+        low.eq(c <= -EVAL_MAX),
+        high.eq(c > EVAL_MAX),
+        term.eq(Mux(negate, (c << TAPER_SHIFT) - 1, -(c << TAPER_SHIFT))),
+    ]
     total = carry_save_sum(m, product_mg, product_eg, term, _COMPARE_SHAPE, name=f"{name}_total")
     negative = total[-1]
-    return Mux(negate, negative, ~negative)
+    return low | (~high & Mux(negate, negative, ~negative))
 
 
 def carry_save_sum(m, a, b, c, shape, name):
@@ -429,3 +405,15 @@ def carry_save_sum(m, a, b, c, shape, name):
     return total
 
 
+def clamped_score(m, numerator):
+    """``numerator >> TAPER_SHIFT`` (a floor) clamped to +-EVAL_MAX (combinational)."""
+    tapered = Signal(signed(len(numerator) - TAPER_SHIFT))
+    score = Signal(Score)
+    m.d.comb += tapered.eq(numerator >> TAPER_SHIFT)
+    with m.If(tapered > EVAL_MAX):
+        m.d.comb += score.eq(EVAL_MAX)
+    with m.Elif(tapered < -EVAL_MAX):
+        m.d.comb += score.eq(-EVAL_MAX)
+    with m.Else():
+        m.d.comb += score.eq(tapered)
+    return score

@@ -49,8 +49,8 @@ CASTLING_RANK = 0
 
 #: The bounds TEST_LEGAL compares the child's static score s with (``IncrementalEvaluate``'s
 #: ``at_least``), from the top frame: s >= -best (the node's best not raised by -s),
-#: s >= -alpha (the child's stand-pat cutoff at its beta), s >= 1 - beta (s above the child's
-#: alpha: the pushed child's alpha).
+#: s >= -alpha (the child's stand-pat cutoff at its beta; the node's alpha not raised),
+#: s >= 1 - beta (s above the child's alpha; -s no cutoff at the node).
 SCORE_BOUNDS = ("best", "alpha", "beta")
 
 #: The AlphaBetaFSM, declared: state -> (what it does, the states it may go to next).
@@ -76,11 +76,10 @@ STATES = {
         "GenVictim on the child: unmake an illegal move (the mover's king is a victim); else "
         "count the child, tested for check in the same cycle; a quiescence child whose static "
         "score (from the sums this make gave) reaches its beta stands pat at once: unmake it "
-        "and return the score to the node (it can raise the node's best, never its alpha); "
-        "else push the child with its first victim and, in "
+        "and return the score to the node; else push the child with its first victim and, in "
         "quiescence, its static score as best and alpha (perft at depth 1: count a leaf and "
         "unmake)",
-        ("NEXT_MOVE", "EVAL_LEAF")),
+        ("NEXT_MOVE", "RETURN", "EVAL_LEAF")),
     "STAND_PAT": (
         "the root at depth 0, not in check (below the root TEST_LEGAL stands pat): finish with "
         "its static score if it reaches beta, else raise alpha and walk the captures",
@@ -168,7 +167,6 @@ class _AlphaBetaFSM:
         self.nodes = Signal(NODE_BITS)
         self.cycles = Signal(CYCLE_BITS)
         self.root_square = Signal(range(SQUARES))  # SUM_ROOT's square
-        self.stand_pat = Signal()           # TEST_LEGAL: the child stands pat (see below)
         self.searching = self.job.mode == Mode.SEARCH
         self.top, self.parent = self.stack.top, self.stack.parent
 
@@ -243,19 +241,24 @@ class _AlphaBetaFSM:
                      board.restore.eq(parent.undo)]
         self.take_value(parent, node_value)
 
-    def take_value(self, frame, node_value):
+    def take_value(self, frame, node_value, compares=None):
         """``frame`` (the node the value goes to, now in ``next_top``) takes its child's
-        ``node_value``: raise its best and alpha; a cutoff there goes on in RETURN."""
+        ``node_value``: raise its best and alpha; a cutoff there goes on in RETURN.
+        ``compares``: the three tests of -node_value (above best, above alpha, at or above
+        beta) where the caller has them sooner than from ``node_value`` itself."""
         m, stack = self.m, self.stack
         score = Signal(Score, name=f"{self.state.lower()}_score")
         cutoff = Signal(name=f"{self.state.lower()}_cutoff")
         m.d.comb += score.eq(-node_value)
-        with m.If(self.searching & (score > frame.best)):
+        if compares is None:
+            compares = (score > frame.best, score > frame.alpha, score >= frame.beta)
+        above_best, above_alpha, cuts = compares
+        with m.If(self.searching & above_best):
             m.d.comb += [stack.next_top.best.eq(score),
                          stack.next_top.best_move.eq(frame.move)]
-            with m.If(score > frame.alpha):
+            with m.If(above_alpha):
                 m.d.comb += stack.next_top.alpha.eq(score)
-                m.d.comb += cutoff.eq(score >= frame.beta)
+                m.d.comb += cutoff.eq(cuts)
         with m.If(cutoff):
             m.d.sync += self.value.eq(score)
             self.goto("RETURN")
@@ -326,29 +329,7 @@ class _AlphaBetaFSM:
                         m.next = "IDLE"
                     with m.Else():
                         getattr(self, f"_state_{state.lower()}")()
-        self._stand_pat_last()
         return m
-
-    def _stand_pat_last(self):
-        """TEST_LEGAL's stand-pat, built after the FSM so that its select is the last
-        multiplexer level in front of the board's and the top frame's registers: it is the
-        latest signal of that cycle (the child's score against its beta, after the table read,
-        the sums' adders and the multipliers), and the state built the push it replaces.
-        The child (its static score s at or above its beta, -alpha) is counted, never pushed:
-        the move is taken back and -s goes to the node on top as a returned value, which
-        raises its best only (-s <= alpha: no alpha raise, no cutoff, NEXT_MOVE as the push)."""
-        m, board, stack, top = self.m, self.board, self.stack, self.top
-        raises_best = Signal()   # -s > best, that is not s >= -best
-        m.d.comb += raises_best.eq(self.searching & ~self.evaluate.at_least[
-            SCORE_BOUNDS.index("best")])
-        with m.If(self.stand_pat):
-            m.d.comb += [board.op.eq(BoardOp.UNMAKE), board.move.eq(top.move),
-                         board.restore.eq(top.undo),
-                         stack.op.eq(StackOp.WRITE), stack.next_top.eq(top),
-                         stack.next_top.has_legal.eq(1)]
-            with m.If(raises_best):
-                m.d.comb += [stack.next_top.best.eq(self.evaluate.after_score_negated),
-                             stack.next_top.best_move.eq(top.move)]
 
     # --- one method per state ----------------------------------------------------------------
 
@@ -515,29 +496,35 @@ class _AlphaBetaFSM:
                 mover = Mux(board.side == Color.BLACK, Color.WHITE, Color.BLACK)
                 m.d.comb += [core.trace_valid.eq(1), core.trace_ply.eq(child_ply),
                              core.trace_move.eq(absolute_move(top.move, mover))]
-            # a quiescence child at or above its beta stands pat (``stand_pat``): it is never
-            # pushed, and the push below gives way to its return (``_stand_pat_last``)
-            m.d.comb += self.stand_pat.eq(quiescent & ~leaf & stands)
-            m.d.comb += [
-                stack.op.eq(StackOp.PUSH),
-                stack.store.has_legal.eq(1),
-                stack.next_top.as_value().eq(0),
-                stack.next_top.depth.eq(child_depth),
-                stack.next_top.alpha.eq(child_alpha),
-                stack.next_top.beta.eq(child_beta),
-                stack.next_top.best.eq(-INF),
-                stack.next_top.sums.eq(self.evaluate.after),
-            ]
-            self.enter(stack.next_top, in_check, quiescent)
-            with m.If(leaf):
-                self.goto("EVAL_LEAF")
+            with m.If(quiescent & ~leaf & stands):
+                # the child stands pat at or above its beta: it is never pushed; its score goes
+                # to the node on top as a value returned (the move is taken back)
+                m.d.comb += [board.op.eq(BoardOp.UNMAKE), stack.op.eq(StackOp.WRITE),
+                             stack.next_top.has_legal.eq(1)]
+                # -score > best, -score > alpha, -score >= beta
+                self.take_value(top, score, compares=(~at_least["best"], ~at_least["alpha"],
+                                                      ~at_least["beta"]))
             with m.Else():
-                with m.If(quiescent):
-                    # stand pat below beta: the static score is the best so far
-                    m.d.comb += stack.next_top.best.eq(score)
-                    with m.If(above_alpha):
-                        m.d.comb += stack.next_top.alpha.eq(score)
-                self.goto("NEXT_MOVE")
+                m.d.comb += [
+                    stack.op.eq(StackOp.PUSH),
+                    stack.store.has_legal.eq(1),
+                    stack.next_top.as_value().eq(0),
+                    stack.next_top.depth.eq(child_depth),
+                    stack.next_top.alpha.eq(child_alpha),
+                    stack.next_top.beta.eq(child_beta),
+                    stack.next_top.best.eq(-INF),
+                    stack.next_top.sums.eq(self.evaluate.after),
+                ]
+                self.enter(stack.next_top, in_check, quiescent)
+                with m.If(leaf):
+                    self.goto("EVAL_LEAF")
+                with m.Else():
+                    with m.If(quiescent):
+                        # stand pat below beta: the static score is the best so far
+                        m.d.comb += stack.next_top.best.eq(score)
+                        with m.If(above_alpha):
+                            m.d.comb += stack.next_top.alpha.eq(score)
+                    self.goto("NEXT_MOVE")
 
     def _state_stand_pat(self):
         m, stack, top = self.m, self.stack, self.top
