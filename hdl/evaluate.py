@@ -319,7 +319,7 @@ class IncrementalEvaluate(wiring.Component):
         # first, the table reads last
         rook = {name: Mux(kingside, CASTLE_ROOK_DELTA[True][i], CASTLE_ROOK_DELTA[False][i])
                 for i, name in enumerate(("mg", "eg"))}
-        moved, turned, early_of = {}, {}, {}
+        moved, turned = {}, {}
         for name in ("mg", "eg"):
             early = Signal(_SUM_SHAPE, name=f"early_{name}")
             early_neg = Signal(_SUM_SHAPE, name=f"early_neg_{name}")
@@ -329,7 +329,6 @@ class IncrementalEvaluate(wiring.Component):
                 early_neg.eq(-early),
                 reads.eq(getattr(landing.data, name) - getattr(leaving.data, name)),
             ]
-            early_of[name] = early
             moved[name] = Signal(_SUM_SHAPE, name=f"moved_{name}")
             turned[name] = Signal(_SUM_SHAPE, name=f"turned_{name}")
             m.d.comb += [
@@ -342,44 +341,30 @@ class IncrementalEvaluate(wiring.Component):
         m.d.comb += [d_phase.eq(increments[gained] - increments[lost]),
                      self.after.phase.eq(self.sums.phase + d_phase)]
 
-        # the taper's numerator of the mover's sums, y = moved_mg * w + moved_eg * (32 - w)
-        # (after's is y, or -y after a MAKE), multiplied out term by term so that the table
-        # reads go straight into multipliers (not through the sums' adders first):
-        # y = early_mg w + early_eg (32 - w) + (landing - leaving + taken)_mg w
-        #   + (landing - leaving + taken)_eg (32 - w); each leaving product enters as ~p =
-        # -p - 1, and a constant 2 makes up for the two; carry-save levels reduce the eight
-        # products to two operands, y_a + y_b = y
+        # the taper's numerator of the mover's sums: after's is that, negated after a MAKE
         weight = phase_weight(m, self.after.phase)
         rest = phase_weight(m, self.after.phase, complement=True)
-        products = []
-        for name, factor in (("mg", weight), ("eg", rest)):
-            for label, value, subtract in (("early", early_of[name], False),
-                                           ("landing", getattr(landing.data, name), False),
-                                           ("leaving", getattr(leaving.data, name), True),
-                                           ("taken", getattr(taken.data, name), False)):
-                product = Signal(_COMPARE_SHAPE, name=f"product_{label}_{name}")
-                m.d.comb += product.eq(value * factor)
-                products.append(~product if subtract else product)
-        y_a, y_b = carry_save_reduce(m, products + [Const(2, _COMPARE_SHAPE)], _COMPARE_SHAPE,
-                                     name="taper")
+        product_mg = Signal(_NUMERATOR_SHAPE)
+        product_eg = Signal(_NUMERATOR_SHAPE)
+        m.d.comb += [product_mg.eq(moved["mg"] * weight), product_eg.eq(moved["eg"] * rest)]
 
-        # after's numerator: (y_a + y_b), or its negation ~a + ~b + 2
+        # after's numerator: (product_mg + product_eg), or its negation ~a + ~b + 2
         flip = Signal(_NUMERATOR_SHAPE)
         m.d.comb += flip.eq(Mux(negate, -1, 0))
-        numerator = carry_save_sum(m, y_a ^ flip, y_b ^ flip, Mux(negate, 2, 0),
+        numerator = carry_save_sum(m, product_mg ^ flip, product_eg ^ flip, Mux(negate, 2, 0),
                                    _NUMERATOR_SHAPE, name="numerator")
         m.d.comb += self.after_score.eq(clamped_score(m, numerator))
         m.d.sync += self.score.eq(self.after_score)
 
         for i in range(self.bounds):
             m.d.comb += self.at_least[i].eq(score_at_least(
-                m, y_a, y_b, negate, self.bound[i], name=f"bound{i}"))
+                m, product_mg, product_eg, negate, self.bound[i], name=f"bound{i}"))
         return m
 
 
-def score_at_least(m, y_a, y_b, negate, bound, name):
-    """``clamp((x) >> TAPER_SHIFT) >= bound`` for the numerator x = +-(y_a + y_b) (negated when
-    ``negate``), without the shift and the clamp in series (combinational).
+def score_at_least(m, product_mg, product_eg, negate, bound, name):
+    """``clamp((x) >> TAPER_SHIFT) >= bound`` for the numerator x = +-(product_mg + product_eg)
+    (negated when ``negate``), without the shift and the clamp in series (combinational).
 
     With s = floor(x / 2**k) (k = TAPER_SHIFT, the floor of Python's ``>>``) and E = EVAL_MAX,
     for an integer bound c:
@@ -392,7 +377,7 @@ def score_at_least(m, y_a, y_b, negate, bound, name):
 
     x >= c * 2**k is the sign of one three-operand sum: y - c * 2**k >= 0 for x = y; for
     x = -y, y + c * 2**k <= 0, that is y + c * 2**k - 1 < 0. The bound's term (from registers)
-    is ready early, so after y's two operands there is one carry-save level and one carry chain.
+    is ready early, so after the products there is one carry-save level and one carry chain.
     """
     c = Value.cast(bound)
     low = Signal(name=f"{name}_below_range")     # c <= -E
@@ -403,7 +388,7 @@ def score_at_least(m, y_a, y_b, negate, bound, name):
         high.eq(c > EVAL_MAX),
         term.eq(Mux(negate, (c << TAPER_SHIFT) - 1, -(c << TAPER_SHIFT))),
     ]
-    total = carry_save_sum(m, y_a, y_b, term, _COMPARE_SHAPE, name=f"{name}_total")
+    total = carry_save_sum(m, product_mg, product_eg, term, _COMPARE_SHAPE, name=f"{name}_total")
     negative = total[-1]
     return low | (~high & Mux(negate, negative, ~negative))
 
@@ -418,26 +403,6 @@ def carry_save_sum(m, a, b, c, shape, name):
     carries = (a_ & b_) | (a_ & c_) | (b_ & c_)
     m.d.comb += total.eq(partial + (carries << 1))
     return total
-
-
-def carry_save_reduce(m, operands, shape, name):
-    """Two Signals of ``shape`` whose sum is the sum of ``operands`` (modulo the width): levels
-    of carry-save adders (3 operands to 2, a LUT per bit each), no carry chain."""
-    operands = list(operands)
-    level = 0
-    while len(operands) > 2:
-        reduced = []
-        while len(operands) >= 3:
-            a, b, c = (Signal(shape, name=f"{name}_l{level}_{len(reduced)}{x}") for x in "abc")
-            partial = Signal(shape, name=f"{name}_l{level}_{len(reduced)}_sum")
-            carries = Signal(shape, name=f"{name}_l{level}_{len(reduced)}_carry")
-            m.d.comb += [a.eq(operands[0]), b.eq(operands[1]), c.eq(operands[2]),
-                         partial.eq(a ^ b ^ c), carries.eq(((a & b) | (a & c) | (b & c)) << 1)]
-            reduced += [partial, carries]
-            operands = operands[3:]
-        operands = reduced + operands
-        level += 1
-    return operands
 
 
 def clamped_score(m, numerator):
