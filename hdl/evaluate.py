@@ -26,8 +26,8 @@ the whole evaluation is one combinational path into the result register:
 3. taper ``(mg * w + eg * (2**TAPER_SHIFT - w)) >> TAPER_SHIFT``, clamp, result register.
 """
 
-from amaranth.hdl import Module, Signal, Const, signed, unsigned, Array, Cat, Mux
-from amaranth.lib import enum, wiring
+from amaranth.hdl import Module, Signal, Const, Value, signed, unsigned, Array, Cat, Mux
+from amaranth.lib import data, enum, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
@@ -40,7 +40,7 @@ from chessaccel.geometry import CODE
 from .squarearray import MIRROR
 
 __all__ = ["Evaluate", "LATENCY", "square_terms", "IncrementalEvaluate", "EvalOp",
-           "square_value_table", "CASTLE_ROOK_DELTA"]
+           "square_value_table", "CASTLE_ROOK_DELTA", "BOUND_BITS", "score_at_least"]
 
 #: Cycles from a change of ``position`` to the matching ``score``, at most (the default).
 LATENCY = 3
@@ -57,14 +57,24 @@ _PHASE_SHAPE = unsigned(9)
 #: The taper's products: |sum| < 2**17 times a weight of at most 2**TAPER_SHIFT.
 _TAPER_SHAPE = signed(18 + TAPER_SHIFT + 2)
 _WEIGHT_SHAPE = unsigned(TAPER_SHIFT + 1)
+#: The taper's numerator, a weighted sum of two values |v| < 2**17 with weights summing to
+#: 2**TAPER_SHIFT (|numerator| < 2**22), and room for a bound's term beside it.
+_NUMERATOR_SHAPE = signed(18 + TAPER_SHIFT + 1)
+_COMPARE_SHAPE = signed(18 + TAPER_SHIFT + 3)
+#: ``IncrementalEvaluate.bound``: every bound the SearchCore gives (-best, -alpha, 1 - beta of
+#: scores within +-INF) fits.
+BOUND_BITS = 18
 
 
-def phase_weight(m, game_phase):
-    """PHASE_WEIGHT[min(game_phase, PHASE_MAX)] (combinational; ``game_phase`` a Signal)."""
-    weight = Signal(_WEIGHT_SHAPE)
-    weights = Array(Const(w, _WEIGHT_SHAPE) for w in PHASE_WEIGHT)
+def phase_weight(m, game_phase, complement=False):
+    """PHASE_WEIGHT[min(game_phase, PHASE_MAX)], or with ``complement`` 2**TAPER_SHIFT less
+    that weight, from a table of its own (no subtraction after the look-up); combinational,
+    ``game_phase`` a Value."""
+    table = [(1 << TAPER_SHIFT) - w if complement else w for w in PHASE_WEIGHT]
+    weight = Signal(_WEIGHT_SHAPE, name="weight_rest" if complement else "weight")
+    weights = Array(Const(w, _WEIGHT_SHAPE) for w in table)
     with m.If(game_phase >= PHASE_MAX):
-        m.d.comb += weight.eq(PHASE_WEIGHT[PHASE_MAX])
+        m.d.comb += weight.eq(table[PHASE_MAX])
     with m.Else():
         m.d.comb += weight.eq(weights[game_phase])
     return weight
@@ -230,22 +240,33 @@ class IncrementalEvaluate(wiring.Component):
       these give a position's sums (the SearchCore's pass over the root, once per job).
     * ``HOLD``: ``after`` = ``sums``.
 
+    ``at_least[i]`` is ``after_score >= bound[i]`` in the same cycle as ``after_score``, for
+    ``bounds`` bounds given by the user (any integers a ``signed(BOUND_BITS)`` holds). It does
+    not wait for the clamp: it is decided on the taper's numerator, beside the shift and the
+    clamp (``score_at_least`` gives the arithmetic and why it is exact).
+
     The table reads are registered (memory read ports: block RAM where the tools map it), so
     nothing of the make's path is added to the make's own cycle beyond the address.
     """
 
-    op: In(EvalOp)
-    move: In(Move)
-    moving: In(PieceType)
-    castle: In(1)
-    captured: In(Piece)
-    ep: In(EnPassant)
-    square: In(Square)
-    piece: In(Piece)
-    sums: In(EvalSums)
-    after: Out(EvalSums)
-    after_score: Out(Score)
-    score: Out(Score)
+    def __init__(self, bounds=0):
+        self.bounds = bounds
+        super().__init__({
+            "op":          In(EvalOp),
+            "move":        In(Move),
+            "moving":      In(PieceType),
+            "castle":      In(1),
+            "captured":    In(Piece),
+            "ep":          In(EnPassant),
+            "square":      In(Square),
+            "piece":       In(Piece),
+            "sums":        In(EvalSums),
+            "bound":       In(data.ArrayLayout(signed(BOUND_BITS), bounds)),
+            "after":       Out(EvalSums),
+            "after_score": Out(Score),
+            "at_least":    Out(bounds),
+            "score":       Out(Score),
+        })
 
     def elaborate(self, platform):
         m = Module()
@@ -253,7 +274,10 @@ class IncrementalEvaluate(wiring.Component):
                                             init=square_value_table())
         landing, leaving, taken = (table.read_port() for _ in range(3))
 
+        # a HOLD addresses type NONE on every read (the table's zero row): the sums then
+        # pass through the same adders unchanged, and no op selects among results
         squaring = self.op == EvalOp.SQUARE
+        making = self.op == EvalOp.MAKE
         frm, to = self.move.from_sq, self.move.to_sq
         own = self.piece.color == Color.WHITE
         own_kind = Signal(PieceType)
@@ -262,60 +286,134 @@ class IncrementalEvaluate(wiring.Component):
         en_passant = Signal()
         taken_sq = Signal(Square)
         m.d.comb += [
-            own_kind.eq(Mux(own, self.piece.type, PieceType.NONE)),
-            enemy_kind.eq(Mux(own, PieceType.NONE, self.piece.type)),
+            own_kind.eq(Mux(squaring & own, self.piece.type, PieceType.NONE)),
+            enemy_kind.eq(Mux(squaring & ~own, self.piece.type, PieceType.NONE)),
             placed.eq(Mux(self.move.promo != PieceType.NONE, self.move.promo, self.moving)),
             en_passant.eq((self.moving == PieceType.PAWN) & self.ep.valid
                           & (to == Cat(self.ep.file, Const(_EP_RANK, 3)))),
             taken_sq.eq(Mux(en_passant, to - _PAWN_STEP, to)),
-            landing.addr.eq(Mux(squaring, Cat(self.square, own_kind), Cat(to, placed))),
-            leaving.addr.eq(Mux(squaring, Cat(self.square ^ MIRROR, enemy_kind),
-                                Cat(frm, self.moving))),
+            landing.addr.eq(Mux(making, Cat(to, placed), Cat(self.square, own_kind))),
+            leaving.addr.eq(Mux(making, Cat(frm, self.moving),
+                                Cat(self.square ^ MIRROR, enemy_kind))),
             taken.addr.eq(Cat(taken_sq ^ MIRROR,
-                              Mux(squaring, PieceType.NONE, self.captured.type))),
+                              Mux(making, self.captured.type, PieceType.NONE))),
         ]
 
         # the op's other inputs, registered beside the table reads
-        op = Signal(EvalOp)
+        negate = Signal()              # MAKE: the sums turn to the child's view
         gained = Signal(PieceType)     # phase: the piece type whose increment is added
         lost = Signal(PieceType)       # and the one whose increment is taken off
         castled = Signal()
         kingside = Signal()
         m.d.sync += [
-            op.eq(self.op),
-            gained.eq(Mux(squaring, self.piece.type, self.move.promo)),
-            lost.eq(Mux(squaring, PieceType.NONE, self.captured.type)),
-            castled.eq(~squaring & self.castle),
+            negate.eq(making),
+            gained.eq(Mux(squaring, self.piece.type,
+                          Mux(making, self.move.promo, PieceType.NONE))),
+            lost.eq(Mux(making, self.captured.type, PieceType.NONE)),
+            castled.eq(making & self.castle),
             kingside.eq(to[:3] == _KINGSIDE_FILE),
         ]
 
-        increments = Array(Const(PHASE_INC.get(k, 0), 3) for k in range(8))
+        # the mover's new sums (``moved``: sums + landing - leaving + taken + rook), and their
+        # negation (the child's view) beside them: the register terms (sums, rook) are added
+        # first, the table reads last
         rook = {name: Mux(kingside, CASTLE_ROOK_DELTA[True][i], CASTLE_ROOK_DELTA[False][i])
                 for i, name in enumerate(("mg", "eg"))}
-        delta = {}
+        moved, turned = {}, {}
         for name in ("mg", "eg"):
-            d = Signal(_SUM_SHAPE, name=f"delta_{name}")
-            m.d.comb += d.eq(getattr(landing.data, name) - getattr(leaving.data, name)
-                             + getattr(taken.data, name) + Mux(castled, rook[name], 0))
-            delta[name] = d
+            early = Signal(_SUM_SHAPE, name=f"early_{name}")
+            early_neg = Signal(_SUM_SHAPE, name=f"early_neg_{name}")
+            reads = Signal(_SUM_SHAPE, name=f"reads_{name}")
+            m.d.comb += [
+                early.eq(getattr(self.sums, name) + Mux(castled, rook[name], 0)),
+                early_neg.eq(-early),
+                reads.eq(getattr(landing.data, name) - getattr(leaving.data, name)),
+            ]
+            moved[name] = Signal(_SUM_SHAPE, name=f"moved_{name}")
+            turned[name] = Signal(_SUM_SHAPE, name=f"turned_{name}")
+            m.d.comb += [
+                moved[name].eq((early + getattr(taken.data, name)) + reads),
+                turned[name].eq((early_neg - getattr(taken.data, name)) - reads),
+                getattr(self.after, name).eq(Mux(negate, turned[name], moved[name])),
+            ]
+        increments = Array(Const(PHASE_INC.get(k, 0), 3) for k in range(8))
         d_phase = Signal(signed(5))
-        m.d.comb += d_phase.eq(increments[gained] - increments[lost])
+        m.d.comb += [d_phase.eq(increments[gained] - increments[lost]),
+                     self.after.phase.eq(self.sums.phase + d_phase)]
 
-        with m.Switch(op):
-            with m.Case(EvalOp.MAKE):
-                m.d.comb += [self.after.mg.eq(-(self.sums.mg + delta["mg"])),
-                             self.after.eg.eq(-(self.sums.eg + delta["eg"])),
-                             self.after.phase.eq(self.sums.phase + d_phase)]
-            with m.Case(EvalOp.SQUARE):
-                m.d.comb += [self.after.mg.eq(self.sums.mg + delta["mg"]),
-                             self.after.eg.eq(self.sums.eg + delta["eg"]),
-                             self.after.phase.eq(self.sums.phase + d_phase)]
-            with m.Default():
-                m.d.comb += self.after.eq(self.sums)
+        # the taper's numerator of the mover's sums: after's is that, negated after a MAKE
+        weight = phase_weight(m, self.after.phase)
+        rest = phase_weight(m, self.after.phase, complement=True)
+        product_mg = Signal(_NUMERATOR_SHAPE)
+        product_eg = Signal(_NUMERATOR_SHAPE)
+        m.d.comb += [product_mg.eq(moved["mg"] * weight), product_eg.eq(moved["eg"] * rest)]
 
-        mg, eg, game_phase = Signal(_SUM_SHAPE), Signal(_SUM_SHAPE), Signal(_PHASE_SHAPE)
-        m.d.comb += [mg.eq(self.after.mg), eg.eq(self.after.eg),
-                     game_phase.eq(self.after.phase)]
-        m.d.comb += self.after_score.eq(tapered_score(m, mg, eg, phase_weight(m, game_phase)))
+        # after's numerator: (product_mg + product_eg), or its negation ~a + ~b + 2
+        flip = Signal(_NUMERATOR_SHAPE)
+        m.d.comb += flip.eq(Mux(negate, -1, 0))
+        numerator = carry_save_sum(m, product_mg ^ flip, product_eg ^ flip, Mux(negate, 2, 0),
+                                   _NUMERATOR_SHAPE, name="numerator")
+        m.d.comb += self.after_score.eq(clamped_score(m, numerator))
         m.d.sync += self.score.eq(self.after_score)
+
+        for i in range(self.bounds):
+            m.d.comb += self.at_least[i].eq(score_at_least(
+                m, product_mg, product_eg, negate, self.bound[i], name=f"bound{i}"))
         return m
+
+
+def score_at_least(m, product_mg, product_eg, negate, bound, name):
+    """``clamp((x) >> TAPER_SHIFT) >= bound`` for the numerator x = +-(product_mg + product_eg)
+    (negated when ``negate``), without the shift and the clamp in series (combinational).
+
+    With s = floor(x / 2**k) (k = TAPER_SHIFT, the floor of Python's ``>>``) and E = EVAL_MAX,
+    for an integer bound c:
+
+    * c <= -E: clamp(s) >= -E >= c, true;
+    * c > E: clamp(s) <= E < c, false;
+    * otherwise clamp(s) >= c exactly when s >= c (if s > E, clamp(s) = E >= c and s > c; if
+      s < -E, clamp(s) = -E < c and s < c), and floor(x / 2**k) >= c exactly when
+      x >= c * 2**k (c an integer).
+
+    x >= c * 2**k is the sign of one three-operand sum: y - c * 2**k >= 0 for x = y; for
+    x = -y, y + c * 2**k <= 0, that is y + c * 2**k - 1 < 0. The bound's term (from registers)
+    is ready early, so after the products there is one carry-save level and one carry chain.
+    """
+    c = Value.cast(bound)
+    low = Signal(name=f"{name}_below_range")     # c <= -E
+    high = Signal(name=f"{name}_above_range")    # c > E
+    term = Signal(_COMPARE_SHAPE, name=f"{name}_term")
+    m.d.comb += [
+        low.eq(c <= -EVAL_MAX),
+        high.eq(c > EVAL_MAX),
+        term.eq(Mux(negate, (c << TAPER_SHIFT) - 1, -(c << TAPER_SHIFT))),
+    ]
+    total = carry_save_sum(m, product_mg, product_eg, term, _COMPARE_SHAPE, name=f"{name}_total")
+    negative = total[-1]
+    return low | (~high & Mux(negate, negative, ~negative))
+
+
+def carry_save_sum(m, a, b, c, shape, name):
+    """a + b + c in ``shape`` (two's complement, exact when the sum fits): one carry-save level
+    (a LUT per bit) and one carry chain, where two adders in a row would be two chains."""
+    a_, b_, c_ = (Signal(shape, name=f"{name}_{i}") for i in "abc")
+    total = Signal(shape, name=f"{name}_sum")
+    m.d.comb += [a_.eq(a), b_.eq(b), c_.eq(c)]
+    partial = a_ ^ b_ ^ c_
+    carries = (a_ & b_) | (a_ & c_) | (b_ & c_)
+    m.d.comb += total.eq(partial + (carries << 1))
+    return total
+
+
+def clamped_score(m, numerator):
+    """``numerator >> TAPER_SHIFT`` (a floor) clamped to +-EVAL_MAX (combinational)."""
+    tapered = Signal(signed(len(numerator) - TAPER_SHIFT))
+    score = Signal(Score)
+    m.d.comb += tapered.eq(numerator >> TAPER_SHIFT)
+    with m.If(tapered > EVAL_MAX):
+        m.d.comb += score.eq(EVAL_MAX)
+    with m.Elif(tapered < -EVAL_MAX):
+        m.d.comb += score.eq(-EVAL_MAX)
+    with m.Else():
+        m.d.comb += score.eq(tapered)
+    return score

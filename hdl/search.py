@@ -47,6 +47,12 @@ KING_FILE, KINGSIDE_FILE, QUEENSIDE_FILE = 4, 6, 2
 #: Rank of the king and rooks before castling, seen from the side to move.
 CASTLING_RANK = 0
 
+#: The bounds TEST_LEGAL compares the child's static score s with (``IncrementalEvaluate``'s
+#: ``at_least``), from the top frame: s >= -best (the node's best not raised by -s),
+#: s >= -alpha (the child's stand-pat cutoff at its beta; the node's alpha not raised),
+#: s >= 1 - beta (s above the child's alpha; -s no cutoff at the node).
+SCORE_BOUNDS = ("best", "alpha", "beta")
+
 #: The AlphaBetaFSM, declared: state -> (what it does, the states it may go to next).
 #: Every busy state also goes to IDLE when ``abort`` is raised (not listed).
 STATES = {
@@ -150,7 +156,9 @@ class _AlphaBetaFSM:
         m.submodules.castlestatus = self.castlestatus = CastleStatus()
         # in check? the side to move's king on the board as it stands
         m.submodules.side_check = self.side_check = TestCheck()
-        m.submodules.evaluate = self.evaluate = IncrementalEvaluate()
+        # its ``at_least`` compares the child's static score in TEST_LEGAL with the bounds the
+        # top frame sets it (``SCORE_BOUNDS``), without waiting for the taper's clamp
+        m.submodules.evaluate = self.evaluate = IncrementalEvaluate(bounds=len(SCORE_BOUNDS))
         m.submodules.stack = self.stack = SearchStack(core.max_ply)
         self.state = None
 
@@ -233,19 +241,24 @@ class _AlphaBetaFSM:
                      board.restore.eq(parent.undo)]
         self.take_value(parent, node_value)
 
-    def take_value(self, frame, node_value):
+    def take_value(self, frame, node_value, compares=None):
         """``frame`` (the node the value goes to, now in ``next_top``) takes its child's
-        ``node_value``: raise its best and alpha; a cutoff there goes on in RETURN."""
+        ``node_value``: raise its best and alpha; a cutoff there goes on in RETURN.
+        ``compares``: the three tests of -node_value (above best, above alpha, at or above
+        beta) where the caller has them sooner than from ``node_value`` itself."""
         m, stack = self.m, self.stack
         score = Signal(Score, name=f"{self.state.lower()}_score")
         cutoff = Signal(name=f"{self.state.lower()}_cutoff")
         m.d.comb += score.eq(-node_value)
-        with m.If(self.searching & (score > frame.best)):
+        if compares is None:
+            compares = (score > frame.best, score > frame.alpha, score >= frame.beta)
+        above_best, above_alpha, cuts = compares
+        with m.If(self.searching & above_best):
             m.d.comb += [stack.next_top.best.eq(score),
                          stack.next_top.best_move.eq(frame.move)]
-            with m.If(score > frame.alpha):
+            with m.If(above_alpha):
                 m.d.comb += stack.next_top.alpha.eq(score)
-                m.d.comb += cutoff.eq(score >= frame.beta)
+                m.d.comb += cutoff.eq(cuts)
         with m.If(cutoff):
             m.d.sync += self.value.eq(score)
             self.goto("RETURN")
@@ -286,6 +299,9 @@ class _AlphaBetaFSM:
             evaluate.square.eq(self.root_square), evaluate.piece.eq(root_piece),
             evaluate.sums.eq(top.sums),
         ]
+        for i, name in enumerate(SCORE_BOUNDS):
+            bound = -getattr(top, name) + (1 if name == "beta" else 0)
+            m.d.comb += evaluate.bound[i].eq(bound)
 
         # --- defaults: the stack holds, next_top is the top, the board idles; GenVictim looks
         # past the frame's victim (the next victim, for NEXT_MOVE) ---
@@ -455,13 +471,17 @@ class _AlphaBetaFSM:
         in_check = self.side_check.attacked
         quiescent = self.searching & (child_depth == 0) & ~in_check
         leaf = self.searching & (child_ply == core.max_ply)
-        # the child's static score, from the sums its make gave (this cycle), and its window
+        # the child's static score, from the sums its make gave (this cycle), its window, and
+        # its compares with the window (IncrementalEvaluate's, beside the taper: SCORE_BOUNDS)
         score = self.evaluate.after_score
+        at_least = dict(zip(SCORE_BOUNDS, self.evaluate.at_least))
         child_alpha = Signal(Score)
         child_beta = Signal(Score)
         stands = Signal()   # a stand-pat cutoff if the child is a quiescence node
+        above_alpha = Signal()  # score > child_alpha
         m.d.comb += [child_alpha.eq(-top.beta), child_beta.eq(-top.alpha),
-                     stands.eq(score >= child_beta)]
+                     stands.eq(at_least["alpha"]),        # score >= child_beta
+                     above_alpha.eq(at_least["beta"])]    # score >= child_alpha + 1
         with m.If(self.genvictim.king_attacked):
             m.d.comb += board.op.eq(BoardOp.UNMAKE)
             self.goto("NEXT_MOVE")
@@ -481,7 +501,9 @@ class _AlphaBetaFSM:
                 # to the node on top as a value returned (the move is taken back)
                 m.d.comb += [board.op.eq(BoardOp.UNMAKE), stack.op.eq(StackOp.WRITE),
                              stack.next_top.has_legal.eq(1)]
-                self.take_value(top, score)
+                # -score > best, -score > alpha, -score >= beta
+                self.take_value(top, score, compares=(~at_least["best"], ~at_least["alpha"],
+                                                      ~at_least["beta"]))
             with m.Else():
                 m.d.comb += [
                     stack.op.eq(StackOp.PUSH),
@@ -500,7 +522,7 @@ class _AlphaBetaFSM:
                     with m.If(quiescent):
                         # stand pat below beta: the static score is the best so far
                         m.d.comb += stack.next_top.best.eq(score)
-                        with m.If(score > child_alpha):
+                        with m.If(above_alpha):
                             m.d.comb += stack.next_top.alpha.eq(score)
                     self.goto("NEXT_MOVE")
 

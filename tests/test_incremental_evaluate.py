@@ -6,9 +6,10 @@ The RTL test drives the block as the SearchCore does: a pass over a position's 6
 sums of zero (the root), then a random walk of makes and unmakes in which the bench keeps a
 stack of the sums the block gave (the SearchStack's per-ply copy): a make's ``after`` is pushed,
 an unmake pops and shows the parent's sums again (a HOLD). Every transaction's ``after``,
-``after_score`` (the same cycle; the core's stand-pat test) and ``score`` (registered, a cycle
-later) are compared with the model's, in order; a mismatch names the position, the moves that
-led there and each field that differs.
+``after_score`` (the same cycle; the core's stand-pat test), ``at_least`` (the same cycle: the
+score against bounds the bench gives, around the score and the clamp's edges) and ``score``
+(registered, a cycle later) are compared with the model's, in order; a mismatch names the
+position, the moves that led there and each field that differs.
 """
 
 import random
@@ -16,9 +17,9 @@ from functools import partial
 
 import pytest
 
-from chessaccel.defs import PieceType
+from chessaccel.defs import EVAL_MAX, PieceType
 from chessaccel.geometry import TYPE_OF, COLOR_OF, EMPTY
-from chessaccel.hdl.evaluate import IncrementalEvaluate, square_value_table
+from chessaccel.hdl.evaluate import BOUND_BITS, IncrementalEvaluate, square_value_table
 from chessaccel.host.position import chess_from_board
 from chessaccel.sim.cocotb_runner import run_testbench, toolchain_missing
 from chessaccel.sim.model.evaluate import (evaluate, side_sums, sums_after_make, sums_score,
@@ -30,6 +31,11 @@ import suites
 RANDOM_SEED = 11
 RANDOM_COUNT = 250
 WALK_STEPS = 24
+#: Bounds ``at_least`` is tested with at each transaction: the score's neighbours, and one of
+#: these (the clamp's edges, the window's ends, the port's ends) or a random one.
+BOUNDS = 4
+_EDGE_BOUNDS = (-EVAL_MAX - 1, -EVAL_MAX, -EVAL_MAX + 1, EVAL_MAX - 1, EVAL_MAX, EVAL_MAX + 1,
+                -32767, 32767, -(1 << (BOUND_BITS - 1)), (1 << (BOUND_BITS - 1)) - 1, 0)
 _FLIP = 0o70
 KING = PieceType.KING.value
 
@@ -150,6 +156,9 @@ def _transactions(fens, seed):
                 events.append({"op": "unmake"})
                 labels.append(f"{fen}: unmake {_uci(move)} after {' '.join(_uci(m) for m, _ in path) or '-'}")
             expected.append((stack[-1], evaluate(board)))
+    for event, (_, score) in zip(events, expected):
+        event["bounds"] = [score, score + 1, rng.choice(_EDGE_BOUNDS),
+                           rng.randint(-(1 << (BOUND_BITS - 1)), (1 << (BOUND_BITS - 1)) - 1)]
     return events, expected, labels
 
 
@@ -165,13 +174,15 @@ def test_incremental_evaluate_rtl_matches_model():
     assert sum(e["op"] == "make" for e in events) > 3000
     assert any(e["op"] == "make" and e["castle"] for e in events)
     assert any(e["op"] == "make" and e["promo"] for e in events)
-    got = run_testbench(IncrementalEvaluate, "incremental_evaluate",
+    got = run_testbench(partial(IncrementalEvaluate, bounds=BOUNDS), "incremental_evaluate",
                         "chessaccel.sim.cocotb.tb_incremental_evaluate", events)
     assert len(got) == len(events)
-    for label, (want_sums, want_score), (mg, eg, phase, after_score, score) in zip(
-            labels, expected, got):
+    for label, event, (want_sums, want_score), (mg, eg, phase, after_score, score, at_least) in zip(
+            labels, events, expected, got):
+        want_at_least = [int(want_score >= bound) for bound in event["bounds"]]
         differs = [f"{name}: rtl {g}, model {w}" for name, g, w in
                    (("mg", mg, want_sums[0]), ("eg", eg, want_sums[1]),
                     ("phase", phase, want_sums[2]), ("after_score", after_score, want_score),
-                    ("score", score, want_score)) if g != w]
+                    ("score", score, want_score),
+                    (f"at_least {event['bounds']}", at_least, want_at_least)) if g != w]
         assert not differs, f"IncrementalEvaluate differs on {label}: {'; '.join(differs)}"

@@ -4,18 +4,19 @@ record the sums and score after each.
 Params: a list of events (tests/test_incremental_evaluate.py builds them from the model):
 ``{"op": "root", "pieces": [64 codes]}`` (the normalised board's squares: 64 SQUARE ops from
 sums of zero), ``{"op": "make", from, to, promo, moving, castle, captured, ep_file, ep_valid}``
-(the make's ports, mover's frame), ``{"op": "unmake"}``. The bench keeps the stack of sums as
+(the make's ports, mover's frame), ``{"op": "unmake"}``; each may carry ``"bounds"`` (the block's ``bound`` inputs, given with
+the sums; the block must be built with that many). The bench keeps the stack of sums as
 the SearchStack does (a make pushes the block's ``after``, an unmake pops, a root starts a new
 stack) and gives the sums the op started from (the stack's top) on ``sums`` in the cycle after
-the op. Results: per event [mg, eg, phase, after_score, score]: ``after`` and ``after_score`` in the
-cycle after the (last) op, ``score`` one cycle later. No expectations of its own: the pytest side compares with the model.
+the op. Results: per event [mg, eg, phase, after_score, score, at_least]: ``after``, ``after_score``
+and ``at_least`` (a list of bits) in the cycle after the (last) op, ``score`` one cycle later. No expectations of its own: the pytest side compares with the model.
 """
 
 import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly
 
-from chessaccel.hdl.evaluate import EvalOp
+from chessaccel.hdl.evaluate import BOUND_BITS, EvalOp
 from chessaccel.sim.cocotb_runner import read_params, write_results
 
 CLOCK_PERIOD_NS = 10
@@ -33,6 +34,19 @@ def _signed(value, bits):
 
 def _pack_sums(mg, eg, phase):
     return (mg & 0x3FFFF) | ((eg & 0x3FFFF) << 18) | (phase << 36)
+
+
+def _give_bounds(dut, event):
+    bounds = event.get("bounds", [])
+    if bounds:
+        dut.bound.value = sum((b & ((1 << BOUND_BITS) - 1)) << (BOUND_BITS * i)
+                              for i, b in enumerate(bounds))
+
+
+def _at_least(dut, event):
+    count = len(event.get("bounds", []))
+    value = int(dut.at_least.value) if count else 0
+    return [(value >> i) & 1 for i in range(count)]
 
 
 def _unpack_sums(value):
@@ -80,9 +94,11 @@ async def incremental_evaluate_events(dut):
             await FallingEdge(dut.clk)
             await FallingEdge(dut.clk)
             dut.sums.value = _pack_sums(*sums)
+            _give_bounds(dut, event)
             await ReadOnly()
             sums = _unpack_sums(dut.after.value)
             after_score = _signed(dut.after_score.value, 16)
+            at_least = _at_least(dut, event)
         else:
             if event["op"] == "make":
                 dut.op.value = EvalOp.MAKE.value
@@ -97,11 +113,13 @@ async def incremental_evaluate_events(dut):
             await FallingEdge(dut.clk)
             _idle(dut)
             dut.sums.value = _pack_sums(*stack[-1])
+            _give_bounds(dut, event)
             await ReadOnly()
             sums = _unpack_sums(dut.after.value)
             after_score = _signed(dut.after_score.value, 16)
+            at_least = _at_least(dut, event)
             if event["op"] == "make":
                 stack.append(sums)
         await FallingEdge(dut.clk)
-        results.append([*sums, after_score, _signed(dut.score.value, 16)])
+        results.append([*sums, after_score, _signed(dut.score.value, 16), at_least])
     write_results(results)
