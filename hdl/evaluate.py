@@ -83,16 +83,9 @@ def phase_weight(m, game_phase, complement=False):
 def tapered_score(m, mg, eg, weight):
     """``(mg * w + eg * (2**TAPER_SHIFT - w)) >> TAPER_SHIFT`` clamped to +-EVAL_MAX
     (combinational; the operands are Signals, each used more than once)."""
-    tapered = Signal(_TAPER_SHAPE)
-    score = Signal(Score)
-    m.d.comb += tapered.eq((mg * weight + eg * ((1 << TAPER_SHIFT) - weight)) >> TAPER_SHIFT)
-    with m.If(tapered > EVAL_MAX):
-        m.d.comb += score.eq(EVAL_MAX)
-    with m.Elif(tapered < -EVAL_MAX):
-        m.d.comb += score.eq(-EVAL_MAX)
-    with m.Else():
-        m.d.comb += score.eq(tapered)
-    return score
+    numerator = Signal(_TAPER_SHAPE)
+    m.d.comb += numerator.eq(mg * weight + eg * ((1 << TAPER_SHIFT) - weight))
+    return clamped_score(m, numerator)
 
 
 def square_terms(sq, code):
