@@ -1,7 +1,8 @@
 """One table of speed for every implementation of the contract: nodes per second.
 
     python -m chessaccel.host.crossbench [--h100 docs/benchmarks/opencl-h100.json]
-                                         [--out docs/benchmarks] [--skip-rtl] [--skip-stockfish]
+        [--h100-batches docs/benchmarks/opencl-h100-batches.json]
+        [--out docs/benchmarks] [--skip-rtl] [--skip-stockfish] [--render-only]
 
 Search (nodes/s, one node = one position entered, docs/semantics.md section 4):
 
@@ -14,7 +15,8 @@ Search (nodes/s, one node = one position entered, docs/semantics.md section 4):
   records when the repository holds them (synth/**/*.json), else from the figures in
   docs/synthesis.md and the Verilator run above; the JSON names what it used and its commit;
 - H100: the record of ``python -m chessaccel.host.opencl.gpubench`` run on an H100 (all leaf
-  jobs in one batch);
+  jobs in one batch), and from gpuscale's summary of several batches
+  (host/opencl/gpuscale.py) the largest batch of the jobs real host searches hand out;
 - Stockfish (Debian's, one thread): its own search on the bench positions (a different search
   and evaluation: its nodes are not ours, the rate is given for scale).
 
@@ -45,6 +47,8 @@ __all__ = ["main"]
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_JOBS = ROOT / "out" / "opencl" / "jobs.npz"
 DEFAULT_H100 = ROOT / "docs" / "benchmarks" / "opencl-h100.json"
+#: gpuscale's summary of the H100 records of several batches (host/opencl/gpuscale.py)
+DEFAULT_H100_BATCHES = ROOT / "docs" / "benchmarks" / "opencl-h100-batches.json"
 #: LUT4 of an LFE5U-85F (the device of docs/synthesis.md)
 ECP5_85F_LUT4 = 83_640
 #: Fraction of the LUT4s a design can use and still route, for the estimate of cores per
@@ -354,13 +358,26 @@ def _rows(report):
     h = report.get("h100")
     if h:
         best = h["search"]
-        rows.append(("search", "H100, OpenCL", f"{best['jobs']:,} leaf jobs, one batch", best["nodes"],
+        kind = "full-window leaf jobs (the worst case)" if h.get("job_source", {}).get("kind") \
+            == "full window" else "leaf jobs"
+        rows.append(("search", "H100, OpenCL", f"{best['jobs']:,} {kind}, one batch", best["nodes"],
                      best["kernel_seconds"], best["nodes_per_second"],
                      ("long jobs split on the device; " if best["label"].startswith("split on the device")
                       else "") +
                      f"{best['work_items'] // h['compute_units']} work-items per SM; "
                      f"{h['without_top_1_percent'] / 1e6:.0f} M/s without the "
                      f"largest 1% of jobs, {h['uniform'] / 1e9:.1f} G/s on one job repeated"))
+    hb = report.get("h100_batches")
+    if hb:
+        b = hb["batch"]
+        rows.append(("search", "H100, OpenCL", f"{b['jobs']:,} leaf jobs of real searches (depth "
+                     f"{b['job_source']['search_depth']}), one batch", b["nodes"], b["best_seconds"],
+                     b["best_nodes_per_second"],
+                     ("long jobs split on the device; " if b["best_label"].startswith("split on the device")
+                      else "file order; ") +
+                     f"{b['best_work_items_per_unit']} work-items per SM; "
+                     f"{b['bulk_nodes_per_second'] / 1e6:.0f} M/s without the "
+                     f"largest 1% of jobs; other batches: {hb['record']}"))
     sf = report.get("stockfish", {})
     if "search" in sf:
         s = sf["search"]
@@ -463,19 +480,36 @@ def _h100(path):
                 perft[key] = pr
     return {"record": str(Path(path).resolve().relative_to(ROOT)) if str(Path(path).resolve()).startswith(str(ROOT)) else str(path),
             "device": rec["device"]["name"], "compute_units": rec["device"]["compute_units"],
+            "job_source": rec.get("job_source", {}),
             "check_mismatches": rec["check"]["mismatches"],
             "search": best, "without_top_1_percent": top1[0]["nodes_per_second"] if top1 else None,
             "uniform": uniform[0]["nodes_per_second"] if uniform else None,
             "perft": sorted(perft.values(), key=lambda p: (p["mode"], p["root"]))}
 
 
-def render(out, h100=None):
-    """backends.md and backends.png again from backends.json, with the H100 section read again
-    from its record when one is given (no measuring on this machine)."""
+def _h100_batches(path):
+    """The real-search batch with the most nodes from gpuscale's summary (None without one)."""
+    if not Path(path).exists():
+        return None
+    summary = json.loads(Path(path).read_text())
+    search = [b for b in summary["batches"] if b["job_source"].get("kind") == "search"]
+    if not search:
+        return None
+    resolved = Path(path).resolve()
+    record = str(resolved.relative_to(ROOT)) if str(resolved).startswith(str(ROOT)) else str(path)
+    return {"record": record, "batch": max(search, key=lambda b: b["nodes"])}
+
+
+def render(out, h100=None, h100_batches=None):
+    """backends.md and backends.png again from backends.json, with the H100 sections read again
+    from their records when they are given (no measuring on this machine)."""
     out = Path(out)
     report = json.loads((out / "backends.json").read_text())
-    if h100 is not None:
-        report["h100"] = _h100(h100)
+    if h100 is not None or h100_batches is not None:
+        if h100 is not None:
+            report["h100"] = _h100(h100)
+        if h100_batches is not None:
+            report["h100_batches"] = _h100_batches(h100_batches)
         (out / "backends.json").write_text(json.dumps(report, indent=1) + "\n")
     rows = _rows(report)
     (out / "backends.md").write_text(_markdown(report, rows))
@@ -507,6 +541,7 @@ def run(args, progress=sys.stderr):
     report["fpga"] = _projection(report["verilator"])
     report["stockfish"] = {"skipped": True} if args.skip_stockfish else _stockfish(progress)
     report["h100"] = _h100(args.h100)
+    report["h100_batches"] = _h100_batches(args.h100_batches)
     report["machine_after"] = _load(progress)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -523,6 +558,8 @@ def main(argv=None):
                                 description=__doc__.splitlines()[0])
     p.add_argument("--jobs", default=str(DEFAULT_JOBS), help="job file (built when missing)")
     p.add_argument("--h100", default=str(DEFAULT_H100), help="gpubench record of an H100 run")
+    p.add_argument("--h100-batches", default=str(DEFAULT_H100_BATCHES),
+                   help="gpuscale summary of H100 runs of several batches")
     p.add_argument("--out", default=str(ROOT / "docs" / "benchmarks"))
     p.add_argument("--model-stride", type=int, default=10_000,
                    help="model and PoCL-one-core: every N-th leaf job")
@@ -539,7 +576,7 @@ def main(argv=None):
     if args.worker:
         return _worker(args)
     if args.render_only:
-        render(args.out, args.h100)
+        render(args.out, args.h100, args.h100_batches)
         print(f"rendered {args.out}/backends.md and backends.png from backends.json")
         return 0
     return run(args)

@@ -136,6 +136,52 @@ def test_the_h100_section_is_read_from_its_record(tmp_path):
     assert crossbench._h100(tmp_path / "no-record.json") is None
 
 
+def test_the_real_search_batch_row_is_the_largest_search_batch_of_its_summary(tmp_path):
+    """crossbench's second H100 row: the real-search batch with the most nodes from gpuscale's
+    summary, as the committed table has it; the full-window batch is never that row, and
+    without a summary (or without a search batch in it) there is no row."""
+    path = BENCHMARKS / "opencl-h100-batches.json"
+    summary = json.loads(path.read_text())
+    row = crossbench._h100_batches(path)
+    search = [b for b in summary["batches"] if b["job_source"]["kind"] == "search"]
+    assert row["batch"] == max(search, key=lambda b: b["nodes"])
+    assert row["batch"]["best_nodes_per_second"] >= max(
+        b["best_nodes_per_second"] for b in search if b["nodes"] < row["batch"]["nodes"])
+    assert row == json.loads((BENCHMARKS / "backends.json").read_text())["h100_batches"]
+    assert crossbench._h100_batches(tmp_path / "absent.json") is None
+    only_full = tmp_path / "full.json"
+    only_full.write_text(json.dumps({**summary, "batches": [b for b in summary["batches"]
+                                                             if b["job_source"]["kind"] != "search"]}))
+    assert crossbench._h100_batches(only_full) is None
+    lines = [line for line in (BENCHMARKS / "backends.md").read_text().splitlines()
+             if line.startswith("| H100, OpenCL | ") and "real searches" in line]
+    assert len(lines) == 1 and f"{row['batch']['jobs']:,} leaf jobs of real searches" in lines[0]
+
+
+def test_the_committed_batch_summary_is_generated_from_its_records(tmp_path):
+    """docs/benchmarks/opencl-h100-batches.* are gpuscale's output for the records its JSON
+    names (the command it gives, run again, writes the same JSON and Markdown)."""
+    import shlex
+    from chessaccel.host.opencl import gpuscale
+    summary = json.loads((BENCHMARKS / "opencl-h100-batches.json").read_text())
+    argv = shlex.split(summary["command"])[3:]
+    out = argv.index("--out")
+    argv[out + 1] = str(tmp_path / "again")
+    records = [str(ROOT / a) for a in argv[:out]]
+    import os
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        assert gpuscale.main(argv[:out] + ["--out", str(tmp_path / "again")]) == 0
+    finally:
+        os.chdir(cwd)
+    again = json.loads((tmp_path / "again.json").read_text())
+    assert again["batches"] == summary["batches"] and all(Path(r).exists() for r in records)
+    md = (BENCHMARKS / "opencl-h100-batches.md").read_text()
+    assert (tmp_path / "again.md").read_text().split("\n", 1)[1] == md.split("\n", 1)[1]
+    assert all(b["device"].startswith("NVIDIA H100") for b in summary["batches"])
+
+
 class _Unused:
     """A progress stream that must stay silent."""
 
@@ -1005,7 +1051,7 @@ def test_the_h100_section_of_a_hand_written_record(tmp_path):
     path = tmp_path / "h100.json"
     path.write_text(json.dumps(record))
     assert crossbench._h100(path) == {
-        "record": str(path), "device": "NVIDIA H100 80GB HBM3", "compute_units": 132,
+        "record": str(path), "device": "NVIDIA H100 80GB HBM3", "compute_units": 132, "job_source": {},
         "check_mismatches": 2, "search": runs[1], "without_top_1_percent": 9.0, "uniform": 6.0,
         "perft": [perft[4], perft[5], perft[7], perft[1]]}
     record["leaf_search"]["runs"] = runs[:3]
@@ -1025,6 +1071,7 @@ def test_crossbenchs_options_their_defaults_and_help(monkeypatch, help_lines):
     assert (args.cores, args.stride, args.platform) == (0, 1, "pocl")
     assert Path(args.out) == ROOT / "docs" / "benchmarks"
     assert Path(args.jobs).name == "jobs.npz" and Path(args.h100) == BENCHMARKS / "opencl-h100.json"
+    assert Path(args.h100_batches) == BENCHMARKS / "opencl-h100-batches.json"
     assert crossbench.main(["--worker", "--cores", "1", "--stride", "3", "--platform", "x"]) == 7
     worker = seen[1][1]
     assert (worker.cores, worker.stride, worker.platform) == (1, 3, "x")
@@ -1037,7 +1084,8 @@ def test_crossbenchs_options_their_defaults_and_help(monkeypatch, help_lines):
         assert any(l.startswith(line) for l in lines), line
     text = " ".join(lines)
     for words in ("model and PoCL-one-core: every N-th leaf job", "PoCL on all cores: every N-th job",
-                  "redraw backends.md and .png from backends.json without measuring"):
+                  "redraw backends.md and .png from backends.json without measuring",
+                  "gpuscale summary of H100 runs of several batches"):
         assert words in text
     assert "--worker" not in text and "--platform" not in text
 

@@ -82,6 +82,8 @@ def summarise(record, path="record"):
             "queue_empty_seconds": best_split.get("timeline", {}).get("queue_empty_seconds")},
         "best_nodes_per_second": best["nodes_per_second"],
         "best_label": best["label"],
+        "best_seconds": best.get("kernel_seconds"),
+        "best_work_items_per_unit": best["work_items"] // record["device"]["compute_units"],
         "bulk_nodes_per_second": bulk[0]["nodes_per_second"] if bulk else None,
         "largest_alone_seconds": alone[0].get("kernel_seconds") if alone else None,
         "goal_met": best["nodes_per_second"] >= GOAL,
@@ -155,7 +157,7 @@ def plot(rows, path):
     ax.set_ylabel("M nodes/s")
     ax.set_ylim(bottom=0)
     ax.set_title(f"leaf search on the {order[0]['device']}: nodes/s against the batch")
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="upper left")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
