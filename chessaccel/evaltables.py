@@ -75,12 +75,9 @@ class EvalSums(data.Struct):
 
 class SquareValue(data.Struct):
     """One entry of the (piece type, square) table: SQUARE_MG and SQUARE_EG of a white piece
-    (every value lies in -105 .. 1012), and ``slope`` = mg - eg (in -87 .. 48): the taper's
-    numerator mg w + eg (2**TAPER_SHIFT - w) is eg 2**TAPER_SHIFT + slope w, so the table's
-    share of it needs one product by the phase weight, not two."""
-    mg:    signed(12)
-    eg:    signed(12)
-    slope: signed(8)
+    (every value lies in -105 .. 1012)."""
+    mg: signed(12)
+    eg: signed(12)
 
 
 _NAMES = {P: "pawn", N: "knight", B: "bishop", R: "rook", Q: "queen", K: "king"}

@@ -189,25 +189,18 @@ _EP_RANK = 5
 _PAWN_STEP = 8
 #: The table's address: square (6 bits) then piece type (3 bits).
 _TABLE_DEPTH = 64 * 8
-#: An op moves the phase by at most this much either way (a queen taken, a queen promoted;
-#: a SQUARE op adds one piece's increment): the weight is one of 2 * 4 + 1 candidates.
-_PHASE_STEP_MAX = max(PHASE_INC.values())
-#: The mover's sums less eg (``mg - eg`` plus a castling rook's): real sums stay under 2**15
-#: in size (16 pieces a side, each under 1,100), so their slope fits a multiplier's 18 bits.
-_SLOPE_SHAPE = signed(18)
-#: The table reads' share of the sums: three entries of |value| < 2**10 (slope < 2**7).
-_READS_EG_SHAPE = signed(14)
-_READS_SLOPE_SHAPE = signed(11)
 
 
 def square_value_table():
-    """The (piece type, square) table: entry ``type * 64 + square`` is (SQUARE_MG, SQUARE_EG,
-    their difference) of a white piece; type NONE (and the unused code 7) reads (0, 0, 0)."""
+    """The (piece type, square) table: entry ``type * 64 + square`` is (SQUARE_MG, SQUARE_EG)
+    of a white piece; type NONE (and the unused code 7) reads (0, 0)."""
     rows = []
     for kind in range(8):
         for sq in range(64):
-            mg, eg = (SQUARE_MG[kind][sq], SQUARE_EG[kind][sq]) if kind in SQUARE_MG else (0, 0)
-            rows.append({"mg": mg, "eg": eg, "slope": mg - eg})
+            if kind in SQUARE_MG:
+                rows.append({"mg": SQUARE_MG[kind][sq], "eg": SQUARE_EG[kind][sq]})
+            else:
+                rows.append({"mg": 0, "eg": 0})
     return rows
 
 
@@ -224,14 +217,10 @@ class IncrementalEvaluate(wiring.Component):
 
     The sums of a position are kept by the user (the SearchCore: in each ply's frame), from the
     side to move's view, on the normalised board (own pieces white, ``hdl/board.py``). Give an
-    ``op`` in a cycle with the sums of the position it starts from on ``sums``, and hold them
-    there in the next cycle: ``after`` then shows the sums of the position after the op, and
-    its score (taper and clamp of ``after``) shows on ``after_score`` in the same cycle and on
-    ``score`` one cycle later, from a register. The one exception is the cycle after a SQUARE
-    op: the block takes its ``after`` as the next cycle's sums (a run of SQUARE ops
-    accumulates, as the SearchCore's SUM_ROOT does). The sums are wanted in the op's cycle
-    because the phase weights are picked from them a cycle ahead; only ``after_score``,
-    ``at_least`` and ``score`` depend on that, ``after`` needs the sums in the next cycle alone.
+    ``op`` in a cycle and, in the next cycle, the sums of the position the op started from on
+    ``sums``: ``after`` then shows the sums of the position after the op, and ``score`` shows
+    its score (taper and clamp of ``after``) on ``after_score`` in the same cycle and on
+    ``score`` one cycle later, from a register.
 
     * ``MAKE``: the make's ports (the Board's, in the mover's frame: ``move``, ``moving``,
       ``castle``, the undo record's ``captured``, the board's ``ep`` before the move) address
@@ -305,139 +294,70 @@ class IncrementalEvaluate(wiring.Component):
 
         # the op's other inputs, registered beside the table reads
         negate = Signal()              # MAKE: the sums turn to the child's view
-        squared = Signal()             # SQUARE: the user feeds ``after`` back as the next sums
+        gained = Signal(PieceType)     # phase: the piece type whose increment is added
+        lost = Signal(PieceType)       # and the one whose increment is taken off
         castled = Signal()
         kingside = Signal()
-        # the op's step of the phase (the increment of the piece gained less that of the piece
-        # lost), offset by _PHASE_STEP_MAX: it picks the weight among the candidates
-        phase_step = Signal(range(2 * _PHASE_STEP_MAX + 1))
-        increments = Array(Const(PHASE_INC.get(k, 0), 3) for k in range(8))
-        gained = Mux(squaring, self.piece.type, Mux(making, self.move.promo, PieceType.NONE))
-        lost = Mux(making, self.captured.type, PieceType.NONE)
         m.d.sync += [
             negate.eq(making),
-            squared.eq(squaring),
+            gained.eq(Mux(squaring, self.piece.type,
+                          Mux(making, self.move.promo, PieceType.NONE))),
+            lost.eq(Mux(making, self.captured.type, PieceType.NONE)),
             castled.eq(making & self.castle),
             kingside.eq(to[:3] == _KINGSIDE_FILE),
-            phase_step.eq(increments[gained] - increments[lost] + _PHASE_STEP_MAX),
         ]
 
         # the mover's new sums (``moved``: sums + landing - leaving + taken + rook), and their
         # negation (the child's view) beside them: the register terms (sums, rook) are added
-        # first, the table reads last. These are what the user stores; the score below does
-        # not wait for them.
+        # first, the table reads last
         rook = {name: Mux(kingside, CASTLE_ROOK_DELTA[True][i], CASTLE_ROOK_DELTA[False][i])
                 for i, name in enumerate(("mg", "eg"))}
         moved, turned = {}, {}
-        early = {}
         for name in ("mg", "eg"):
-            early[name] = Signal(_SUM_SHAPE, name=f"early_{name}")
+            early = Signal(_SUM_SHAPE, name=f"early_{name}")
             early_neg = Signal(_SUM_SHAPE, name=f"early_neg_{name}")
             reads = Signal(_SUM_SHAPE, name=f"reads_{name}")
             m.d.comb += [
-                early[name].eq(getattr(self.sums, name) + Mux(castled, rook[name], 0)),
-                early_neg.eq(-early[name]),
+                early.eq(getattr(self.sums, name) + Mux(castled, rook[name], 0)),
+                early_neg.eq(-early),
                 reads.eq(getattr(landing.data, name) - getattr(leaving.data, name)),
             ]
             moved[name] = Signal(_SUM_SHAPE, name=f"moved_{name}")
             turned[name] = Signal(_SUM_SHAPE, name=f"turned_{name}")
             m.d.comb += [
-                moved[name].eq((early[name] + getattr(taken.data, name)) + reads),
+                moved[name].eq((early + getattr(taken.data, name)) + reads),
                 turned[name].eq((early_neg - getattr(taken.data, name)) - reads),
                 getattr(self.after, name).eq(Mux(negate, turned[name], moved[name])),
             ]
-        m.d.comb += self.after.phase.eq(self.sums.phase + phase_step - _PHASE_STEP_MAX)
+        increments = Array(Const(PHASE_INC.get(k, 0), 3) for k in range(8))
+        d_phase = Signal(signed(5))
+        m.d.comb += [d_phase.eq(increments[gained] - increments[lost]),
+                     self.after.phase.eq(self.sums.phase + d_phase)]
 
-        # The phase weight without a look-up after the op: the weights of the phases the next
-        # op can give (the phase of the sums it will start from, -4 .. +4) are registered a
-        # cycle ahead, and the op's registered step picks one (a small multiplexer). The sums
-        # an op starts from are on ``sums`` in the op's cycle already (the SearchCore's top
-        # frame holds them across a make), except in a run of SQUARE ops, where each op starts
-        # from the ``after`` of the one before.
-        upcoming_phase = Signal(_PHASE_SHAPE)
-        m.d.comb += upcoming_phase.eq(Mux(squared, self.after.phase, self.sums.phase))
-        candidates = []
-        for step in range(-_PHASE_STEP_MAX, _PHASE_STEP_MAX + 1):
-            candidate = Signal(_WEIGHT_SHAPE, name=f"weight_step{step + _PHASE_STEP_MAX}")
-            m.d.sync += candidate.eq(stepped_phase_weight(upcoming_phase, step))
-            candidates.append(candidate)
-        weight = Signal(_WEIGHT_SHAPE)
-        m.d.comb += weight.eq(Array(candidates)[phase_step])
+        # the taper's numerator of the mover's sums: after's is that, negated after a MAKE
+        weight = phase_weight(m, self.after.phase)
+        rest = phase_weight(m, self.after.phase, complement=True)
+        product_mg = Signal(_NUMERATOR_SHAPE)
+        product_eg = Signal(_NUMERATOR_SHAPE)
+        m.d.comb += [product_mg.eq(moved["mg"] * weight), product_eg.eq(moved["eg"] * rest)]
 
-        # The mover's taper numerator y = mg w + eg (32 - w) = 32 eg + w (mg - eg), split in a
-        # part from registers (the sums and the rook: ``early``) and the table reads' part:
-        #   y = 32 early_eg + w early_slope + 32 reads_eg + w reads_slope.
-        # The reads are summed before their one product (a carry-save level and a short chain),
-        # and everything else is summed while the multiplier works, so after the product there
-        # is one carry chain to each compare and to the numerator.
-        early_slope = Signal(_SLOPE_SHAPE)
-        m.d.comb += early_slope.eq(self.sums.mg - self.sums.eg
-                                   + Mux(castled, Mux(kingside, _ROOK_SLOPE[True],
-                                                      _ROOK_SLOPE[False]), 0))
-        reads_eg = carry_save_sum(m, landing.data.eg, ~leaving.data.eg, taken.data.eg,
-                                  _READS_EG_SHAPE, name="reads_eg", carry_in=1)
-        reads_slope = carry_save_sum(m, landing.data.slope, ~leaving.data.slope,
-                                     taken.data.slope, _READS_SLOPE_SHAPE, name="reads_slope",
-                                     carry_in=1)
-        product_early = Signal(_COMPARE_SHAPE)
-        product_reads = Signal(_COMPARE_SHAPE)
-        m.d.comb += [product_early.eq(early_slope * weight),
-                     product_reads.eq(reads_slope * weight)]
-        parts = TaperParts(early_eg=early["eg"], reads_eg=reads_eg, product_early=product_early,
-                           product_reads=product_reads)
-
-        # after's numerator: y, or after a MAKE -y (each part inverted, the +1s in the early term)
-        numerator = parts.sum_with(m, Mux(negate, 3 - (early["eg"] << TAPER_SHIFT),
-                                          early["eg"] << TAPER_SHIFT),
-                                   Mux(negate, -1, 0), _NUMERATOR_SHAPE, name="numerator")
+        # after's numerator: (product_mg + product_eg), or its negation ~a + ~b + 2
+        flip = Signal(_NUMERATOR_SHAPE)
+        m.d.comb += flip.eq(Mux(negate, -1, 0))
+        numerator = carry_save_sum(m, product_mg ^ flip, product_eg ^ flip, Mux(negate, 2, 0),
+                                   _NUMERATOR_SHAPE, name="numerator")
         m.d.comb += self.after_score.eq(clamped_score(m, numerator))
         m.d.sync += self.score.eq(self.after_score)
 
         for i in range(self.bounds):
             m.d.comb += self.at_least[i].eq(score_at_least(
-                m, parts, negate, self.bound[i], name=f"bound{i}"))
+                m, product_mg, product_eg, negate, self.bound[i], name=f"bound{i}"))
         return m
 
 
-#: What a castling's rook adds to the mover's mg - eg.
-_ROOK_SLOPE = {kingside: mg - eg for kingside, (mg, eg) in CASTLE_ROOK_DELTA.items()}
-
-
-def stepped_phase_weight(game_phase, step):
-    """PHASE_WEIGHT[min(game_phase + step, PHASE_MAX)] (a phase below 0 reads weight 0: an op
-    never takes more than the sums hold, so that candidate is never the one picked); a Value of
-    the 9-bit ``game_phase``, a constant table behind one compare."""
-    capped_from = PHASE_MAX - step  # this phase and above read the last weight
-    table = Array(Const(PHASE_WEIGHT[min(max(p + step, 0), PHASE_MAX)], _WEIGHT_SHAPE)
-                  for p in range(capped_from))
-    low_bits = game_phase[:(capped_from - 1).bit_length()]
-    return Mux(game_phase >= capped_from, PHASE_WEIGHT[PHASE_MAX], table[low_bits])
-
-
-class TaperParts:
-    """The mover's taper numerator y = 32 early_eg + product_early + 32 reads_eg + product_reads
-    (``IncrementalEvaluate``'s split; k = TAPER_SHIFT for 32), with ``product_reads`` the last
-    to arrive."""
-
-    def __init__(self, early_eg, reads_eg, product_early, product_reads):
-        self.early_eg, self.reads_eg = early_eg, reads_eg
-        self.product_early, self.product_reads = product_early, product_reads
-
-    def sum_with(self, m, early_term, flip, shape, name):
-        """``early_term`` + each other part XOR ``flip`` (0, or -1 to take the ones' complement
-        of each: the user puts the +1s in ``early_term``), in ``shape``: the parts that arrive
-        before the last product in one carry-save level and a chain, then one chain."""
-        before_last = carry_save_sum(m, early_term, (self.reads_eg << TAPER_SHIFT) ^ flip,
-                                     self.product_early ^ flip, shape, name=f"{name}_early")
-        total = Signal(shape, name=f"{name}_sum")
-        m.d.comb += total.eq(before_last + (self.product_reads ^ flip))
-        return total
-
-
-def score_at_least(m, parts, negate, bound, name):
-    """``clamp(x >> TAPER_SHIFT) >= bound`` for the numerator x = +-y of the mover's ``parts``
-    (``TaperParts``; negated when ``negate``), without the shift and the clamp in series
-    (combinational).
+def score_at_least(m, product_mg, product_eg, negate, bound, name):
+    """``clamp((x) >> TAPER_SHIFT) >= bound`` for the numerator x = +-(product_mg + product_eg)
+    (negated when ``negate``), without the shift and the clamp in series (combinational).
 
     With s = floor(x / 2**k) (k = TAPER_SHIFT, the floor of Python's ``>>``) and E = EVAL_MAX,
     for an integer bound c:
@@ -448,9 +368,9 @@ def score_at_least(m, parts, negate, bound, name):
       s < -E, clamp(s) = -E < c and s < c), and floor(x / 2**k) >= c exactly when
       x >= c * 2**k (c an integer).
 
-    x >= c * 2**k is the sign of a sum: y - c * 2**k >= 0 for x = y; for x = -y,
-    y + c * 2**k <= 0, that is y + c * 2**k - 1 < 0. The bound's term (from registers) joins
-    the early part of y, so after the last product there is one carry chain.
+    x >= c * 2**k is the sign of one three-operand sum: y - c * 2**k >= 0 for x = y; for
+    x = -y, y + c * 2**k <= 0, that is y + c * 2**k - 1 < 0. The bound's term (from registers)
+    is ready early, so after the products there is one carry-save level and one carry chain.
     """
     c = Value.cast(bound)
     low = Signal(name=f"{name}_below_range")     # c <= -E
@@ -459,24 +379,22 @@ def score_at_least(m, parts, negate, bound, name):
     m.d.comb += [
         low.eq(c <= -EVAL_MAX),
         high.eq(c > EVAL_MAX),
-        term.eq((parts.early_eg << TAPER_SHIFT)
-                + Mux(negate, (c << TAPER_SHIFT) - 1, -(c << TAPER_SHIFT))),
+        term.eq(Mux(negate, (c << TAPER_SHIFT) - 1, -(c << TAPER_SHIFT))),
     ]
-    total = parts.sum_with(m, term, 0, _COMPARE_SHAPE, name=f"{name}_total")
+    total = carry_save_sum(m, product_mg, product_eg, term, _COMPARE_SHAPE, name=f"{name}_total")
     negative = total[-1]
     return low | (~high & Mux(negate, negative, ~negative))
 
 
-def carry_save_sum(m, a, b, c, shape, name, carry_in=0):
-    """a + b + c (+ ``carry_in``, 0 or 1) in ``shape`` (two's complement, exact when the sum
-    fits): one carry-save level (a LUT per bit) and one carry chain, where two adders in a row
-    would be two chains; the carry-in takes the shifted carries' free lowest bit."""
+def carry_save_sum(m, a, b, c, shape, name):
+    """a + b + c in ``shape`` (two's complement, exact when the sum fits): one carry-save level
+    (a LUT per bit) and one carry chain, where two adders in a row would be two chains."""
     a_, b_, c_ = (Signal(shape, name=f"{name}_{i}") for i in "abc")
     total = Signal(shape, name=f"{name}_sum")
     m.d.comb += [a_.eq(a), b_.eq(b), c_.eq(c)]
     partial = a_ ^ b_ ^ c_
     carries = (a_ & b_) | (a_ & c_) | (b_ & c_)
-    m.d.comb += total.eq(partial + Cat(Const(carry_in, 1), carries))
+    m.d.comb += total.eq(partial + (carries << 1))
     return total
 
 

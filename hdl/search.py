@@ -294,10 +294,7 @@ class _AlphaBetaFSM:
         # Evaluate follows the board's ops (the make's inputs are the Board's; SUM_ROOT reads the
         # root's squares one by one) and is given the sums of the node on top of the stack:
         # its ``after`` in the cycle after an op is the sums of the board as the op left it
-        # (the child's in TEST_LEGAL), and its score one cycle later (in STAND_PAT, EVAL_LEAF).
-        # The top frame's sums are the op's own in its cycle too (NEXT_MOVE's make writes the
-        # frame but keeps its sums; SUM_ROOT writes each ``after`` back, the accumulation the
-        # block expects of SQUARE ops): the block picks its phase weight from them a cycle ahead
+        # (the child's in TEST_LEGAL), and its score one cycle later (in STAND_PAT, EVAL_LEAF)
         evaluate = self.evaluate
         root_piece = Signal(Piece)
         m.d.comb += [

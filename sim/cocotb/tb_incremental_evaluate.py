@@ -7,9 +7,8 @@ sums of zero), ``{"op": "make", from, to, promo, moving, castle, captured, ep_fi
 (the make's ports, mover's frame), ``{"op": "unmake"}``; each may carry ``"bounds"`` (the block's ``bound`` inputs, given with
 the sums; the block must be built with that many). The bench keeps the stack of sums as
 the SearchStack does (a make pushes the block's ``after``, an unmake pops, a root starts a new
-stack) and gives the sums the op started from (the stack's top) on ``sums`` in the op's cycle
-and the cycle after it (in the root's pass, each square's op with the sums so far, as the
-core's SUM_ROOT). Results: per event [mg, eg, phase, after_score, score, at_least]: ``after``, ``after_score``
+stack) and gives the sums the op started from (the stack's top) on ``sums`` in the cycle after
+the op. Results: per event [mg, eg, phase, after_score, score, at_least]: ``after``, ``after_score``
 and ``at_least`` (a list of bits) in the cycle after the (last) op, ``score`` one cycle later. No expectations of its own: the pytest side compares with the model.
 """
 
@@ -101,11 +100,6 @@ async def incremental_evaluate_events(dut):
             after_score = _signed(dut.after_score.value, 16)
             at_least = _at_least(dut, event)
         else:
-            if event["op"] == "unmake":
-                stack.pop()
-            # the sums the op starts from, in the op's cycle and the next (the SearchCore's top
-            # frame holds them so): the block picks the phase weight from them a cycle ahead
-            dut.sums.value = _pack_sums(*stack[-1])
             if event["op"] == "make":
                 dut.op.value = EvalOp.MAKE.value
                 dut.move.value = event["from"] | (event["to"] << 6) | (event["promo"] << 12)
@@ -114,6 +108,7 @@ async def incremental_evaluate_events(dut):
                 dut.captured.value = event["captured"]
                 dut.ep.value = event["ep_file"] | (event["ep_valid"] << 3)
             else:
+                stack.pop()
                 _idle(dut)
             await FallingEdge(dut.clk)
             _idle(dut)
