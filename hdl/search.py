@@ -185,13 +185,20 @@ class _AlphaBetaFSM:
                           result.cycles.eq(self.cycles)]
         self.goto("IDLE")
 
+    def find_first_victim(self, quiescent):
+        """Point GenVictim at the node on the board as a node just entered (nothing disabled;
+        captures only in quiescence), for the whole state: its inputs must not wait on the
+        state's choice (in TEST_LEGAL the push depends on the child's stand-pat compare, and
+        GenVictim's tree behind that choice was the core's longest path). Where the state does
+        not enter the node, the victim found is not used."""
+        self.m.d.comb += [self.genvictim.mask.eq(0), self.genvictim.captures_only.eq(quiescent)]
+
     def enter(self, frame, in_check, quiescent):
         """Fill ``frame`` (a next-top view) for a node just entered: in-check flag, quiescence,
-        and its first victim, found by GenVictim on the board (nothing disabled) this cycle."""
+        and its first victim, found by GenVictim on the board this cycle (the state has called
+        ``find_first_victim``)."""
         victims = self.genvictim
         self.m.d.comb += [
-            victims.mask.eq(0),
-            victims.captures_only.eq(quiescent),
             frame.in_check.eq(in_check),
             frame.captures_only.eq(quiescent),
             frame.victim.eq(victims.victim),
@@ -390,6 +397,7 @@ class _AlphaBetaFSM:
             with m.If(self.searching):
                 m.d.sync += self.nodes.eq(1)
             m.d.comb += [stack.op.eq(StackOp.WRITE), stack.next_top.sums.eq(self.evaluate.after)]
+            self.find_first_victim(quiescent)
             self.enter(stack.next_top, in_check, quiescent)
             with m.If(quiescent):
                 self.goto("STAND_PAT")
@@ -482,6 +490,9 @@ class _AlphaBetaFSM:
         m.d.comb += [child_alpha.eq(-top.beta), child_beta.eq(-top.alpha),
                      stands.eq(at_least["alpha"]),        # score >= child_beta
                      above_alpha.eq(at_least["beta"])]    # score >= child_alpha + 1
+        # the child's first victim, used if the child is pushed (its KING receiver, the
+        # legality test, does not look at these inputs)
+        self.find_first_victim(quiescent)
         with m.If(self.genvictim.king_attacked):
             m.d.comb += board.op.eq(BoardOp.UNMAKE)
             self.goto("NEXT_MOVE")
