@@ -74,11 +74,14 @@ synth-movegen: setup
 # Bitstreams (never programmed) for the boards, CORES SearchCores each, plus the iCEBreaker link
 # build, then synth/RESULTS.md from the records. The clocks come from the committed records of
 # earlier place-and-route runs (synth/records); long: tens of minutes per 85F board.
-CORES ?= 2
+# Three cores route on both 85F boards with nextpnr's placement seed 2 (seed 1 did not route the
+# ULX3S's; docs/synthesis.md).
+CORES ?= 3
+SEED ?= 2
 SYNTH_BOARDS ?= ulx3s-85f orangecrab-85f
 synth: setup synth/records/blocks/searchcore.json
 	for board in $(SYNTH_BOARDS); do \
-	  $(VENV)/bin/chessaccel synth --board $$board --cores $(CORES) || exit 1; \
+	  $(VENV)/bin/chessaccel synth --board $$board --cores $(CORES) --seed $(SEED) || exit 1; \
 	done
 	$(VENV)/bin/chessaccel synth --board icebreaker --cores 0
 	$(PY) -m chessaccel.synth.results --plot out/synth/results.png
