@@ -463,6 +463,12 @@ def _plot(rows, path):
     plt.close(fig)
 
 
+def _record_name(path):
+    """A record's path as the report names it: from the repository's root when inside it."""
+    resolved = Path(path).resolve()
+    return str(resolved.relative_to(ROOT)) if resolved.is_relative_to(ROOT) else str(path)
+
+
 def _h100(path):
     if not Path(path).exists():
         return None
@@ -478,7 +484,7 @@ def _h100(path):
             key = (pr["root"], pr["mode"])
             if key not in perft or pr["nodes_per_second"] > perft[key]["nodes_per_second"]:
                 perft[key] = pr
-    return {"record": str(Path(path).resolve().relative_to(ROOT)) if str(Path(path).resolve()).startswith(str(ROOT)) else str(path),
+    return {"record": _record_name(path),
             "device": rec["device"]["name"], "compute_units": rec["device"]["compute_units"],
             "job_source": rec.get("job_source", {}),
             "check_mismatches": rec["check"]["mismatches"],
@@ -495,9 +501,7 @@ def _h100_batches(path):
     search = [b for b in summary["batches"] if b["job_source"].get("kind") == "search"]
     if not search:
         return None
-    resolved = Path(path).resolve()
-    record = str(resolved.relative_to(ROOT)) if str(resolved).startswith(str(ROOT)) else str(path)
-    return {"record": record, "batch": max(search, key=lambda b: b["nodes"])}
+    return {"record": _record_name(path), "batch": max(search, key=lambda b: b["nodes"])}
 
 
 def render(out, h100=None, h100_batches=None):

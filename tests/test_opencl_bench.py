@@ -158,7 +158,7 @@ def test_the_real_search_batch_row_is_the_largest_search_batch_of_its_summary(tm
     assert len(lines) == 1 and f"{row['batch']['jobs']:,} leaf jobs of real searches" in lines[0]
 
 
-def test_the_committed_batch_summary_is_generated_from_its_records(tmp_path):
+def test_the_committed_batch_summary_is_generated_from_its_records(tmp_path, monkeypatch):
     """docs/benchmarks/opencl-h100-batches.* are gpuscale's output for the records its JSON
     names (the command it gives, run again, writes the same JSON and Markdown)."""
     import shlex
@@ -166,15 +166,9 @@ def test_the_committed_batch_summary_is_generated_from_its_records(tmp_path):
     summary = json.loads((BENCHMARKS / "opencl-h100-batches.json").read_text())
     argv = shlex.split(summary["command"])[3:]
     out = argv.index("--out")
-    argv[out + 1] = str(tmp_path / "again")
     records = [str(ROOT / a) for a in argv[:out]]
-    import os
-    cwd = os.getcwd()
-    os.chdir(ROOT)
-    try:
-        assert gpuscale.main(argv[:out] + ["--out", str(tmp_path / "again")]) == 0
-    finally:
-        os.chdir(cwd)
+    monkeypatch.chdir(ROOT)     # the command names the records from the repository's root
+    assert gpuscale.main(argv[:out] + ["--out", str(tmp_path / "again")]) == 0
     again = json.loads((tmp_path / "again.json").read_text())
     assert again["batches"] == summary["batches"] and all(Path(r).exists() for r in records)
     md = (BENCHMARKS / "opencl-h100-batches.md").read_text()

@@ -126,8 +126,9 @@ def plot(rows, path):
     fig, ax = plt.subplots(figsize=(9, 5.5))
     # batches of one kind (real searches at several depths) are joined by lines; the full-window
     # batch is another kind of work and stands apart
+    order = sorted(rows, key=lambda r: r["nodes"])
     kinds = {}
-    for r in sorted(rows, key=lambda r: r["nodes"]):
+    for r in order:
         kinds.setdefault(r["job_source"].get("kind", "full window"), []).append(r)
     series = (("whole batch, file order", lambda r: r["whole"]["nodes_per_second"], "o", "tab:blue"),
               ("split on the device", lambda r: r["split"]["nodes_per_second"] if r["split"] else None,
@@ -146,7 +147,6 @@ def plot(rows, path):
         for r in group:
             ax.annotate(r["batch"], (r["nodes"], r["best_nodes_per_second"] / 1e6), fontsize=7,
                         textcoords="offset points", xytext=(4, 6))
-    order = sorted(rows, key=lambda r: r["nodes"])
     x = [r["nodes"] for r in order]
     ax.axhline(GOAL / 1e6, color="black", linestyle="--", linewidth=0.8)
     ax.text(x[0], GOAL / 1e6, " goal", va="bottom", fontsize=8)
