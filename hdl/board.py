@@ -34,6 +34,8 @@ from chessaccel.defs import (CastlingRights, Color, Move, Piece, PieceType, Posi
                              UndoRecord)
 from chessaccel.geometry import CASTLE_CLEAR, EMPTY
 
+from .interleave import Interleave
+
 __all__ = ["Board", "BoardOp", "KingSquares", "flip_squares", "flip_castling"]
 
 SQUARES = 64
@@ -110,17 +112,29 @@ class Board(wiring.Component):
     side: Out(Color)
     king_squares: Out(KingSquares)
     undo: Out(UndoRecord)
+    early_position: Out(Position)
+    early_king_squares: Out(KingSquares)
 
-    def __init__(self, relative=False):
+    def __init__(self, relative=False, threads=1):
+        if threads != 1 and not relative:
+            raise ValueError("an interleaved Board (threads > 1) is the search core's: "
+                             "relative=True")
         self.relative = relative
+        self.threads = threads
         super().__init__()
 
     def elaborate(self, platform):
         m = Module()
-        # the normalised position (its side field unused: white is to move) and the real side
-        state = Signal(Position)
-        black = Signal()
-        kings = Signal(KingSquares)   # (own, enemy), normalised frame
+        # the normalised position (its side field unused: white is to move) and the real side;
+        # with interleaved threads (hdl/interleave.py) each register is a pair: the ports and
+        # the make read the second copy (``now``), ``early_*`` show the first
+        lanes = Interleave(m, self.threads)
+        staged_state = lanes.register(Position, "state")
+        staged_black = lanes.register(1, "black")
+        staged_kings = lanes.register(KingSquares, "kings")
+        state, black, kings = staged_state.now, staged_black.now, staged_kings.now
+        next_state, next_black, next_kings = (staged_state.next, staged_black.next,
+                                              staged_kings.next)
         squares = [state.squares[s].as_value() for s in range(SQUARES)]
         flipped = flip_squares(squares)
         empty = Const(EMPTY, 4)
@@ -138,6 +152,11 @@ class Board(wiring.Component):
                 self.position.castling.eq(state.castling),
                 self.position.ep.eq(state.ep),
                 self.king_squares.eq(kings),
+                self.early_position.squares.eq(staged_state.early.squares),
+                self.early_position.side.eq(Color.WHITE),
+                self.early_position.castling.eq(staged_state.early.castling),
+                self.early_position.ep.eq(staged_state.early.ep),
+                self.early_king_squares.eq(staged_kings.early),
             ]
         else:
             move = Signal(Move)
@@ -157,6 +176,8 @@ class Board(wiring.Component):
                 self.position.ep.eq(state.ep),
                 self.king_squares[0].eq(Mux(black, _mirror(kings[1], Const(1, 1)), kings[0])),
                 self.king_squares[1].eq(Mux(black, _mirror(kings[0], Const(1, 1)), kings[1])),
+                self.early_position.eq(self.position),   # one thread: the same registers
+                self.early_king_squares.eq(self.king_squares),
             ]
         m.d.comb += self.side.eq(black)
 
@@ -269,35 +290,35 @@ class Board(wiring.Component):
 
         with m.Switch(self.op):
             with m.Case(BoardOp.LOAD):
-                m.d.sync += [
-                    state.squares.eq(Mux(load_black, Cat(flip_squares(load_squares)),
-                                         Cat(load_squares))),
-                    state.castling.eq(Mux(load_black, flip_castling(load.castling),
-                                          load.castling)),
-                    state.ep.eq(load.ep),
-                    black.eq(load_black),
-                    kings[0].eq(Mux(load_black, _mirror(load_kings[1], Const(1, 1)),
-                                    load_kings[0])),
-                    kings[1].eq(Mux(load_black, _mirror(load_kings[0], Const(1, 1)),
-                                    load_kings[1])),
+                m.d.comb += [
+                    next_state.squares.eq(Mux(load_black, Cat(flip_squares(load_squares)),
+                                              Cat(load_squares))),
+                    next_state.castling.eq(Mux(load_black, flip_castling(load.castling),
+                                               load.castling)),
+                    next_state.ep.eq(load.ep),
+                    next_black.eq(load_black),
+                    next_kings[0].eq(Mux(load_black, _mirror(load_kings[1], Const(1, 1)),
+                                         load_kings[0])),
+                    next_kings[1].eq(Mux(load_black, _mirror(load_kings[0], Const(1, 1)),
+                                         load_kings[1])),
                 ]
             with m.Case(BoardOp.MAKE):
-                m.d.sync += [
-                    state.squares.eq(Cat(flip_squares(made))),
-                    state.castling.eq(flip_castling(made_castling)),
-                    state.ep.valid.eq(double_push),
-                    state.ep.file.eq(Mux(double_push, to[:3], 0)),
-                    black.eq(~black),
-                    kings[0].eq(_mirror(kings[1], Const(1, 1))),
-                    kings[1].eq(_mirror(made_king, Const(1, 1))),
+                m.d.comb += [
+                    next_state.squares.eq(Cat(flip_squares(made))),
+                    next_state.castling.eq(flip_castling(made_castling)),
+                    next_state.ep.valid.eq(double_push),
+                    next_state.ep.file.eq(Mux(double_push, to[:3], 0)),
+                    next_black.eq(~black),
+                    next_kings[0].eq(_mirror(kings[1], Const(1, 1))),
+                    next_kings[1].eq(_mirror(made_king, Const(1, 1))),
                 ]
             with m.Case(BoardOp.UNMAKE):
-                m.d.sync += [
-                    state.squares.eq(Cat(unmade)),
-                    state.castling.eq(restore.castling),
-                    state.ep.eq(restore.ep),
-                    black.eq(~black),
-                    kings[0].eq(parent_king),
-                    kings[1].eq(_mirror(kings[0], Const(1, 1))),
+                m.d.comb += [
+                    next_state.squares.eq(Cat(unmade)),
+                    next_state.castling.eq(restore.castling),
+                    next_state.ep.eq(restore.ep),
+                    next_black.eq(~black),
+                    next_kings[0].eq(parent_king),
+                    next_kings[1].eq(_mirror(kings[0], Const(1, 1))),
                 ]
         return m

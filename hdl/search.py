@@ -23,6 +23,9 @@ another aggressor, so an exhausted victim costs no cycle of its own. The node wa
 exactly; only the cycles it takes differ.
 """
 
+import enum
+from types import SimpleNamespace
+
 from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
@@ -37,11 +40,12 @@ from .castlestatus import CastleStatus
 from .evaluate import EvalOp, IncrementalEvaluate
 from .genaggressor import GenAggressor
 from .genvictim import GenVictim
+from .interleave import THREAD_COUNTS, Interleave
 from .searchstack import Frame, SearchStack, StackOp
 from .squarearray import MIRROR, SQUARES, onehot, own_squares, two_or_more
 from .testcheck import TestCheck
 
-__all__ = ["STATES", "SearchCore", "fsm_markdown", "update_doc"]
+__all__ = ["STATES", "AlphaBetaState", "SearchCore", "fsm_markdown", "update_doc"]
 
 KING_FILE, KINGSIDE_FILE, QUEENSIDE_FILE = 4, 6, 2
 #: Rank of the king and rooks before castling, seen from the side to move.
@@ -93,6 +97,10 @@ STATES = {
 }
 
 
+#: The FSM state register's values, one per row of STATES.
+AlphaBetaState = enum.Enum("AlphaBetaState", [(name, i) for i, name in enumerate(STATES)])
+
+
 class SearchCore(wiring.Component):
     """One search (or perft) job at a time.
 
@@ -115,42 +123,70 @@ class SearchCore(wiring.Component):
     ``max_ply`` (1..MAX_PLY) is the
     SearchStack's size: a node at that ply is evaluated, never expanded (the model's parameter
     of the same name); tests make it small to reach the stack-full rule in a few plies.
+
+    ``threads=2`` interleaves two jobs (hdl/interleave.py): ``job``, ``start``, ``abort``,
+    ``result`` and ``busy`` are then arrays of two, one core port per thread, each with the
+    contract above, except that a thread takes its job at its next turn, the cycle of ``start``
+    or the one after: ``job[i]`` must hold for that cycle too. Each job advances every other
+    cycle; its ``cycles`` are clock cycles, so twice a one-thread core's. The trace shows the
+    thread of the node entered on ``trace_thread``.
     """
 
-    def __init__(self, max_ply=MAX_PLY):
+    def __init__(self, max_ply=MAX_PLY, threads=1):
         if not 1 <= max_ply <= MAX_PLY:
             raise ValueError(f"max_ply {max_ply} out of range 1..{MAX_PLY}")
-        super().__init__({
+        if threads not in THREAD_COUNTS:
+            raise ValueError(f"threads must be one of {THREAD_COUNTS}, got {threads}")
+        ports = {
             "job":    In(SearchJob),
             "start":  In(1),
             "abort":  In(1),
             "result": Out(SearchResult),
             "busy":   Out(1),
+        }
+        if threads > 1:
+            ports = {name: member.array(threads) for name, member in ports.items()}
+        ports.update({
             "trace_valid": Out(1),
             "trace_ply":   Out(range(max_ply + 1)),
             "trace_move":  Out(Move),
         })
+        if threads > 1:
+            ports["trace_thread"] = Out(range(threads))
+        super().__init__(ports)
         self.max_ply = max_ply
+        self.threads = threads
         #: (state, next state) pairs the elaborated FSM uses (filled by ``elaborate``).
         self.transitions = set()
 
     def elaborate(self, platform):
         return _AlphaBetaFSM(self).build()
 
+    def thread_ports(self, thread):
+        """(job, start, abort, result, busy) of ``thread``."""
+        names = ("job", "start", "abort", "result", "busy")
+        if self.threads == 1:
+            return tuple(getattr(self, name) for name in names)
+        return tuple(getattr(self, name)[thread] for name in names)
+
 
 class _AlphaBetaFSM:
     """Builds the SearchCore's module: the blocks, their wiring and one method per FSM state.
 
     The state being built is ``self.state``; ``goto`` checks each transition against STATES.
+    The core is written once for one or two threads (hdl/interleave.py): the blocks (the
+    generate stage) read the registers' ``early`` copies, the states (the decide stage) read
+    ``now`` copies and the blocks' outputs through ``cut``, and write ``next``.
     """
 
     def __init__(self, core):
         self.core = core
         self.m = m = Module()
+        self.lanes = lanes = Interleave(m, core.threads)
         # the board shows the position seen from the side to move (white to move, own pieces
         # white): every block below reads it with a constant side, and the frame's squares
         # (victim, mask, move) are in the frame of its node's side to move
-        m.submodules.board = self.board = Board(relative=True)
+        m.submodules.board = self.board = Board(relative=True, threads=core.threads)
         m.submodules.genvictim = self.genvictim = GenVictim()
         m.submodules.genaggressor = self.genaggressor = GenAggressor()
         m.submodules.castlestatus = self.castlestatus = CastleStatus()
@@ -159,15 +195,24 @@ class _AlphaBetaFSM:
         # its ``at_least`` compares the child's static score in TEST_LEGAL with the bounds the
         # top frame sets it (``SCORE_BOUNDS``), without waiting for the taper's clamp
         m.submodules.evaluate = self.evaluate = IncrementalEvaluate(bounds=len(SCORE_BOUNDS))
-        m.submodules.stack = self.stack = SearchStack(core.max_ply)
+        m.submodules.stack = self.stack = SearchStack(core.max_ply, threads=core.threads)
+        if core.threads > 1:
+            m.d.comb += self.stack.thread.eq(lanes.thread)
         self.state = None
 
-        self.job = Signal(SearchJob)        # the running job (latched at start)
-        self.value = Signal(Score)          # the value RETURN hands to the parent
-        self.nodes = Signal(NODE_BITS)
-        self.cycles = Signal(CYCLE_BITS)
-        self.root_square = Signal(range(SQUARES))  # SUM_ROOT's square
-        self.searching = self.job.mode == Mode.SEARCH
+        # the FSM's state is a register of the decide stage like the others (``m.FSM`` would
+        # hide it): one value per row of STATES
+        self.fsm = lanes.register(AlphaBetaState, "alphabeta_state")
+        self.job = lanes.register(SearchJob, "job")        # the running job (latched at start)
+        self.value = lanes.register(Score, "value")        # the value RETURN hands to the parent
+        self.nodes = lanes.register(NODE_BITS, "nodes")
+        self.cycles = lanes.register(CYCLE_BITS, "cycles")
+        self.root_square = lanes.register(range(SQUARES), "root_square")  # SUM_ROOT's square
+        self.result = lanes.register(SearchResult, "result")
+        # the static score of the position a cycle after TEST_LEGAL or ENTER_ROOT (STAND_PAT,
+        # EVAL_LEAF): IncrementalEvaluate's ``score``, a thread's register
+        self.static_score = lanes.register(Score, "static_score")
+        self.searching = self.job.now.mode == Mode.SEARCH
         self.top, self.parent = self.stack.top, self.stack.parent
 
     # --- helpers shared by the states ---------------------------------------------------------
@@ -176,28 +221,20 @@ class _AlphaBetaFSM:
         self.core.transitions.add((self.state, target))
         if target not in STATES[self.state][1]:
             raise AssertionError(f"undeclared transition {self.state} -> {target}")
-        self.m.next = target
+        self.m.d.comb += self.fsm.next.eq(AlphaBetaState[target])
 
     def finish(self, status, node_count=None):
-        result = self.core.result
-        self.m.d.sync += [result.status.eq(status),
-                          result.nodes.eq(self.nodes if node_count is None else node_count),
-                          result.cycles.eq(self.cycles)]
+        result = self.result.next
+        self.m.d.comb += [result.status.eq(status),
+                          result.nodes.eq(self.nodes.now if node_count is None else node_count),
+                          result.cycles.eq(self.cycles.now)]
         self.goto("IDLE")
-
-    def find_first_victim(self, quiescent):
-        """Point GenVictim at the node on the board as a node just entered (nothing disabled;
-        captures only in quiescence), for the whole state: its inputs must not wait on the
-        state's choice (in TEST_LEGAL the push depends on the child's stand-pat compare, and
-        GenVictim's tree behind that choice was the core's longest path). Where the state does
-        not enter the node, the victim found is not used."""
-        self.m.d.comb += [self.genvictim.mask.eq(0), self.genvictim.captures_only.eq(quiescent)]
 
     def enter(self, frame, in_check, quiescent):
         """Fill ``frame`` (a next-top view) for a node just entered: in-check flag, quiescence,
-        and its first victim, found by GenVictim on the board this cycle (the state has called
-        ``find_first_victim``)."""
-        victims = self.genvictim
+        and its first victim, found by GenVictim on the board (``generate_stage`` pointed it at
+        the node as a node just entered)."""
+        victims = self.victims
         self.m.d.comb += [
             frame.in_check.eq(in_check),
             frame.captures_only.eq(quiescent),
@@ -236,9 +273,9 @@ class _AlphaBetaFSM:
 
     def finish_root(self, root_value):
         """The root's value is known: the job's result."""
-        self.m.d.sync += [self.core.result.score.eq(root_value),
-                          self.core.result.best_move.eq(
-                              absolute_move(self.top.best_move, self.job.position.side))]
+        self.m.d.comb += [self.result.next.score.eq(root_value),
+                          self.result.next.best_move.eq(
+                              absolute_move(self.top.best_move, self.job.now.position.side))]
         self.finish(Status.DONE)
 
     def to_parent(self, node_value):
@@ -267,7 +304,7 @@ class _AlphaBetaFSM:
                 m.d.comb += stack.next_top.alpha.eq(score)
                 m.d.comb += cutoff.eq(cuts)
         with m.If(cutoff):
-            m.d.sync += self.value.eq(score)
+            m.d.comb += self.value.next.eq(score)
             self.goto("RETURN")
         with m.Else():
             self.goto("NEXT_MOVE")
@@ -275,75 +312,142 @@ class _AlphaBetaFSM:
     # --- the module ------------------------------------------------------------------------------
 
     def build(self):
-        m, core = self.m, self.core
+        m, core, lanes = self.m, self.core, self.lanes
         board, stack, top = self.board, self.stack, self.top
-        position = board.position   # normalised: white (the side to move) to move
-
-        # --- the blocks look at the board as it stands, from the side to move; Evaluate's
-        # score of the normalised position is the score from the side to move's view ---
-        m.d.comb += [
-            self.genvictim.position.eq(position),
-            self.genaggressor.position.eq(position),
-            self.castlestatus.position.eq(position),
-            self.side_check.position.eq(position),
-            self.side_check.square.eq(board.king_squares[Color.WHITE.value]),
-            self.side_check.by.eq(Color.BLACK),
-        ]
+        self.generate_stage()
+        position = board.position   # the decide stage's view: normalised, white to move
         self.own = own_squares(m, position)
 
         # Evaluate follows the board's ops (the make's inputs are the Board's; SUM_ROOT reads the
         # root's squares one by one) and is given the sums of the node on top of the stack:
         # its ``after`` in the cycle after an op is the sums of the board as the op left it
-        # (the child's in TEST_LEGAL), and its score one cycle later (in STAND_PAT, EVAL_LEAF)
+        # (the child's in TEST_LEGAL), and its score one cycle later (in STAND_PAT, EVAL_LEAF).
+        # The op's ports are the decide stage's (the table reads are registered: they feed the
+        # generate stage of the same thread), ``sums`` and the bounds the generate stage's.
         evaluate = self.evaluate
         root_piece = Signal(Piece)
         m.d.comb += [
-            root_piece.eq(position.squares[self.root_square]),
+            root_piece.eq(position.squares[self.root_square.now]),
             evaluate.op.eq(EvalOp.HOLD),
             evaluate.move.eq(board.move), evaluate.moving.eq(board.moving),
             evaluate.castle.eq(board.castle), evaluate.captured.eq(board.undo.captured),
             evaluate.ep.eq(position.ep),
-            evaluate.square.eq(self.root_square), evaluate.piece.eq(root_piece),
-            evaluate.sums.eq(top.sums),
+            evaluate.square.eq(self.root_square.now), evaluate.piece.eq(root_piece),
         ]
-        for i, name in enumerate(SCORE_BOUNDS):
-            bound = -getattr(top, name) + (1 if name == "beta" else 0)
-            m.d.comb += evaluate.bound[i].eq(bound)
 
-        # --- defaults: the stack holds, next_top is the top, the board idles; GenVictim looks
-        # past the frame's victim (the next victim, for NEXT_MOVE) ---
+        # --- defaults: the stack holds, next_top is the top, the board idles ---
         m.d.comb += [stack.op.eq(StackOp.HOLD), stack.next_top.eq(top), stack.store.eq(top),
-                     board.move.eq(top.move), board.restore.eq(top.undo),
-                     self.genvictim.mask.eq(top.mask | onehot(top.victim)),
-                     self.genvictim.captures_only.eq(top.captures_only),
-                     self.genaggressor.victim.eq(top.victim),
-                     self.genaggressor.mask.eq(top.mask),
-                     self.genaggressor.captures_only.eq(top.captures_only)]
-        m.d.comb += core.busy.eq(core.result.status == Status.BUSY)
-        with m.If(core.busy):
-            m.d.sync += self.cycles.eq(self.cycles + 1)
+                     board.move.eq(top.move), board.restore.eq(top.undo)]
+        busy = self.result.now.status == Status.BUSY
+        with m.If(busy):
+            m.d.comb += self.cycles.next.eq(self.cycles.now + core.threads)
+        self.thread_ports()
 
-        with m.FSM(name="alphabeta"):
+        with m.Switch(self.fsm.now):
             for state in STATES:
                 self.state = state
-                with m.State(state):
+                with m.Case(AlphaBetaState[state]):
                     if state == "IDLE":
                         self._state_idle()
                         continue
-                    with m.If(core.abort):
+                    with m.If(self.abort):
                         # abort: the implicit edge of every busy state (not in STATES)
-                        m.d.sync += core.result.status.eq(Status.ABORTED)
-                        m.next = "IDLE"
+                        m.d.comb += [self.result.next.status.eq(Status.ABORTED),
+                                     self.fsm.next.eq(AlphaBetaState.IDLE)]
                     with m.Else():
                         getattr(self, f"_state_{state.lower()}")()
         return m
 
+    def generate_stage(self):
+        """The blocks on the board and the top frame as the generate stage sees them (the
+        registers' ``early`` copies), and their outputs as the decide stage reads them."""
+        m, lanes, board = self.m, self.lanes, self.board
+        position = board.early_position
+        top = self.stack.early_top
+        fsm = self.fsm.early
+        m.d.comb += [
+            self.genvictim.position.eq(position),
+            self.genaggressor.position.eq(position),
+            self.castlestatus.position.eq(position),
+            self.side_check.position.eq(position),
+            self.side_check.square.eq(board.early_king_squares[Color.WHITE.value]),
+            self.side_check.by.eq(Color.BLACK),
+            # GenAggressor walks the frame's victim
+            self.genaggressor.victim.eq(top.victim),
+            self.genaggressor.mask.eq(top.mask),
+            self.genaggressor.captures_only.eq(top.captures_only),
+            self.evaluate.sums.eq(top.sums),
+        ]
+        for i, name in enumerate(SCORE_BOUNDS):
+            bound = -getattr(top, name) + (1 if name == "beta" else 0)
+            m.d.comb += self.evaluate.bound[i].eq(bound)
+        # GenVictim: where the state enters a node (ENTER_ROOT the root, TEST_LEGAL the child on
+        # the board) it finds the node's first victim (nothing disabled; captures only in
+        # quiescence), for the whole state: its inputs must not wait on the state's choice (in
+        # TEST_LEGAL the push depends on the child's stand-pat compare, and GenVictim's tree
+        # behind that choice was the core's longest path); where the node is not entered the
+        # victim found is not used. Elsewhere it looks past the frame's victim (the next victim,
+        # for NEXT_MOVE).
+        testing = fsm == AlphaBetaState.TEST_LEGAL
+        entering = testing | (fsm == AlphaBetaState.ENTER_ROOT)
+        depth = Mux(testing, Mux(top.depth == 0, 0, top.depth - 1), top.depth)
+        quiescent = ((self.job.early.mode == Mode.SEARCH) & (depth == 0)
+                     & ~self.side_check.attacked)
+        with m.If(entering):
+            m.d.comb += [self.genvictim.mask.eq(0), self.genvictim.captures_only.eq(quiescent)]
+        with m.Else():
+            m.d.comb += [self.genvictim.mask.eq(top.mask | onehot(top.victim)),
+                         self.genvictim.captures_only.eq(top.captures_only)]
+
+        cut = lanes.cut
+        self.victims = SimpleNamespace(
+            victim=cut(self.genvictim.victim, "victim"),
+            valid=cut(self.genvictim.valid, "victim_valid"),
+            king_attacked=cut(self.genvictim.king_attacked, "king_attacked"))
+        self.aggressors = SimpleNamespace(**{
+            name: cut(getattr(self.genaggressor, name), name)
+            for name in ("aggressor", "valid", "aggressor_type", "promotion", "more")})
+        self.castling = SimpleNamespace(
+            kingside_ok=cut(self.castlestatus.kingside_ok, "kingside_ok"),
+            queenside_ok=cut(self.castlestatus.queenside_ok, "queenside_ok"))
+        self.in_check = cut(self.side_check.attacked, "in_check")
+        self.after = cut(self.evaluate.after, "after")
+        self.after_score = cut(self.evaluate.after_score, "after_score")
+        self.at_least = cut(self.evaluate.at_least, "at_least")
+        m.d.comb += self.static_score.next.eq(self.after_score)
+
+    def thread_ports(self):
+        """The core's ports of the thread in the decide stage: ``self.start``, ``self.job_in``
+        and ``self.abort`` for the states; its result and busy out. With two threads a start
+        seen while the other thread decides waits in ``pending`` for its thread's turn."""
+        m, core, lanes = self.m, self.core, self.lanes
+        ports = [core.thread_ports(t) for t in range(core.threads)]
+        idle = self.fsm.now == AlphaBetaState.IDLE
+        if core.threads == 1:
+            job, start, abort, result, busy = ports[0]
+            self.job_in, self.start, self.abort = job, start, abort
+            m.d.comb += [result.eq(self.result.early),
+                         busy.eq(self.result.early.status == Status.BUSY)]
+            return
+        pending = Signal(core.threads)
+        self.job_in = Signal(SearchJob)
+        self.start, self.abort = Signal(), Signal()
+        for t, (job, start, abort, result, busy) in enumerate(ports):
+            turn = lanes.thread == t
+            with m.If(turn):
+                m.d.comb += [self.job_in.eq(job), self.start.eq(start | pending[t]),
+                             self.abort.eq(abort)]
+                m.d.sync += result.eq(self.result.next)
+            m.d.sync += pending[t].eq((pending[t] | start) & ~(turn & idle))
+            m.d.comb += busy.eq(pending[t] | (result.status == Status.BUSY))
+        m.d.comb += core.trace_thread.eq(lanes.thread)
+
     # --- one method per state ----------------------------------------------------------------
 
     def _state_idle(self):
-        m, core, board, stack = self.m, self.core, self.board, self.stack
-        job = core.job
-        with m.If(core.start):
+        m, board, stack = self.m, self.board, self.stack
+        job = self.job_in
+        with m.If(self.start):
             bad_depth = job.depth > MAX_DEPTH
             bad_window = (job.mode == Mode.SEARCH) & (
                 (job.alpha < -INF) | (job.beta > INF) | (job.alpha >= job.beta))
@@ -359,11 +463,11 @@ class _AlphaBetaFSM:
                     for piece in (job.position.squares[s] for s in range(SQUARES))))
                 bad_kings = bad_kings | ~kings.any() | two_or_more(kings)
             with m.If(bad_depth | bad_window | bad_kings):
-                m.d.sync += core.result.status.eq(Status.BAD_JOB)
+                m.d.comb += self.result.next.status.eq(Status.BAD_JOB)
                 self.goto("IDLE")
             with m.Else():
-                m.d.sync += [self.job.eq(job), self.nodes.eq(0), self.cycles.eq(0),
-                             core.result.status.eq(Status.BUSY)]
+                m.d.comb += [self.job.next.eq(job), self.nodes.next.eq(0),
+                             self.cycles.next.eq(0), self.result.next.status.eq(Status.BUSY)]
                 m.d.comb += [board.op.eq(BoardOp.LOAD), board.load_position.eq(job.position),
                              stack.op.eq(StackOp.CLEAR),
                              stack.next_top.as_value().eq(0),
@@ -371,7 +475,7 @@ class _AlphaBetaFSM:
                              stack.next_top.alpha.eq(job.alpha),
                              stack.next_top.beta.eq(job.beta),
                              stack.next_top.best.eq(-INF)]
-                m.d.sync += self.root_square.eq(0)
+                m.d.comb += self.root_square.next.eq(0)
                 self.goto("SUM_ROOT")
 
     def _state_sum_root(self):
@@ -379,9 +483,9 @@ class _AlphaBetaFSM:
         # term arrives in ENTER_ROOT
         m, stack = self.m, self.stack
         m.d.comb += [self.evaluate.op.eq(EvalOp.SQUARE), stack.op.eq(StackOp.WRITE),
-                     stack.next_top.sums.eq(self.evaluate.after)]
-        m.d.sync += self.root_square.eq(self.root_square + 1)
-        with m.If(self.root_square == SQUARES - 1):
+                     stack.next_top.sums.eq(self.after),
+                     self.root_square.next.eq(self.root_square.now + 1)]
+        with m.If(self.root_square.now == SQUARES - 1):
             self.goto("ENTER_ROOT")
         with m.Else():
             self.goto("SUM_ROOT")
@@ -392,12 +496,11 @@ class _AlphaBetaFSM:
         with m.If(~self.searching & (top.depth == 0)):
             self.finish(Status.DONE, node_count=1)  # perft 0: the root is the one leaf
         with m.Else():
-            in_check = self.side_check.attacked
+            in_check = self.in_check
             quiescent = self.searching & (top.depth == 0) & ~in_check
             with m.If(self.searching):
-                m.d.sync += self.nodes.eq(1)
-            m.d.comb += [stack.op.eq(StackOp.WRITE), stack.next_top.sums.eq(self.evaluate.after)]
-            self.find_first_victim(quiescent)
+                m.d.comb += self.nodes.next.eq(1)
+            m.d.comb += [stack.op.eq(StackOp.WRITE), stack.next_top.sums.eq(self.after)]
             self.enter(stack.next_top, in_check, quiescent)
             with m.If(quiescent):
                 self.goto("STAND_PAT")
@@ -407,7 +510,7 @@ class _AlphaBetaFSM:
     def _state_next_move(self):
         m, stack, top = self.m, self.stack, self.top
         next_top = stack.next_top
-        victims, aggressors, castling = self.genvictim, self.genaggressor, self.castlestatus
+        victims, aggressors, castling = self.victims, self.aggressors, self.castling
         victim_bit = onehot(top.victim)
         full_width = ~top.captures_only
         promotion_piece = Array(Const(p.value, PieceType.as_shape()) for p in PROMOTION_ORDER)
@@ -476,13 +579,13 @@ class _AlphaBetaFSM:
         # the board now holds the child: GenVictim's KING receiver is the mover's king attacked
         child_ply = stack.ply + 1
         child_depth = Mux(top.depth == 0, 0, top.depth - 1)
-        in_check = self.side_check.attacked
+        in_check = self.in_check
         quiescent = self.searching & (child_depth == 0) & ~in_check
         leaf = self.searching & (child_ply == core.max_ply)
         # the child's static score, from the sums its make gave (this cycle), its window, and
         # its compares with the window (IncrementalEvaluate's, beside the taper: SCORE_BOUNDS)
-        score = self.evaluate.after_score
-        at_least = dict(zip(SCORE_BOUNDS, self.evaluate.at_least))
+        score = self.after_score
+        at_least = dict(zip(SCORE_BOUNDS, self.at_least))
         child_alpha = Signal(Score)
         child_beta = Signal(Score)
         stands = Signal()   # a stand-pat cutoff if the child is a quiescence node
@@ -490,19 +593,18 @@ class _AlphaBetaFSM:
         m.d.comb += [child_alpha.eq(-top.beta), child_beta.eq(-top.alpha),
                      stands.eq(at_least["alpha"]),        # score >= child_beta
                      above_alpha.eq(at_least["beta"])]    # score >= child_alpha + 1
-        # the child's first victim, used if the child is pushed (its KING receiver, the
-        # legality test, does not look at these inputs)
-        self.find_first_victim(quiescent)
-        with m.If(self.genvictim.king_attacked):
+        # GenVictim ran on the child as a node just entered (``generate_stage``): its first
+        # victim, used if the child is pushed; its KING receiver, the legality test, does not
+        # look at those inputs
+        with m.If(self.victims.king_attacked):
             m.d.comb += board.op.eq(BoardOp.UNMAKE)
             self.goto("NEXT_MOVE")
         with m.Elif(~self.searching & (top.depth == 1)):
-            m.d.sync += self.nodes.eq(self.nodes + 1)
-            m.d.comb += board.op.eq(BoardOp.UNMAKE)
+            m.d.comb += [self.nodes.next.eq(self.nodes.now + 1), board.op.eq(BoardOp.UNMAKE)]
             self.goto("NEXT_MOVE")
         with m.Else():
             with m.If(self.searching):
-                m.d.sync += self.nodes.eq(self.nodes + 1)
+                m.d.comb += self.nodes.next.eq(self.nodes.now + 1)
                 # the move is in the mover's frame; the board's side is now the mover's opponent
                 mover = Mux(board.side == Color.BLACK, Color.WHITE, Color.BLACK)
                 m.d.comb += [core.trace_valid.eq(1), core.trace_ply.eq(child_ply),
@@ -524,7 +626,7 @@ class _AlphaBetaFSM:
                     stack.next_top.alpha.eq(child_alpha),
                     stack.next_top.beta.eq(child_beta),
                     stack.next_top.best.eq(-INF),
-                    stack.next_top.sums.eq(self.evaluate.after),
+                    stack.next_top.sums.eq(self.after),
                 ]
                 self.enter(stack.next_top, in_check, quiescent)
                 with m.If(leaf):
@@ -539,7 +641,7 @@ class _AlphaBetaFSM:
 
     def _state_stand_pat(self):
         m, stack, top = self.m, self.stack, self.top
-        score = self.evaluate.score
+        score = self.static_score.now
         with m.If(score >= top.beta):
             self.finish_root(score)
         with m.Else():
@@ -549,10 +651,10 @@ class _AlphaBetaFSM:
             self.goto("NEXT_MOVE")
 
     def _state_eval_leaf(self):
-        self.return_value(self.evaluate.score, may_be_root=False)  # max_ply >= 1: not root
+        self.return_value(self.static_score.now, may_be_root=False)  # max_ply >= 1: not root
 
     def _state_return(self):
-        self.return_value(self.value)
+        self.return_value(self.value.now)
 
 
 def absolute_move(move, side):

@@ -14,7 +14,7 @@ root move only). ``sums`` is the node's evaluation state (``EvalSums``: the incr
 Evaluate's running sums), so an unmake restores it with the frame and needs no subtraction.
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Cat, Const, Module, Signal
 from amaranth.lib import data, enum, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -22,6 +22,8 @@ from amaranth.lib.wiring import In, Out
 from chessaccel.defs import (GenStage, MAX_DEPTH, MAX_PLY, Move, PROMOTION_ORDER, Score, Square,
                              UndoRecord)
 from chessaccel.evaltables import EvalSums
+
+from .interleave import Interleave
 
 __all__ = ["Frame", "StackOp", "SearchStack"]
 
@@ -65,41 +67,61 @@ class SearchStack(wiring.Component):
     ``max_ply`` (default MAX_PLY) is a parameter so tests can fill the stack in a few plies.
     """
 
-    def __init__(self, max_ply=MAX_PLY):
+    def __init__(self, max_ply=MAX_PLY, threads=1):
         if not 1 <= max_ply <= MAX_PLY:
             raise ValueError(f"max_ply {max_ply} out of range 1..{MAX_PLY}")
         self.max_ply = max_ply
-        super().__init__({
+        self.threads = threads
+        members = {
             "op":       In(StackOp),
             "next_top": In(Frame),
             "store":    In(Frame),
             "top":      Out(Frame),
             "parent":   Out(Frame),
             "ply":      Out(range(max_ply + 1)),
-        })
+            "early_top": Out(Frame),
+        }
+        if threads > 1:
+            members["thread"] = In(range(threads))
+        super().__init__(members)
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.frames = frames = Memory(shape=Frame, depth=self.max_ply, init=[])
+        # interleaved threads (hdl/interleave.py): top and ply are register pairs, the ops read
+        # the second copy (``top``), the move generator the first (``early_top``); each thread
+        # has its own half of the memory (the thread in the address)
+        lanes = Interleave(m, self.threads)
+        top = lanes.register(Frame, "top")
+        ply = lanes.register(range(self.max_ply + 1), "ply")
+        m.d.comb += [self.top.eq(top.now), self.early_top.eq(top.early), self.ply.eq(ply.now)]
+        slot_bits = max(1, (self.max_ply - 1).bit_length())
+        thread = self.thread if self.threads > 1 else Const(0, 0)
+        m.submodules.frames = frames = Memory(
+            shape=Frame, depth=(2 ** slot_bits) * self.threads, init=[])
         write = frames.write_port()
         read = frames.read_port(transparent_for=(write,))
 
-        ply_next = Signal.like(self.ply)
-        m.d.comb += ply_next.eq(self.ply)
         with m.Switch(self.op):
             with m.Case(StackOp.WRITE):
-                m.d.sync += self.top.eq(self.next_top)
+                m.d.comb += top.next.eq(self.next_top)
             with m.Case(StackOp.PUSH):
-                m.d.comb += [write.addr.eq(self.ply), write.data.eq(self.store), write.en.eq(1),
-                             ply_next.eq(self.ply + 1)]
-                m.d.sync += self.top.eq(self.next_top)
+                m.d.comb += [write.addr.eq(Cat(self.ply[:slot_bits], thread)),
+                             write.data.eq(self.store), write.en.eq(1),
+                             ply.next.eq(self.ply + 1)]
+                m.d.comb += top.next.eq(self.next_top)
             with m.Case(StackOp.POP):
-                m.d.comb += ply_next.eq(self.ply - 1)
-                m.d.sync += self.top.eq(self.next_top)
+                m.d.comb += ply.next.eq(self.ply - 1)
+                m.d.comb += top.next.eq(self.next_top)
             with m.Case(StackOp.CLEAR):
-                m.d.comb += ply_next.eq(0)
-                m.d.sync += self.top.eq(self.next_top)
-        m.d.sync += self.ply.eq(ply_next)
-        # The read port registers its address: present the parent of the *next* top now.
-        m.d.comb += [read.addr.eq(ply_next - 1), self.parent.eq(read.data)]
+                m.d.comb += ply.next.eq(0)
+                m.d.comb += top.next.eq(self.next_top)
+        # The read port registers its address: present the parent of the *next* top now (with
+        # two threads the thread's next turn is two cycles on: the data waits one more cycle).
+        parent_slot = Signal(range(self.max_ply + 1))
+        m.d.comb += [parent_slot.eq(ply.next - 1),
+                     read.addr.eq(Cat(parent_slot[:slot_bits], thread))]
+        if self.threads == 1:
+            m.d.comb += self.parent.eq(read.data)
+        else:
+            m.d.sync += self.parent.eq(read.data)
         return m

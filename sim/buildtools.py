@@ -79,10 +79,14 @@ class LatchedInputs(wiring.Component):
         m.submodules.inner = self.inner
         for name, member in self.inner.signature.members.items():
             outer, wrapped = getattr(self, name), getattr(self.inner, name)
-            if member.flow == In:
-                m.d.latch += wrapped.eq(outer)
-            else:
-                m.d.comb += outer.eq(wrapped)
+            # a port array (one port per thread of an interleaved core): element by element
+            pairs = ([(outer, wrapped)] if not member.dimensions
+                     else [(outer[i], wrapped[i]) for i in range(member.dimensions[0])])
+            for outer_port, inner_port in pairs:
+                if member.flow == In:
+                    m.d.latch += inner_port.eq(outer_port)
+                else:
+                    m.d.comb += outer_port.eq(inner_port)
         return m
 
 

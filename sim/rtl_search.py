@@ -117,9 +117,9 @@ def _move(bits):
     return None if bits == NO_MOVE else unpack_move(bits)
 
 
-def _core(max_ply=MAX_PLY):
+def _core(max_ply=MAX_PLY, threads=1):
     from chessaccel.hdl.search import SearchCore
-    return SearchCore(max_ply=max_ply)
+    return SearchCore(max_ply=max_ply, threads=threads)
 
 
 _locked = locked
@@ -144,7 +144,7 @@ def _verilator_key():
 DESIGN_MODULES = ("chessaccel.defs", "chessaccel.evaltables", "chessaccel.geometry",
                   "chessaccel.hdl.board", "chessaccel.hdl.castlestatus", "chessaccel.hdl.evaluate",
                   "chessaccel.hdl.genaggressor", "chessaccel.hdl.genvictim",
-                  "chessaccel.hdl.search", "chessaccel.hdl.searchstack",
+                  "chessaccel.hdl.interleave", "chessaccel.hdl.search", "chessaccel.hdl.searchstack",
                   "chessaccel.hdl.squarearray", "chessaccel.hdl.testcheck")
 
 
@@ -153,14 +153,16 @@ def _design_files():
     return [Path(importlib.import_module(name).__file__).resolve() for name in DESIGN_MODULES]
 
 
-def build_verilator(max_ply=MAX_PLY):
+def build_verilator(max_ply=MAX_PLY, threads=1):
     """Path of the Verilator-compiled SearchCore harness, built on first use (minutes).
 
-    ``max_ply`` is the core's stack size (a separate build for each value)."""
+    ``max_ply`` is the core's stack size, ``threads`` its interleaved threads (a separate build
+    for each value)."""
     reason = verilator_missing()
     if reason:
         raise RtlError(reason)
-    variant = "" if max_ply == MAX_PLY else f"-ply{max_ply}"
+    variant = ("" if max_ply == MAX_PLY else f"-ply{max_ply}") + (
+        "" if threads == 1 else f"-threads{threads}")
     folder = VERILATOR_BUILD / f"{TOP_NAME}{variant}-{_verilator_key()}"
     executable = folder / "obj_dir" / TOP_NAME
     if executable.exists():
@@ -171,9 +173,9 @@ def build_verilator(max_ply=MAX_PLY):
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=VERILATOR_BUILD))
         # the core behind input registers (LatchedInputs: a third faster under Verilator)
         (staging / f"{TOP_NAME}.v").write_text(
-            verilator_netlist(LatchedInputs(_core(max_ply)), TOP_NAME))
+            verilator_netlist(LatchedInputs(_core(max_ply, threads)), TOP_NAME))
         bits = (f"-DJOB_BITS={SearchJob.as_shape().size} "
-                f"-DRESULT_BITS={SearchResult.as_shape().size} -DINPUT_LATCH")
+                f"-DRESULT_BITS={SearchResult.as_shape().size} -DINPUT_LATCH -DTHREADS={threads}")
         command = ["verilator", "--cc", "--exe", "--build", *_VERILATOR_FLAGS,
                    *make_arguments(), "--top-module", TOP_NAME, "-o", TOP_NAME, "-j", "2",
                    "-CFLAGS", bits, f"{TOP_NAME}.v", str(_HARNESS)]
@@ -193,8 +195,8 @@ def harness_input(jobs):
                    f"{-1 if j.abort_after is None else j.abort_after}\n" for j in jobs)
 
 
-def _run_verilator(jobs, max_ply=MAX_PLY):
-    executable = build_verilator(max_ply)
+def _run_verilator(jobs, max_ply=MAX_PLY, threads=1):
+    executable = build_verilator(max_ply, threads)
     done = subprocess.run([str(executable)], input=harness_input(jobs), capture_output=True,
                           text=True)
     if done.returncode != 0:
@@ -232,17 +234,21 @@ def parse_results(stdout, expected):
     return _results(_raw_results(stdout, expected))
 
 
-def run_jobs(jobs, simulator=None, max_ply=MAX_PLY):
+def run_jobs(jobs, simulator=None, max_ply=MAX_PLY, threads=1):
     """Run ``jobs`` (RtlJob) on the simulated SearchCore, one after the other, in one run.
 
     ``simulator``: "verilator" or "icarus" (default: ``default_simulator()``); ``max_ply``: the
-    core's stack size (SearchCore's parameter).
+    core's stack size (SearchCore's parameter); ``threads``: its interleaved threads (two:
+    Verilator only; the jobs go to the threads in order as they come free, and each job's
+    ``cycles`` are the clock cycles it took).
     """
     if not jobs:
         return []
     simulator = simulator or default_simulator()
     if simulator == "verilator":
-        raw = _run_verilator(jobs, max_ply)
+        raw = _run_verilator(jobs, max_ply, threads)
+    elif threads != 1:
+        raise RtlError("the interleaved core (threads > 1) runs under Verilator only")
     else:
         from chessaccel.sim.cocotb_runner import run_testbench
         params = {"jobs": [{"job": j.packed(), "trace": j.trace, "abort_after": j.abort_after}

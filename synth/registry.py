@@ -79,6 +79,8 @@ BLOCKS = {spec.name: spec for spec in [
     _spec("searchstack", "chessaccel.hdl.searchstack", "SearchStack", "per-ply frames"),
     _spec("searchcore", "chessaccel.hdl.search", "SearchCore",
           "one complete alpha-beta search core"),
+    _spec("searchcore2", "chessaccel.hdl.search", "SearchCore",
+          "a search core interleaving two jobs (C-slow, hdl/interleave.py)", threads=2),
     # Link (issue 5): the board top without search cores is the link's own cost.
     _spec("boardtop-nocore", "chessaccel.hdl.boardtop", "BoardTop",
           "UART + link + dispatcher, no search core", cores=0),

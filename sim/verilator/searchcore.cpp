@@ -28,8 +28,24 @@
 
 namespace {
 
+// THREADS: the core's interleaved threads (SearchCore's ``threads``; hdl/interleave.py). With two,
+// each thread has its own ports (Amaranth's job__0, job__1, ..., which Verilator spells
+// job___05F0: it escapes a double underscore) and the harness keeps both busy, taking the jobs
+// in order as threads come free; the answer lines stay in job order.
+#ifndef THREADS
+#define THREADS 1
+#endif
+
+#if THREADS == 1
 // Verilator renames a port named after a C library function ("abort").
-#define ABORT_PORT __SYM__abort
+#define PORT(name, t) (core->name)
+#define ABORT_PORT(t) (core->__SYM__abort)
+#define TRACE_THREAD 0
+#else
+#define PORT(name, t) (*((t) ? &core->name##___05F1 : &core->name##___05F0))
+#define ABORT_PORT(t) PORT(abort, t)
+#define TRACE_THREAD (core->trace_thread)
+#endif
 
 constexpr int kResetCycles = 2;
 constexpr int kWordBits = 32;
@@ -81,54 +97,121 @@ constexpr int words_of(int bits) { return (bits + kWordBits - 1) / kWordBits; }
 
 }  // namespace
 
+// One thread's job in progress.
+struct Running {
+    bool active = false;
+    bool fresh = false;          // start raised this cycle (its tick is not counted)
+    size_t index = 0;            // the job's line
+    bool trace = false;
+    long long abort_after = -1;
+    long long abort_latency = -1;
+    uint64_t cycles = 0;
+    std::ostringstream walk;
+};
+
 int main(int argc, char** argv) {
     Verilated::commandArgs(argc, argv);
     core = new Vsearchcore;
     core->clk = 0;
     core->rst = 1;
-    core->start = 0;
-    core->ABORT_PORT = 0;
+    for (int t = 0; t < THREADS; ++t) {
+        PORT(start, t) = 0;
+        ABORT_PORT(t) = 0;
+    }
     apply_inputs();
     for (int i = 0; i < kResetCycles; ++i) tick();
     core->rst = 0;
     const int job_words = words_of(JOB_BITS);
     const int result_words = words_of(RESULT_BITS);
 
+    struct Job {
+        std::string hex;
+        int trace = 0;
+        long long abort_after = -1;
+    };
+    std::vector<Job> jobs;
     std::string line;
     while (std::getline(std::cin, line)) {
         if (line.empty()) continue;
         std::istringstream fields(line);
-        std::string job_hex;
-        int trace = 0;
-        long long abort_after = -1;
-        fields >> job_hex >> trace >> abort_after;
-        set_wide(core->job, job_words, job_hex);
-        core->start = 1;
-        apply_inputs();
-        tick();
-        core->start = 0;
-        apply_inputs();
-        uint64_t cycles = 0;
-        long long abort_latency = -1;
-        std::ostringstream walk;
-        while (core->busy && cycles < kMaxCyclesPerJob) {
-            if (abort_after >= 0 && static_cast<long long>(cycles) == abort_after) {
-                core->ABORT_PORT = 1;
-                abort_latency = 0;
-                apply_inputs();
+        Job job;
+        fields >> job.hex >> job.trace >> job.abort_after;
+        jobs.push_back(job);
+    }
+
+    std::vector<std::string> answers(jobs.size());
+    std::vector<bool> answered(jobs.size(), false);
+    size_t next_job = 0, next_answer = 0;
+    Running running[THREADS];
+    for (;;) {
+        bool changed = false, any = false;
+        for (int t = 0; t < THREADS; ++t) {
+            Running& run = running[t];
+            if (!run.active && next_job < jobs.size()) {
+                const Job& job = jobs[next_job];
+                set_wide(PORT(job, t), job_words, job.hex);
+                PORT(start, t) = 1;
+                run.active = run.fresh = true;
+                run.index = next_job++;
+                run.trace = job.trace != 0;
+                run.abort_after = job.abort_after;
+                run.abort_latency = -1;
+                run.cycles = 0;
+                run.walk.str("");
+                changed = true;
             }
-            if (trace && core->trace_valid) {
-                walk << ' ' << static_cast<unsigned>(core->trace_ply) << ':'
-                     << static_cast<unsigned>(core->trace_move);
+            if (!run.active) continue;
+            any = true;
+            if (!run.fresh && run.abort_after >= 0
+                && static_cast<long long>(run.cycles) == run.abort_after) {
+                ABORT_PORT(t) = 1;
+                run.abort_latency = 0;
+                changed = true;
             }
-            tick();
-            ++cycles;
-            if (abort_latency >= 0) ++abort_latency;
         }
-        core->ABORT_PORT = 0;
-        apply_inputs();
-        std::cout << wide_hex(core->result, result_words) << ' ' << abort_latency << ' '
-                  << cycles << walk.str() << '\n' << std::flush;
+        if (!any) break;
+        if (changed) apply_inputs();
+        if (core->trace_valid) {
+            Running& run = running[TRACE_THREAD];
+            if (run.active && !run.fresh && run.trace) {
+                run.walk << ' ' << static_cast<unsigned>(core->trace_ply) << ':'
+                         << static_cast<unsigned>(core->trace_move);
+            }
+        }
+        tick();
+        changed = false;
+        for (int t = 0; t < THREADS; ++t) {
+            Running& run = running[t];
+            if (!run.active) continue;
+            if (run.fresh) {
+                PORT(start, t) = 0;
+                run.fresh = false;
+                changed = true;
+            } else {
+                ++run.cycles;
+                if (run.abort_latency >= 0) ++run.abort_latency;
+            }
+        }
+        if (changed) apply_inputs();
+        changed = false;
+        for (int t = 0; t < THREADS; ++t) {
+            Running& run = running[t];
+            if (!run.active || (PORT(busy, t) && run.cycles < kMaxCyclesPerJob)) continue;
+            std::ostringstream answer;
+            answer << wide_hex(PORT(result, t), result_words) << ' ' << run.abort_latency << ' '
+                   << run.cycles << run.walk.str();
+            answers[run.index] = answer.str();
+            answered[run.index] = true;
+            run.active = false;
+            if (ABORT_PORT(t)) {
+                ABORT_PORT(t) = 0;
+                changed = true;
+            }
+        }
+        if (changed) apply_inputs();
+        while (next_answer < jobs.size() && answered[next_answer]) {
+            std::cout << answers[next_answer++] << '\n' << std::flush;
+        }
     }
     core->final();
     delete core;
