@@ -240,10 +240,17 @@ class IncrementalEvaluate(wiring.Component):
 
     The table reads are registered (memory read ports: block RAM where the tools map it), so
     nothing of the make's path is added to the make's own cycle beyond the address.
+
+    ``split=True`` (the core of two interleaved threads, hdl/interleave.py) registers the
+    mover's sums and the two products as well: ``after``, ``after_score`` and ``at_least`` then
+    show the op's result one cycle later (two after the op), ``bound`` is read in that cycle,
+    and ``score`` one cycle after it. The cycle of the table reads ends at the multipliers;
+    the taper's add, the clamp and the compares go to the next.
     """
 
-    def __init__(self, bounds=0):
+    def __init__(self, bounds=0, split=False):
         self.bounds = bounds
+        self.split = split
         super().__init__({
             "op":          In(EvalOp),
             "move":        In(Move),
@@ -313,6 +320,7 @@ class IncrementalEvaluate(wiring.Component):
         rook = {name: Mux(kingside, CASTLE_ROOK_DELTA[True][i], CASTLE_ROOK_DELTA[False][i])
                 for i, name in enumerate(("mg", "eg"))}
         moved, turned = {}, {}
+        after = Signal(EvalSums, name="after_now")   # the op's result, before the split register
         for name in ("mg", "eg"):
             early = Signal(_SUM_SHAPE, name=f"early_{name}")
             early_neg = Signal(_SUM_SHAPE, name=f"early_neg_{name}")
@@ -327,19 +335,29 @@ class IncrementalEvaluate(wiring.Component):
             m.d.comb += [
                 moved[name].eq((early + getattr(taken.data, name)) + reads),
                 turned[name].eq((early_neg - getattr(taken.data, name)) - reads),
-                getattr(self.after, name).eq(Mux(negate, turned[name], moved[name])),
+                getattr(after, name).eq(Mux(negate, turned[name], moved[name])),
             ]
         increments = Array(Const(PHASE_INC.get(k, 0), 3) for k in range(8))
         d_phase = Signal(signed(5))
         m.d.comb += [d_phase.eq(increments[gained] - increments[lost]),
-                     self.after.phase.eq(self.sums.phase + d_phase)]
+                     after.phase.eq(self.sums.phase + d_phase)]
 
         # the taper's numerator of the mover's sums: after's is that, negated after a MAKE
-        weight = phase_weight(m, self.after.phase)
-        rest = phase_weight(m, self.after.phase, complement=True)
+        weight = phase_weight(m, after.phase)
+        rest = phase_weight(m, after.phase, complement=True)
         product_mg = Signal(_NUMERATOR_SHAPE)
         product_eg = Signal(_NUMERATOR_SHAPE)
         m.d.comb += [product_mg.eq(moved["mg"] * weight), product_eg.eq(moved["eg"] * rest)]
+        if self.split:
+            # the pipeline register of the split form: the products, the sums and the sign
+            products = [Signal(_NUMERATOR_SHAPE, name=f"{n}_product") for n in ("mg", "eg")]
+            negated = Signal(name="negate_late")
+            m.d.sync += [products[0].eq(product_mg), products[1].eq(product_eg),
+                         self.after.eq(after), negated.eq(negate)]
+            product_mg, product_eg = products
+            negate = negated
+        else:
+            m.d.comb += self.after.eq(after)
 
         # after's numerator: (product_mg + product_eg), or its negation ~a + ~b + 2
         flip = Signal(_NUMERATOR_SHAPE)

@@ -194,7 +194,11 @@ class _AlphaBetaFSM:
         m.submodules.side_check = self.side_check = TestCheck()
         # its ``at_least`` compares the child's static score in TEST_LEGAL with the bounds the
         # top frame sets it (``SCORE_BOUNDS``), without waiting for the taper's clamp
-        m.submodules.evaluate = self.evaluate = IncrementalEvaluate(bounds=len(SCORE_BOUNDS))
+        # with two threads its own pipeline register (``split``) is the cut: the table reads to
+        # the multipliers in the generate stage, the taper's add, clamp and compares in the
+        # decide stage
+        m.submodules.evaluate = self.evaluate = IncrementalEvaluate(
+            bounds=len(SCORE_BOUNDS), split=core.threads > 1)
         m.submodules.stack = self.stack = SearchStack(core.max_ply, threads=core.threads)
         if core.threads > 1:
             m.d.comb += self.stack.thread.eq(lanes.thread)
@@ -378,8 +382,10 @@ class _AlphaBetaFSM:
             self.genaggressor.captures_only.eq(top.captures_only),
             self.evaluate.sums.eq(top.sums),
         ]
+        # the bounds are read where the compares are: the generate stage, or (split) the decide
+        bounds_from = self.stack.top if self.evaluate.split else top
         for i, name in enumerate(SCORE_BOUNDS):
-            bound = -getattr(top, name) + (1 if name == "beta" else 0)
+            bound = -getattr(bounds_from, name) + (1 if name == "beta" else 0)
             m.d.comb += self.evaluate.bound[i].eq(bound)
         # GenVictim: where the state enters a node (ENTER_ROOT the root, TEST_LEGAL the child on
         # the board) it finds the node's first victim (nothing disabled; captures only in
@@ -411,9 +417,13 @@ class _AlphaBetaFSM:
             kingside_ok=cut(self.castlestatus.kingside_ok, "kingside_ok"),
             queenside_ok=cut(self.castlestatus.queenside_ok, "queenside_ok"))
         self.in_check = cut(self.side_check.attacked, "in_check")
-        self.after = cut(self.evaluate.after, "after")
-        self.after_score = cut(self.evaluate.after_score, "after_score")
-        self.at_least = cut(self.evaluate.at_least, "at_least")
+        if self.evaluate.split:
+            self.after, self.after_score, self.at_least = (
+                self.evaluate.after, self.evaluate.after_score, self.evaluate.at_least)
+        else:
+            self.after = cut(self.evaluate.after, "after")
+            self.after_score = cut(self.evaluate.after_score, "after_score")
+            self.at_least = cut(self.evaluate.at_least, "at_least")
         m.d.comb += self.static_score.next.eq(self.after_score)
 
     def thread_ports(self):
