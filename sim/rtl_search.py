@@ -107,6 +107,7 @@ class RtlResult:
     cycles: int
     trace: list = field(default_factory=list)   # (ply, move tuple or None) per node entered
     abort_latency: int = None                   # cycles from abort to busy low
+    ticks: int = None       # clock cycles the harness saw, from the one after start to busy low
 
     @property
     def cycles_per_node(self):
@@ -209,9 +210,10 @@ def _raw_results(stdout, expected):
     """The harness's answer lines (sim/verilator/searchcore.cpp) as dicts."""
     raw = []
     for line in stdout.splitlines():
-        result_hex, latency, _, *walk = line.split()
+        result_hex, latency, ticks, *walk = line.split()
         raw.append({"result": int(result_hex, 16),
                     "abort_latency": None if int(latency) < 0 else int(latency),
+                    "ticks": int(ticks),
                     "trace": [[int(a) for a in node.split(":")] for node in walk]})
     if len(raw) != expected:
         raise RtlError(f"the Verilator search core answered {len(raw)} of {expected} jobs")
@@ -225,7 +227,7 @@ def _results(raw):
         out.append(RtlResult(status=r.status, score=int(r.score), best_move=_move(
             r.best_move.as_value().value), nodes=int(r.nodes), cycles=int(r.cycles),
             trace=[(ply, _move(move)) for ply, move in record["trace"]],
-            abort_latency=record["abort_latency"]))
+            abort_latency=record["abort_latency"], ticks=record.get("ticks")))
     return out
 
 

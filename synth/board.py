@@ -49,8 +49,10 @@ from amaranth.lib import io
 from .flow import (ROUTERS, SynthOptions, ToolFailed, _critical_path, _source_state, _tool_path,
                    toolchain_problem)
 from .harness import ScanHarness
-from .records import (RECORD_VERSION, RECORDS, board_record_path, core_cost, cycles_per_node,
-                      fit_estimate, load, write_record)
+from chessaccel.hdl.interleave import THREAD_COUNTS
+
+from .records import (RECORD_VERSION, RECORDS, board_record_path, core_block, core_cost,
+                      cycles_per_node, fit_estimate, load, write_record)
 from .registry import BLOCKS, BlockUnavailable, resolve
 
 __all__ = ["BOARDS", "BoardSpec", "BoardBuild", "DoesNotFit", "pll_parameters", "build_board",
@@ -268,27 +270,29 @@ class BoardBuild(Elaboratable):
         return m
 
 
-def _make_top(top_name, cores, clock_hz, baud, build_id):
+def _make_top(top_name, cores, clock_hz, baud, build_id, threads=1):
     if top_name == "boardtop":
         from chessaccel.hdl.boardtop import BoardTop
         return BoardTop(cores=cores, clock_hz=clock_hz, clocks_per_bit=round(clock_hz / baud),
-                        build_id=build_id)
+                        build_id=build_id, threads=threads)
     return ScanHarness(resolve(top_name).build())
 
 
-def choose_clock(spec, cores, margin=DEFAULT_MARGIN, records=RECORDS):
+def choose_clock(spec, cores, margin=DEFAULT_MARGIN, records=RECORDS, threads=1):
     """``(MHz, reason)``: the clock an automatic build uses (see the module's docstring)."""
     if cores == 0:
         return spec.oscillator_mhz, f"the {spec.oscillator_mhz:g} MHz oscillator (no core)"
-    prior = load(board_record_path(spec.name, cores, records))
+    prior = load(board_record_path(spec.name, cores, records, threads))
+    layout = f"{cores}-core" if threads == 1 else f"{cores}-core {threads}-thread"
     if prior and prior.get("fmax_mhz"):
         fmax = min(prior["fmax_mhz"].values())
-        source = f"Fmax {fmax:.2f} MHz of the last {spec.name} {cores}-core place and route"
+        source = f"Fmax {fmax:.2f} MHz of the last {spec.name} {layout} place and route"
     else:
-        cost = core_cost(records)
+        cost = core_cost(records, threads)
         if cost is None:
-            raise DoesNotFit(f"no clock can be chosen: no SearchCore record in {records}/blocks "
-                             "(run `python -m chessaccel.synth searchcore --records` or give "
+            block = core_block(threads)
+            raise DoesNotFit(f"no clock can be chosen: no {block} record in {records}/blocks "
+                             f"(run `python -m chessaccel.synth {block} --records` or give "
                              "--clock MHZ)")
         fmax = cost["core_fmax_mhz"]
         source = f"Fmax {fmax:.2f} MHz of the SearchCore alone ({cost['source']})"
@@ -296,11 +300,11 @@ def choose_clock(spec, cores, margin=DEFAULT_MARGIN, records=RECORDS):
     return clock, f"{source}, less {margin:.0%}"
 
 
-def check_fit(spec, cores, records=RECORDS):
+def check_fit(spec, cores, records=RECORDS, threads=1):
     """Raise ``DoesNotFit`` when ``cores`` SearchCores and the link cannot fit ``spec``."""
     if cores == 0:
         return None
-    cells, fraction, cost = fit_estimate(cores, spec.capacity, records)
+    cells, fraction, cost = fit_estimate(cores, spec.capacity, records, threads=threads)
     if cells is None:
         return None   # nothing measured yet: the place and route will tell
     if fraction > 1.0:
@@ -412,7 +416,7 @@ def _clock_name(net):
 
 def build_board(board, top_name="boardtop", *, cores=1, clock_mhz=None, margin=DEFAULT_MARGIN,
                 baud=DEFAULT_BAUD, seed=1, out_dir=DEFAULT_BOARD_OUT, records=RECORDS,
-                progress=print, retry=True, router=DEFAULT_ROUTER):
+                progress=print, retry=True, router=DEFAULT_ROUTER, threads=1):
     """Build the bitstream of ``board``; write and return its record.
 
     Raises ``DoesNotFit`` for a design that cannot fit (or no clock to choose), ``ToolFailed``
@@ -422,11 +426,11 @@ def build_board(board, top_name="boardtop", *, cores=1, clock_mhz=None, margin=D
     problem = toolchain_problem()
     if problem:
         raise ToolFailed(problem)
-    fit = check_fit(spec, cores, records) if top_name == "boardtop" else None
+    fit = check_fit(spec, cores, records, threads) if top_name == "boardtop" else None
     automatic = clock_mhz is None
     if automatic:
         clock_mhz, reason = choose_clock(spec, cores if top_name == "boardtop" else 0, margin,
-                                         records)
+                                         records, threads)
     else:
         reason = "given on the command line"
     if spec.family == "ice40" and abs(clock_mhz - spec.oscillator_mhz) > 1e-9:
@@ -437,7 +441,7 @@ def build_board(board, top_name="boardtop", *, cores=1, clock_mhz=None, margin=D
     while True:
         try:
             record = _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir,
-                                 progress, router)
+                                 progress, router, threads)
         except TimingNotMet as missed:
             attempts.append({"clock_mhz": clock_mhz, "fmax_mhz": missed.fmax_mhz,
                              "timing_met": False})
@@ -456,20 +460,26 @@ def build_board(board, top_name="boardtop", *, cores=1, clock_mhz=None, margin=D
     record["fit_estimate"] = fit
     record["seconds"]["total"] = round(time.monotonic() - started, 1)
     if records is not None and top_name == "boardtop":
-        path = write_record(record, board_record_path(board, cores, records))
+        path = write_record(record, board_record_path(board, cores, records, threads))
         progress(f"[{board}] record {path}")
     Path(out_dir).mkdir(parents=True, exist_ok=True)
-    write_record(record, Path(out_dir) / f"{board}-{top_name}-{cores}c.json")
+    write_record(record, Path(out_dir) / f"{board}-{top_name}-{_layout(cores, threads)}.json")
     return record
 
 
+def _layout(cores, threads):
+    """``3c`` (three plain cores) or ``3c2t`` (three cores of two threads)."""
+    return f"{cores}c" if threads == 1 else f"{cores}c{threads}t"
+
+
 def _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir, progress,
-                router=DEFAULT_ROUTER):
+                router=DEFAULT_ROUTER, threads=1):
     board = spec.name
-    label = f"{board} {cores} core(s)" if top_name == "boardtop" else f"{board} {top_name}"
+    label = (f"{board} {cores} core(s)" + ("" if threads == 1 else f" of {threads} threads")
+             if top_name == "boardtop" else f"{board} {top_name}")
     phases = _Phases(label, progress)
     platform = spec.platform()
-    build_dir = Path(out_dir) / (f"{board}-{cores}c" if top_name == "boardtop"
+    build_dir = Path(out_dir) / (f"{board}-{_layout(cores, threads)}" if top_name == "boardtop"
                                  else f"{board}-{top_name}")
     build_dir.mkdir(parents=True, exist_ok=True)
     pll = None
@@ -486,9 +496,9 @@ def _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir, p
 
     with phases.timed("elaborate"):
         source = _source_state()
-        build_id = int(hashlib.sha256(f"{source['commit']}|{board}|{cores}|{achieved_mhz}"
-                                      .encode()).hexdigest()[:8], 16)
-        top = _make_top(top_name, cores, round(achieved_mhz * 1e6), baud, build_id)
+        build_id = int(hashlib.sha256(f"{source['commit']}|{board}|{cores}|{threads}|"
+                                      f"{achieved_mhz}".encode()).hexdigest()[:8], 16)
+        top = _make_top(top_name, cores, round(achieved_mhz * 1e6), baud, build_id, threads)
         design = BoardBuild(top, spec, pll=pll)
         # -purge drops the names of internal nets: Amaranth names an array view's element
         # "payload[32]", which nextpnr's JSON reader confuses with bit 32 of "payload" when
@@ -585,6 +595,7 @@ def _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir, p
         "board": board, "platform": f"{spec.module}.{spec.cls}", "family": spec.family,
         "device": platform.device, "package": platform.package, "speed": str(getattr(platform, "speed", "")) or None,
         "top": top_name, "cores": cores if top_name == "boardtop" else None,
+        "threads": threads if top_name == "boardtop" else None,
         "clock_mhz": achieved_mhz, "clock_reason": reason,
         "oscillator_mhz": spec.oscillator_mhz,
         "pll": pll[0] if pll else None, "baud": baud,
@@ -609,6 +620,8 @@ def _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir, p
 def board_summary(record):
     fmax = min(record["fmax_mhz"].values())
     cores = f" with {record['cores']} core(s)" if record["cores"] is not None else ""
+    if (record.get("threads") or 1) > 1:
+        cores += f" of {record['threads']} threads"
     return (f"{record['board']} {record['top']}{cores}: {record['placed']['comb']:,} of "
             f"{record['available']['comb']:,} logic cells ({record['utilisation']:.1%}), "
             f"{record['cells']['ff']:,} FF, {record['placed']['bram']} BRAM, "
@@ -634,6 +647,9 @@ def add_board_arguments(parser, board_positional=True):
         parser.add_argument("--board", required=True, metavar="NAME",
                             help=f"one of: {', '.join(BOARDS)}")
     parser.add_argument("--cores", type=int, default=1, help="SearchCores in the board top")
+    parser.add_argument("--threads", type=int, default=1, choices=THREAD_COUNTS,
+                        help="jobs each core interleaves (2: the C-slow core, hdl/interleave.py; "
+                             "default %(default)s)")
     parser.add_argument("--top", default="boardtop",
                         help="'boardtop' (UART + link + cores, default) or a block of "
                              "`python -m chessaccel.synth --list` behind the scan harness")
@@ -665,6 +681,10 @@ def run_board_command(args, prog="chessaccel synth"):
     from chessaccel.protocol import MAX_CORES
     if not 0 <= args.cores <= MAX_CORES:
         return usage(f"--cores must be in 0..{MAX_CORES}, got {args.cores}")
+    if args.cores * args.threads > MAX_CORES:
+        return usage(f"{args.cores} cores of {args.threads} threads are "
+                     f"{args.cores * args.threads} job slots; the link addresses at most "
+                     f"{MAX_CORES}")
     if args.clock is not None and not (args.clock > 0 and math.isfinite(args.clock)):
         return usage(f"--clock must be a positive number of MHz, got {args.clock}")
     if not 0 <= args.margin < 1:
@@ -674,7 +694,7 @@ def run_board_command(args, prog="chessaccel synth"):
     try:
         record = build_board(args.board, args.top, cores=args.cores, clock_mhz=args.clock,
                              margin=args.margin, baud=args.baud, seed=args.seed,
-                             router=args.router,
+                             router=args.router, threads=args.threads,
                              out_dir=args.out, records=Path(args.records))
     except DoesNotFit as error:
         return usage(str(error))

@@ -6,6 +6,7 @@ so that a later build can choose its clock from a measured Fmax:
 
     synth/records/blocks/NAME.json      a block alone (python -m chessaccel.synth NAME --records)
     synth/records/boards/BOARD-Nc.json  a board bitstream with N SearchCores (chessaccel synth)
+    synth/records/boards/BOARD-NcTt.json  the same with cores of T interleaved threads
     synth/records/bench-rtl.json        chessaccel bench --backend rtl --json (cycles per node)
 
 docs/synthesis.md documents the fields; other tools (the cross-backend benchmark) read them, so
@@ -17,7 +18,7 @@ import math
 from pathlib import Path
 
 __all__ = ["RECORDS", "RECORD_VERSION", "block_record_path", "board_record_path",
-           "bench_record_path", "load", "core_cost", "cycles_per_node", "fit_estimate",
+           "bench_record_path", "core_block", "load", "core_cost", "cycles_per_node", "fit_estimate",
            "write_record"]
 
 #: Where the committed records live (the repository's synth/records).
@@ -30,8 +31,14 @@ def block_record_path(name, records=RECORDS):
     return Path(records) / "blocks" / f"{name}.json"
 
 
-def board_record_path(board, cores, records=RECORDS):
-    return Path(records) / "boards" / f"{board}-{cores}c.json"
+def board_record_path(board, cores, records=RECORDS, threads=1):
+    layout = f"{cores}c" if threads == 1 else f"{cores}c{threads}t"
+    return Path(records) / "boards" / f"{board}-{layout}.json"
+
+
+def core_block(threads=1):
+    """The synthesis block (synth/registry.py) of a SearchCore of ``threads`` threads."""
+    return "searchcore" if threads == 1 else f"searchcore{threads}"
 
 
 def bench_record_path(records=RECORDS):
@@ -53,14 +60,15 @@ def write_record(record, path):
     return path
 
 
-def core_cost(records=RECORDS):
-    """Logic cells of one SearchCore and of the link alone, from the block records.
+def core_cost(records=RECORDS, threads=1):
+    """Logic cells of one SearchCore (of ``threads`` threads) and of the link alone, from the
+    block records.
 
     Returns ``{"core_comb": ..., "link_comb": ..., "core_fmax_mhz": ..., "source": ...}`` or None
     when the SearchCore record is missing. ``comb`` counts what nextpnr places as TRELLIS_COMB
     (a LUT4 each, and two per CCU2C carry cell), the unit the device capacity is given in.
     """
-    core = load(block_record_path("searchcore", records))
+    core = load(block_record_path(core_block(threads), records))
     if core is None:
         return None
     own = core.get("block_only") or core["total"]
@@ -71,16 +79,16 @@ def core_cost(records=RECORDS):
         link_comb = link_own["lut4"] + 2 * link_own["carry"]
     return {"core_comb": own["lut4"] + 2 * own["carry"], "core_lut4": own["lut4"],
             "link_comb": link_comb, "core_fmax_mhz": min(core["fmax_mhz"].values()),
-            "source": str(block_record_path("searchcore", records))}
+            "source": str(block_record_path(core_block(threads), records))}
 
 
-def fit_estimate(cores, capacity, records=RECORDS, link_default=700):
+def fit_estimate(cores, capacity, records=RECORDS, link_default=700, threads=1):
     """Estimated logic cells and utilisation of ``cores`` SearchCores plus the link.
 
     Returns ``(cells, fraction, cost)`` with ``cost`` from ``core_cost`` (None without a record,
     in which case nothing can be estimated and ``(None, None, None)`` is returned).
     """
-    cost = core_cost(records)
+    cost = core_cost(records, threads)
     if cost is None:
         return None, None, None
     link = cost["link_comb"] if cost["link_comb"] is not None else link_default

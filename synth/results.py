@@ -18,7 +18,7 @@ __all__ = ["rows", "render", "main", "RESULTS"]
 #: The committed table.
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 
-_HEADER = ("| board | device | cores | LUT4 | FF | carry | BRAM | DSP | logic cells used | "
+_HEADER = ("| board | device | cores | threads | LUT4 | FF | carry | BRAM | DSP | logic cells used | "
            "Fmax MHz | clock built for MHz | slack ns | cycles/node | projected nodes/s | "
            "nodes/s at the built clock | tools | build time | source |")
 
@@ -43,11 +43,12 @@ def rows(records=RECORDS):
         # the core keeps its own figure
         own = record.get("cycles_per_node") or cpn
         row = {"path": path.name, "record": record, "fmax": fmax, "cores": cores,
+               "threads": record.get("threads") or 1,
                "cycles_per_node": own,
                "projected": fmax * 1e6 * cores / own if own and cores else None,
                "at_clock": record["clock_mhz"] * 1e6 * cores / own if own and cores else None}
         out.append(row)
-    out.sort(key=lambda r: (r["record"]["board"], r["cores"]))
+    out.sort(key=lambda r: (r["record"]["board"], r["cores"], r["threads"]))
     return out
 
 
@@ -88,7 +89,10 @@ def render(records=RECORDS):
              "nextpnr's placed TRELLIS_COMB (a LUT4, or half a CCU2C) or ICESTORM_LC against the "
              "device's total. Projected nodes/s = Fmax x cores / cycles per node, with the "
              "cycles per node of the design each bitstream was built from (its record's); the "
-             "next column uses the clock actually built for.",
+             "next column uses the clock actually built for. A core of two threads "
+             "(hdl/interleave.py) takes a step of one of its two jobs every cycle, each job "
+             "exactly twice the cycles of the one-thread core (tests/test_cycle_budget.py), so "
+             "with both threads busy its cycles per node are the one-thread core's.",
              ""]
     if bench:
         lines.append(f"Cycles per node of the RTL now: {cpn:.3f} (on the bench set, {bench['nodes']:,} "
@@ -102,21 +106,22 @@ def render(records=RECORDS):
         used = r["placed"]["comb"]
         lines.append(
             f"| {r['board']} | {r['device']}{'-' + r['speed'] if r.get('speed') else ''} "
-            f"| {row['cores']} | {cells['lut4']:,} | {cells['ff']:,} | {cells['carry']:,} "
-            f"| {cells.get('bram', 0)} | {cells.get('dsp', 0)} "
+            f"| {row['cores']} | {row['threads']} | {cells['lut4']:,} | {cells['ff']:,} "
+            f"| {cells['carry']:,} | {cells.get('bram', 0)} | {cells.get('dsp', 0)} "
             f"| {used:,} of {r['available']['comb']:,} ({r['utilisation']:.1%}) "
             f"| {row['fmax']:.2f} | {r['clock_mhz']:g} | {r['slack_ns']:+.2f} "
             f"| {row['cycles_per_node']:.3f} | {_m(row['projected'])} | {_m(row['at_clock'])} "
             f"| {_tools(r)} | {_duration(r['seconds']['total'])} | {_source(r)} |"
             if row["cycles_per_node"] else
-            f"| {r['board']} | {r['device']} | {row['cores']} | {cells['lut4']:,} "
+            f"| {r['board']} | {r['device']} | {row['cores']} | {row['threads']} "
+            f"| {cells['lut4']:,} "
             f"| {cells['ff']:,} | {cells['carry']:,} | {cells.get('bram', 0)} "
             f"| {cells.get('dsp', 0)} | {used:,} of {r['available']['comb']:,} "
             f"({r['utilisation']:.1%}) | {row['fmax']:.2f} | {r['clock_mhz']:g} "
             f"| {r['slack_ns']:+.2f} | - | - | - | {_tools(r)} "
             f"| {_duration(r['seconds']['total'])} | {_source(r)} |")
     blocks = []
-    for name in ("searchcore", "boardtop-nocore"):
+    for name in ("searchcore", "searchcore2", "boardtop-nocore"):
         block = load(Path(records, "blocks", f"{name}.json"))
         if block:
             own = block.get("block_only") or block["total"]

@@ -115,9 +115,15 @@ def _core_available():
 needs_core = pytest.mark.skipif(_core_available() is not None, reason=f"{_core_available()}")
 
 
-@pytest.fixture(scope="module")
-def search_board():
-    with BoardSim(cores=JOB_CORES) as sim:
+#: Boards of JOB_CORES job slots: JOB_CORES plain cores, and one core interleaving two jobs
+#: (SearchCore threads=2, hdl/interleave.py), which the link and the host see as two cores.
+BOARD_LAYOUTS = {"2-cores": (JOB_CORES, 1), "1-core-2-threads": (JOB_CORES // 2, 2)}
+
+
+@pytest.fixture(scope="module", params=sorted(BOARD_LAYOUTS))
+def search_board(request):
+    cores, threads = BOARD_LAYOUTS[request.param]
+    with BoardSim(cores=cores, threads=threads) as sim:
         yield sim
 
 

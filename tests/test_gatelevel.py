@@ -34,7 +34,8 @@ def test_multiplier_model_is_the_combinational_configuration():
 @pytest.mark.skipif(toolchain_problem() is not None or verilator_missing() is not None,
                     reason=f"needs YoWASP Yosys and Verilator: "
                            f"{toolchain_problem() or verilator_missing()}")
-def test_gate_level_core_equals_the_model_and_the_rtl():
-    problems, count, cycles = compare(default_jobs(GATE_JOBS), progress=print)
+@pytest.mark.parametrize("threads", (1, 2), ids=("1-thread", "2-threads"))
+def test_gate_level_core_equals_the_model_and_the_rtl(threads):
+    problems, count, cycles = compare(default_jobs(GATE_JOBS), progress=print, threads=threads)
     assert count == GATE_JOBS and cycles > 0
     assert not problems, "\n".join(problems)

@@ -3,7 +3,9 @@
 Search jobs: score, best move and node count must be identical; on a mismatch the job is run
 again with the node trace on both sides and the first node where the walks differ is printed.
 Perft jobs: the leaf count must equal the published count (and python-chess's).
-Every job of a test runs in one simulator run (sim/rtl_search.py).
+Every job of a test runs in one simulator run (sim/rtl_search.py). The tests marked with the
+``threads`` parameter run on the one-thread core and on the core interleaving two jobs
+(``SearchCore(threads=2)``, hdl/interleave.py), whose harness keeps both threads busy.
 """
 
 import random
@@ -33,6 +35,9 @@ WINDOW_WIDTH_MAX = 60
 #: Cycles after start at which the abort test raises abort, and the most it may take to stop.
 ABORT_AFTER = 200
 ABORT_LATENCY_MAX = 1
+
+#: Both cores: one thread, and two interleaved jobs.
+both_cores = pytest.mark.parametrize("threads", (1, 2), ids=("1-thread", "2-threads"))
 
 
 def _uci(move):
@@ -80,8 +85,8 @@ def _narrow(rng):
     return alpha, alpha + rng.randint(1, WINDOW_WIDTH_MAX)
 
 
-def _check_search(jobs):
-    results = run_jobs([job for job, _ in jobs])
+def _check_search(jobs, threads=1):
+    results = run_jobs([job for job, _ in jobs], threads=threads)
     failures = []
     for (job, want), got in zip(jobs, results):
         same = (got.status == Status.DONE and got.score == want.score
@@ -91,13 +96,15 @@ def _check_search(jobs):
     if failures:
         job, want, got = failures[0]
         fen = chess_from_board(job.board).fen()
-        retrace = run_jobs([RtlJob(job.board, job.depth, job.alpha, job.beta, trace=True)])[0]
+        retrace = run_jobs([RtlJob(job.board, job.depth, job.alpha, job.beta, trace=True)],
+                           threads=threads)[0]
         model = search(job.board, job.depth, job.alpha, job.beta, trace=True)
         where = _first_divergence(model.trace, retrace.trace)
         detail = ("walks identical" if where is None else
                   f"first differing node #{where[0]}: model {_describe(where[1])}, "
                   f"rtl {_describe(where[2])}")
-        pytest.fail(f"{len(failures)} of {len(jobs)} jobs differ ({seeds.describe()}); "
+        pytest.fail(f"{len(failures)} of {len(jobs)} jobs differ on the {threads}-thread core "
+                    f"({seeds.describe()}); "
                     f"first: {fen} depth {job.depth} "
                     f"window ({job.alpha}, {job.beta}): model score {want.score} "
                     f"move {_uci(want.best_move)} nodes {want.nodes}; rtl {got.status.name} "
@@ -113,7 +120,8 @@ def _positions(count, seed):
     return list(dict.fromkeys(fens))
 
 
-def test_search_matches_model():
+@both_cores
+def test_search_matches_model(threads):
     """>= 300 jobs: depths 0 (quiescence) to 3, full and narrow windows, suites + random play.
     Which 155 positions run, the random-play ones and the windows are drawn with the run's seed
     (tests/seeds.py): a different draw on every run, repeatable from the seed it prints."""
@@ -126,15 +134,16 @@ def test_search_matches_model():
     jobs += _search_jobs(fens[140:155], (3,), (_full, _narrow), rng, DEFAULT_NODE_LIMIT)
     assert len(jobs) >= 300
     assert {job.depth for job, _ in jobs} == {0, 1, 2, 3}
-    _check_search(jobs)
+    _check_search(jobs, threads)
 
 
 @pytest.mark.long
-def test_search_matches_model_long():
+@both_cores
+def test_search_matches_model_long(threads):
     rng = random.Random(SEED + 1)
     fens = _positions(200, SEED + 1)
     jobs = _search_jobs(fens, (1, 2, 3), (_full, _narrow), rng, LONG_NODE_LIMIT)
-    _check_search(jobs)
+    _check_search(jobs, threads)
 
 
 def test_mates_and_stalemates_score_as_the_contract_says():
@@ -172,11 +181,12 @@ def _perft_jobs(records, depths):
     return jobs
 
 
-def _check_perft(jobs):
-    results = run_jobs([job for job, _, _ in jobs])
+def _check_perft(jobs, threads=1):
+    results = run_jobs([job for job, _, _ in jobs], threads=threads)
     for (job, count, record), got in zip(jobs, results):
         assert got.status == Status.DONE and got.nodes == count, (
-            f"perft {job.depth} of {record.id} ({record.fen}): rtl {got.status.name} "
+            f"perft {job.depth} of {record.id} ({record.fen}), {threads}-thread core: rtl "
+            f"{got.status.name} "
             f"{got.nodes}, published {count}, model {perft(job.board, job.depth)}")
 
 
@@ -184,7 +194,8 @@ def _cpw():
     return {r.name: r for r in suites.perft_records(("tricky.perft",))}
 
 
-def test_perft_matches_published_counts():
+@both_cores
+def test_perft_matches_published_counts(threads):
     """>= 50 positions: the perft suites at depth 1-2, chessprogramming positions 3 and 4 at
     depth 3, Kiwipete and positions 5 and 6 at depth 2 (depth 3 in the long sweep)."""
     records = suites.perft_records(("perftsuite.epd", "perft-stress.epd"))[:60]
@@ -197,7 +208,7 @@ def test_perft_matches_published_counts():
     jobs.append((RtlJob(suites.board_of(chess.STARTING_FEN), 0, mode=Mode.PERFT), 1,
                  records[0]))
     assert len({id(r) for _, _, r in jobs}) >= 50
-    _check_perft(jobs)
+    _check_perft(jobs, threads)
 
 
 @pytest.mark.long
@@ -208,8 +219,9 @@ def test_perft_depth_3_long():
     _check_perft(_perft_jobs(records, (3,)))
 
 
-def test_abort_and_bad_jobs():
-    """A running job stops within ABORT_LATENCY_MAX cycles of abort and reports ABORTED; a job
+@both_cores
+def test_abort_and_bad_jobs(threads):
+    """A running job stops within ABORT_LATENCY_MAX turns of its thread after abort, ABORTED; a job
     deeper than MAX_DEPTH or with an empty window is BAD_JOB; the core then searches normally."""
     board = suites.board_of(_cpw()["pos-2"].fen)
     want = search(board, 1)
@@ -218,10 +230,11 @@ def test_abort_and_bad_jobs():
         RtlJob(board, MAX_DEPTH + 1),
         RtlJob(board, 2, 10, 10),
         RtlJob(board, 1),
-    ])
+    ], threads=threads)
     aborted, too_deep, empty_window, normal = results
     assert aborted.status == Status.ABORTED
-    assert aborted.abort_latency <= ABORT_LATENCY_MAX
+    # a thread of the two-thread core sees abort at its next turn: within two clock cycles
+    assert aborted.abort_latency <= ABORT_LATENCY_MAX * threads
     assert too_deep.status == Status.BAD_JOB
     assert empty_window.status == Status.BAD_JOB
     assert (normal.status, normal.score, normal.best_move, normal.nodes) == (
@@ -280,7 +293,8 @@ def test_positions_without_one_king_a_side_are_bad_jobs():
 SMALL_MAX_PLY = 6
 
 
-def test_a_full_stack_evaluates_its_leaf_node_for_node():
+@both_cores
+def test_a_full_stack_evaluates_its_leaf_node_for_node(threads):
     """With ``max_ply`` = SMALL_MAX_PLY on both sides, the core equals the model node by node
     (walks compared) on jobs chosen because their walk reaches ply SMALL_MAX_PLY, where the
     documented rule holds: the node is counted and evaluated, never expanded."""
@@ -297,7 +311,7 @@ def test_a_full_stack_evaluates_its_leaf_node_for_node():
         if len(jobs) == 12:
             break
     assert len(jobs) == 12, "too few positions reach the small stack's last ply"
-    results = run_jobs([job for job, _ in jobs], max_ply=SMALL_MAX_PLY)
+    results = run_jobs([job for job, _ in jobs], max_ply=SMALL_MAX_PLY, threads=threads)
     for (job, want), got in zip(jobs, results):
         fen = chess_from_board(job.board).fen()
         assert got.trace == want.trace, (

@@ -29,9 +29,11 @@
 namespace {
 
 // THREADS: the core's interleaved threads (SearchCore's ``threads``; hdl/interleave.py). With two,
-// each thread has its own ports (Amaranth's job__0, job__1, ..., which Verilator spells
-// job___05F0: it escapes a double underscore) and the harness keeps both busy, taking the jobs
-// in order as threads come free; the answer lines stay in job order.
+// each thread has its own start, abort, busy and result (Amaranth's start__0, start__1, ...,
+// which Verilator spells start___05F0: it escapes a double underscore), the threads share job,
+// and the harness keeps both busy, taking the jobs in order as threads come free, one start at
+// a time with the job held for the cycle after it (the core's contract); the answer lines stay
+// in job order.
 #ifndef THREADS
 #define THREADS 1
 #endif
@@ -143,13 +145,16 @@ int main(int argc, char** argv) {
     std::vector<bool> answered(jobs.size(), false);
     size_t next_job = 0, next_answer = 0;
     Running running[THREADS];
+    // cycles since the last start: the shared job port holds a job for two cycles
+    int since_start = 2;
     for (;;) {
         bool changed = false, any = false;
         for (int t = 0; t < THREADS; ++t) {
             Running& run = running[t];
-            if (!run.active && next_job < jobs.size()) {
+            if (!run.active && next_job < jobs.size() && (THREADS == 1 || since_start >= 2)) {
                 const Job& job = jobs[next_job];
-                set_wide(PORT(job, t), job_words, job.hex);
+                set_wide(core->job, job_words, job.hex);
+                since_start = 0;
                 PORT(start, t) = 1;
                 run.active = run.fresh = true;
                 run.index = next_job++;
@@ -179,6 +184,7 @@ int main(int argc, char** argv) {
             }
         }
         tick();
+        ++since_start;
         changed = false;
         for (int t = 0; t < THREADS; ++t) {
             Running& run = running[t];
