@@ -126,10 +126,10 @@ class SearchCore(wiring.Component):
 
     ``threads=2`` interleaves two jobs (hdl/interleave.py): ``start``, ``abort``, ``result`` and
     ``busy`` are then arrays of two, one per thread, each with the contract above, and the
-    threads share ``job``: a thread takes it at its next turn, the cycle of ``start`` or the one
-    after, so ``job`` must hold for that cycle too and the other thread may be started two
-    cycles later at the earliest (the board's dispatcher starts one job at a time from one job
-    register). An abort stops the job within two cycles. Each job advances every other cycle; its ``cycles`` are clock cycles, so twice a one-thread core's. The trace shows the
+    threads share ``job``: a thread takes it within two cycles after ``start``, so ``job`` must
+    hold for those cycles too and the other thread may be started three cycles later at the
+    earliest (the board's dispatcher starts one job at a time from one job register). An abort
+    stops the job within three cycles. Each job advances every other cycle; its ``cycles`` are clock cycles, so twice a one-thread core's. The trace shows the
     thread of the node entered on ``trace_thread``.
     """
 
@@ -204,8 +204,6 @@ class _AlphaBetaFSM:
         m.submodules.evaluate = self.evaluate = IncrementalEvaluate(
             bounds=len(SCORE_BOUNDS), split=core.threads > 1)
         m.submodules.stack = self.stack = SearchStack(core.max_ply, threads=core.threads)
-        if core.threads > 1:
-            m.d.comb += self.stack.thread.eq(lanes.thread)
         self.state = None
 
         # the FSM's state is a register of the decide stage like the others (``m.FSM`` would
@@ -443,15 +441,19 @@ class _AlphaBetaFSM:
             m.d.comb += [result.eq(self.result.early),
                          busy.eq(self.result.early.status == Status.BUSY)]
             return
+        # the decide stage reads start and abort from registers loaded a cycle ahead with the
+        # thread whose turn is next: no thread-steered multiplexer in front of the FSM's choice
         pending = Signal(core.threads)
         self.job_in = core.job
-        self.start, self.abort = Signal(), Signal()
+        self.start = Signal(name="start_turn")
+        self.abort = Signal(name="abort_turn")
         for t, (_, start, abort, result, busy) in enumerate(ports):
             turn = lanes.thread == t
             with m.If(turn):
-                m.d.comb += [self.start.eq(start | pending[t]), self.abort.eq(abort)]
                 m.d.sync += result.eq(self.result.next)
-            m.d.sync += pending[t].eq((pending[t] | start) & ~(turn & idle))
+            with m.Else():     # thread t decides next cycle
+                m.d.sync += [self.start.eq(pending[t] | start), self.abort.eq(abort)]
+            m.d.sync += pending[t].eq((pending[t] | start) & ~(turn & idle & self.start))
             m.d.comb += busy.eq(pending[t] | (result.status == Status.BUSY))
         m.d.comb += core.trace_thread.eq(lanes.thread)
 

@@ -81,8 +81,6 @@ class SearchStack(wiring.Component):
             "ply":      Out(range(max_ply + 1)),
             "early_top": Out(Frame),
         }
-        if threads > 1:
-            members["thread"] = In(range(threads))
         super().__init__(members)
 
     def elaborate(self, platform):
@@ -95,7 +93,9 @@ class SearchStack(wiring.Component):
         ply = lanes.register(range(self.max_ply + 1), "ply")
         m.d.comb += [self.top.eq(top.now), self.early_top.eq(top.early), self.ply.eq(ply.now)]
         slot_bits = max(1, (self.max_ply - 1).bit_length())
-        thread = self.thread if self.threads > 1 else Const(0, 0)
+        # the stack's own thread counter (in step with the core's from reset): the core's drives
+        # hundreds of loads, and the memory's address should not wait on its routing
+        thread = lanes.thread if self.threads > 1 else Const(0, 0)
         m.submodules.frames = frames = Memory(
             shape=Frame, depth=(2 ** slot_bits) * self.threads, init=[])
         write = frames.write_port()

@@ -91,8 +91,8 @@ def test_two_threads_take_each_job_exactly_twice_the_cycles():
         assert paired.cycles == 2 * single.cycles, (
             f"{job.name}: {paired.cycles} cycles on the two-thread core, "
             f"{single.cycles} on the one-thread core")
-        # the clock cycles the harness saw: a start waits at most one cycle for its thread's turn
-        assert 2 * single.ticks <= paired.ticks <= 2 * single.ticks + 1, (
+        # the clock cycles the harness saw: a start is taken at most two cycles later
+        assert 2 * single.ticks <= paired.ticks <= 2 * single.ticks + 2, (
             f"{job.name}: {paired.ticks} clock cycles on the two-thread core, "
             f"{single.ticks} on the one-thread core")
 

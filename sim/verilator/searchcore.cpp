@@ -32,7 +32,7 @@ namespace {
 // each thread has its own start, abort, busy and result (Amaranth's start__0, start__1, ...,
 // which Verilator spells start___05F0: it escapes a double underscore), the threads share job,
 // and the harness keeps both busy, taking the jobs in order as threads come free, one start at
-// a time with the job held for the cycle after it (the core's contract); the answer lines stay
+// a time with the job held for the two cycles after it (the core's contract); the answer lines stay
 // in job order.
 #ifndef THREADS
 #define THREADS 1
@@ -145,13 +145,13 @@ int main(int argc, char** argv) {
     std::vector<bool> answered(jobs.size(), false);
     size_t next_job = 0, next_answer = 0;
     Running running[THREADS];
-    // cycles since the last start: the shared job port holds a job for two cycles
-    int since_start = 2;
+    // cycles since the last start: the shared job port holds a job for three cycles
+    int since_start = 3;
     for (;;) {
         bool changed = false, any = false;
         for (int t = 0; t < THREADS; ++t) {
             Running& run = running[t];
-            if (!run.active && next_job < jobs.size() && (THREADS == 1 || since_start >= 2)) {
+            if (!run.active && next_job < jobs.size() && (THREADS == 1 || since_start >= 3)) {
                 const Job& job = jobs[next_job];
                 set_wide(core->job, job_words, job.hex);
                 since_start = 0;
