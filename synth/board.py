@@ -291,9 +291,9 @@ def choose_clock(spec, cores, margin=DEFAULT_MARGIN, records=RECORDS, threads=1)
         cost = core_cost(records, threads)
         if cost is None:
             block = core_block(threads)
-            raise DoesNotFit(f"no clock can be chosen: no {block} record in {records}/blocks "
-                             f"(run `python -m chessaccel.synth {block} --records` or give "
-                             "--clock MHZ)")
+            raise DoesNotFit(f"no clock can be chosen: no SearchCore record ({block}) in "
+                             f"{records}/blocks (run `python -m chessaccel.synth {block} "
+                             "--records` or give --clock MHZ)")
         fmax = cost["core_fmax_mhz"]
         source = f"Fmax {fmax:.2f} MHz of the SearchCore alone ({cost['source']})"
     clock = min(MAX_CLOCK_MHZ, math.floor(fmax * (1 - margin) * 4) / 4)

@@ -290,13 +290,41 @@ def test_boards_route_with_router2_unless_told(capsys):
     assert "invalid choice: 'router3'" in capsys.readouterr().err
 
 
-def _core_record(records, comb_lut4, carry, fmax_mhz):
+def _core_record(records, comb_lut4, carry, fmax_mhz, block="searchcore"):
     """A SearchCore block record of the given size in ``records`` (as the block flow writes)."""
     own = {"lut4": comb_lut4, "ff": 1000, "carry": carry, "pfumx": 0, "l6mux21": 0, "dp16kd": 0,
            "mult18x18d": 2, "dpr16x4": 84}
-    write_record({"block": "searchcore", "kind": "block", "block_only": own, "total": own,
+    write_record({"block": block, "kind": "block", "block_only": own, "total": own,
                   "fmax_mhz": {"clk": fmax_mhz}, "options": {"device": "LFE5U-85F", "speed": 6}},
-                 block_record_path("searchcore", records))
+                 block_record_path(block, records))
+
+
+def test_cores_of_two_threads_have_records_clock_fit_and_slots_of_their_own(tmp_path, capsys):
+    """``--threads 2`` builds from the two-thread core's block record (searchcore2), writes
+    BOARD-NcTt.json, and refuses more job slots (cores x threads) than the link addresses."""
+    spec = BOARDS["ulx3s-85f"]
+    _core_record(tmp_path, 15_000, 400, 22.0)                  # the one-thread core's only
+    with pytest.raises(DoesNotFit, match=r"no SearchCore record \(searchcore2\)"):
+        choose_clock(spec, 3, records=tmp_path, threads=2)
+    _core_record(tmp_path, 19_000, 400, 36.0, block="searchcore2")
+    clock, reason = choose_clock(spec, 3, margin=0.1, records=tmp_path, threads=2)
+    assert clock == 32.25 and "searchcore2" in reason          # floor(32.4 to 0.25 MHz)
+    assert check_fit(spec, 3, tmp_path, threads=2)["fraction"] == pytest.approx(
+        (3 * 19_800 + 700) / 83_640, abs=1e-4)
+    assert check_fit(spec, 3, tmp_path)["fraction"] == pytest.approx(
+        (3 * 15_800 + 700) / 83_640, abs=1e-4)
+    assert board_record_path("ulx3s-85f", 3, tmp_path, threads=2).name == "ulx3s-85f-3c2t.json"
+    assert board_record_path("ulx3s-85f", 3, tmp_path).name == "ulx3s-85f-3c.json"
+    write_record({"kind": "board", "fmax_mhz": {"sync": 30.0}},
+                 board_record_path("ulx3s-85f", 3, tmp_path, threads=2))
+    clock, reason = choose_clock(spec, 3, margin=0.1, records=tmp_path, threads=2)
+    assert clock == 27.0 and "last ulx3s-85f 3-core 2-thread place and route" in reason
+    status = board_main(["ulx3s-85f", "--cores", "5", "--threads", "2", "--records",
+                         str(tmp_path), "--out", str(tmp_path / "build")])
+    err = capsys.readouterr().err
+    assert status == EXIT_USAGE and len(err.strip().splitlines()) == 1, err
+    assert "5 cores of 2 threads are 10 job slots; the link addresses at most 8" in err, err
+    assert not (tmp_path / "build").exists()
 
 
 def test_a_core_count_that_does_not_fit_names_the_utilisation(tmp_path, capsys):
