@@ -14,12 +14,14 @@ Yosys ships only a blackbox for the MULT18X18D multiplier (the evaluation's tape
 instantiates (combinational, no input or output registers: P = A x B, signed per SIGNEDA/SIGNEDB);
 a netlist that sets any parameter of it fails to build instead of being simulated wrongly.
 Likewise for the DP16KD block RAM (the incremental Evaluate's (piece, square) table: three
-read-only copies), which cells_sim.v declares as a blackbox: ``DP16KD_MODEL`` is the
-configuration Yosys' memory mapping (``$__ECP5_PDPW16KD_`` in techlibs/ecp5/brams_map.v) gives a
-ROM: 512 x 36, read on port B (address ADB13..ADB5, registered on CLKB when CEB, no output
-register), the low 18 bits on DOA and the high 18 on DOB, the contents from INITVAL_00..3F
-(16 slots of 20 bits each, 18 used, the 18-bit halves of the words in order); port A never
-enabled. Any other data width or register mode fails the build; a reset or a port-A clock enable
+read-only copies; in the two-thread core the stack's memory too), which cells_sim.v declares as
+a blackbox: ``DP16KD_MODEL`` is the configuration Yosys' memory mapping (``$__ECP5_PDPW16KD_`` in
+techlibs/ecp5/brams_map.v) gives: 512 x 36, read on port B (address ADB13..ADB5, registered on
+CLKB when CEB, no output register), the low 18 bits on DOA and the high 18 on DOB, the contents
+from INITVAL_00..3F (16 slots of 20 bits each, 18 used, the 18-bit halves of the words in
+order); written on port A (address ADA13..ADA5, 36 bits on DIA and DIB, the four 9-bit byte
+enables on ADA0..ADA3, when CEA and WEA; a read of the address being written sees the old word,
+Yosys adds the transparency outside). Any other data width or register mode fails the build; a reset or a port-A clock enable
 stops the simulation. cells_sim.v goes to Verilator without its DP16KD blackbox, as
 ecp5_cells_sim.v: a file named cells_sim.v would be found first in the cells' folder, which
 Verilator searches for its input files too, and the blackbox would win over the model.
@@ -95,7 +97,11 @@ def _dp16kd_model():
     loads = "\n".join(f"    for (i = 0; i < 16; i = i + 1) slots[{i} * 16 + i] = "
                        f"INITVAL_{i:02X}[i * 20 +: 18];" for i in range(64))
     address = ", ".join(f"ADB{i}" for i in reversed(range(5, 14)))
-    return f"""// DP16KD as Yosys' memory mapping makes a ROM of it: 512 x 36 read on port B, no register.
+    write_address = ", ".join(f"ADA{i}" for i in reversed(range(5, 14)))
+    lanes = [", ".join(f"DI{side}{i}" for i in reversed(range(low, low + 9)))
+             for side in "AB" for low in (0, 9)]
+    return f"""// DP16KD as Yosys' memory mapping uses it: 512 x 36 read on port B, no register; written
+// (the stack's memory) on port A, 36 bits wide with the byte enables on ADA3..ADA0.
 module DP16KD(input {ports[0]}, input {ports[1]}, input {ports[2]},
               output {outputs["A"]},
               input {ports[3]}, input {ports[4]}, input {ports[5]},
@@ -132,7 +138,16 @@ module DP16KD(input {ports[0]}, input {ports[1]}, input {ports[2]},
       high <= slots[{{address, 1'b1}}];
     end
   end
-  always @(posedge CLKA) if (CEA) $fatal(1, "DP16KD: port A is not modelled");
+  wire [8:0] write_address = {{{write_address}}};
+  always @(posedge CLKA) begin
+    if (RSTA) $fatal(1, "DP16KD: a reset is not modelled");
+    if (CEA && WEA) begin
+      if (ADA0) slots[{{write_address, 1'b0}}][8:0] <= {{{lanes[0]}}};
+      if (ADA1) slots[{{write_address, 1'b0}}][17:9] <= {{{lanes[1]}}};
+      if (ADA2) slots[{{write_address, 1'b1}}][8:0] <= {{{lanes[2]}}};
+      if (ADA3) slots[{{write_address, 1'b1}}][17:9] <= {{{lanes[3]}}};
+    end
+  end
   assign {{{outputs["A"]}}} = low;
   assign {{{outputs["B"]}}} = high;
 endmodule
