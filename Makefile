@@ -75,13 +75,17 @@ synth-movegen: setup
 # build, then synth/RESULTS.md from the records. The clocks come from the committed records of
 # earlier place-and-route runs (synth/records); long: tens of minutes per 85F board.
 # Three cores route on both 85F boards with nextpnr's placement seed 2 (seed 1 did not route the
-# ULX3S's; docs/synthesis.md).
+# ULX3S's; docs/synthesis.md). THREADS=2 builds cores that interleave two jobs (hdl/interleave.py:
+# 36 MHz alone against 21-23, about 19 k LUT4 against 16 k); whether three of them route on an
+# 85F board is not measured yet, so the default stays the one-thread core.
 CORES ?= 3
+THREADS ?= 1
 SEED ?= 2
 SYNTH_BOARDS ?= ulx3s-85f orangecrab-85f
 synth: setup synth/records/blocks/searchcore.json
 	for board in $(SYNTH_BOARDS); do \
-	  $(VENV)/bin/chessaccel synth --board $$board --cores $(CORES) --seed $(SEED) || exit 1; \
+	  $(VENV)/bin/chessaccel synth --board $$board --cores $(CORES) --threads $(THREADS) \
+	    --seed $(SEED) || exit 1; \
 	done
 	$(VENV)/bin/chessaccel synth --board icebreaker --cores 0
 	$(PY) -m chessaccel.synth.results --plot out/synth/results.png
@@ -89,7 +93,7 @@ synth: setup synth/records/blocks/searchcore.json
 # The records the board flow starts from: the SearchCore and the link alone (about half an hour
 # of place and route) and the RTL's cycles per node on the bench set. The file rule makes them
 # only where the committed record is missing; `make synth-records` refreshes them.
-SYNTH_RECORDS = $(PY) -m chessaccel.synth searchcore boardtop-nocore --records && \
+SYNTH_RECORDS = $(PY) -m chessaccel.synth searchcore searchcore2 boardtop-nocore --records && \
 	$(VENV)/bin/chessaccel bench --backend rtl --json --out synth/records/bench-rtl.json \
 	  --plot out/bench-rtl.png && $(PY) -m chessaccel.synth.results
 synth-records: setup
@@ -108,6 +112,7 @@ synth-blocks: setup
 # The synthesised SearchCore netlist (ECP5 cells) under Verilator against the model and the RTL.
 gate-check: setup
 	$(PY) -m chessaccel.sim.gatelevel
+	$(PY) -m chessaccel.sim.gatelevel --threads 2
 
 board-speed: setup
 	$(PY) -m chessaccel.sim.boardspeed
