@@ -6,9 +6,9 @@
     chessaccel bench  [--backend B] [--json] [--out FILE] [--plot FILE]
                       [--host [--host-backends B1,B2] [--host-depth D] [--hardware-plies H]
                        [--accelerators N]] [--dispatch [--dispatch-depth D]]
-    chessaccel board-sim [--cores N] [--clocks-per-bit N]
+    chessaccel board-sim [--cores N] [--threads T] [--clocks-per-bit N]
     chessaccel board info --port PORT
-    chessaccel synth --board NAME [--cores N] [--clock MHZ]
+    chessaccel synth --board NAME [--cores N] [--threads T] [--clock MHZ]
     chessaccel uci
     chessaccel epd FILE --nodes N | --movetime MS | --depth D [--backend B] [--accelerators N]
     chessaccel match --opponent CMD [--opponent-option N=V] --games N --tc BASE+INC [--backend B]

@@ -101,6 +101,10 @@ def build_board_sim(cores=1, clocks_per_bit=SIM_CLOCKS_PER_BIT, log=None, thread
     ``log`` (a callable taking a line) hears about a build that has to happen; ``threads``: the
     jobs each core interleaves (BoardTop's parameter).
     """
+    from chessaccel.protocol import MAX_CORES
+    if cores * threads > MAX_CORES:
+        raise ValueError(f"{cores} cores of {threads} threads are {cores * threads} job slots; "
+                         f"the link addresses at most {MAX_CORES}")
     reason = verilator_missing()
     if reason:
         raise BoardSimError(reason)

@@ -164,6 +164,18 @@ def test_a_bad_core_count_for_the_simulated_board_is_one_line(capsys, monkeypatc
         (2, [], [f"chessaccel: error: {message}"])
 
 
+def test_more_job_slots_than_the_link_addresses_is_one_line_before_any_build(capsys, tmp_path,
+                                                                             monkeypatch):
+    import chessaccel.sim.boardsim as boardsim
+    from chessaccel.host.cli import main as chessaccel_main
+    monkeypatch.setattr(boardsim, "BUILD_ROOT", tmp_path)
+    assert chessaccel_main(["board-sim", "--cores", "5", "--threads", "2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["chessaccel board-sim: 5 cores of 2 threads are 10 job slots; the link "
+                   "addresses at most 8"], err
+    assert not any(tmp_path.iterdir()), "nothing may be built"
+
+
 @pytest.mark.skipif(verilator_missing() is not None, reason=f"{verilator_missing()}")
 def test_the_verilator_backend_starts_its_own_board(monkeypatch):
     """The link-only and two-core builds are the ones tests/test_boardsim.py uses."""
