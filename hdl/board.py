@@ -99,6 +99,11 @@ class Board(wiring.Component):
     ``king_squares`` are (own, enemy) in that frame, and ``move``, ``undo`` and ``restore`` are in
     the frame of the mover (the side to move at a MAKE, its opponent at an UNMAKE). Otherwise all
     are absolute, as in the model. ``load_position`` is absolute either way.
+
+    ``threads=2`` (the search core interleaving two jobs, hdl/interleave.py; relative only): each
+    register is a pair, the ports and the make read the second copy, and ``early_position`` and
+    ``early_king_squares`` show the first (the move generator's view); with one thread they are
+    ``position`` and ``king_squares``.
     """
 
     op: In(BoardOp)

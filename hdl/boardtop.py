@@ -270,9 +270,6 @@ def _attach_core(m, ports, core):
     its one job register and starts one job at a time, which is the sharing's contract."""
     m.d.comb += core.job.eq(ports[0].job)
     for thread, port in enumerate(ports):
-        if getattr(core, "threads", 1) == 1:
-            start, abort, result, busy = core.start, core.abort, core.result, core.busy
-        else:
-            _, start, abort, result, busy = core.thread_ports(thread)
+        _, start, abort, result, busy = core.thread_ports(thread)
         m.d.comb += [start.eq(port.start), abort.eq(port.abort),
                      port.result.eq(result), port.busy.eq(busy)]

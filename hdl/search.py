@@ -129,8 +129,9 @@ class SearchCore(wiring.Component):
     threads share ``job``: a thread takes it within two cycles after ``start``, so ``job`` must
     hold for those cycles too and the other thread may be started three cycles later at the
     earliest (the board's dispatcher starts one job at a time from one job register). An abort
-    stops the job within three cycles. Each job advances every other cycle; its ``cycles`` are clock cycles, so twice a one-thread core's. The trace shows the
-    thread of the node entered on ``trace_thread``.
+    stops the job within three cycles. Each job advances every other cycle; its ``cycles`` are
+    clock cycles, so twice a one-thread core's. The trace shows the thread of the node entered
+    on ``trace_thread``.
     """
 
     def __init__(self, max_ply=MAX_PLY, threads=1):
@@ -318,7 +319,7 @@ class _AlphaBetaFSM:
     # --- the module ------------------------------------------------------------------------------
 
     def build(self):
-        m, core, lanes = self.m, self.core, self.lanes
+        m, core = self.m, self.core
         board, stack, top = self.board, self.stack, self.top
         self.generate_stage()
         position = board.position   # the decide stage's view: normalised, white to move
@@ -431,7 +432,8 @@ class _AlphaBetaFSM:
     def thread_ports(self):
         """The core's ports of the thread in the decide stage: ``self.start``, ``self.job_in``
         and ``self.abort`` for the states; its result and busy out. With two threads a start
-        seen while the other thread decides waits in ``pending`` for its thread's turn."""
+        waits in ``pending`` until its thread takes it, and the states read start and abort
+        from registers loaded the cycle before the thread's turn."""
         m, core, lanes = self.m, self.core, self.lanes
         ports = [core.thread_ports(t) for t in range(core.threads)]
         idle = self.fsm.now == AlphaBetaState.IDLE

@@ -51,8 +51,8 @@ from .flow import (ROUTERS, SynthOptions, ToolFailed, _critical_path, _source_st
 from .harness import ScanHarness
 from chessaccel.hdl.interleave import THREAD_COUNTS
 
-from .records import (RECORD_VERSION, RECORDS, board_record_path, core_block, core_cost,
-                      cycles_per_node, fit_estimate, load, write_record)
+from .records import (RECORD_VERSION, RECORDS, board_layout, board_record_path, core_block,
+                      core_cost, cycles_per_node, fit_estimate, load, write_record)
 from .registry import BLOCKS, BlockUnavailable, resolve
 
 __all__ = ["BOARDS", "BoardSpec", "BoardBuild", "DoesNotFit", "pll_parameters", "build_board",
@@ -463,13 +463,9 @@ def build_board(board, top_name="boardtop", *, cores=1, clock_mhz=None, margin=D
         path = write_record(record, board_record_path(board, cores, records, threads))
         progress(f"[{board}] record {path}")
     Path(out_dir).mkdir(parents=True, exist_ok=True)
-    write_record(record, Path(out_dir) / f"{board}-{top_name}-{_layout(cores, threads)}.json")
+    layout = board_layout(cores, threads)
+    write_record(record, Path(out_dir) / f"{board}-{top_name}-{layout}.json")
     return record
-
-
-def _layout(cores, threads):
-    """``3c`` (three plain cores) or ``3c2t`` (three cores of two threads)."""
-    return f"{cores}c" if threads == 1 else f"{cores}c{threads}t"
 
 
 def _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir, progress,
@@ -479,8 +475,8 @@ def _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir, p
              if top_name == "boardtop" else f"{board} {top_name}")
     phases = _Phases(label, progress)
     platform = spec.platform()
-    build_dir = Path(out_dir) / (f"{board}-{_layout(cores, threads)}" if top_name == "boardtop"
-                                 else f"{board}-{top_name}")
+    build_dir = Path(out_dir) / (f"{board}-{board_layout(cores, threads)}"
+                                 if top_name == "boardtop" else f"{board}-{top_name}")
     build_dir.mkdir(parents=True, exist_ok=True)
     pll = None
     achieved_mhz = clock_mhz

@@ -18,7 +18,8 @@ import math
 from pathlib import Path
 
 __all__ = ["RECORDS", "RECORD_VERSION", "block_record_path", "board_record_path",
-           "bench_record_path", "core_block", "load", "core_cost", "cycles_per_node", "fit_estimate",
+           "bench_record_path", "board_layout", "core_block", "load", "core_cost",
+           "cycles_per_node", "fit_estimate",
            "write_record"]
 
 #: Where the committed records live (the repository's synth/records).
@@ -31,9 +32,14 @@ def block_record_path(name, records=RECORDS):
     return Path(records) / "blocks" / f"{name}.json"
 
 
+def board_layout(cores, threads=1):
+    """``3c`` (three plain cores) or ``3c2t`` (three cores of two threads): the name of a
+    board's core layout in record and build folder names."""
+    return f"{cores}c" if threads == 1 else f"{cores}c{threads}t"
+
+
 def board_record_path(board, cores, records=RECORDS, threads=1):
-    layout = f"{cores}c" if threads == 1 else f"{cores}c{threads}t"
-    return Path(records) / "boards" / f"{board}-{layout}.json"
+    return Path(records) / "boards" / f"{board}-{board_layout(cores, threads)}.json"
 
 
 def core_block(threads=1):
