@@ -204,15 +204,16 @@ class PriorityPick:
 class SuperPiece:
     """The "super piece" radiated from one square (a one-hot 64-bit vector, relative frame).
 
-    ``rook``/``bishop`` are the squares its straight/diagonal rays reach (first blocker
-    included); ``knight``/``king`` the squares its jumps and steps reach; ``pawn_capture`` the
+    ``rays`` are the squares each of its eight rays reaches (first blocker included; QUEEN_DIRS
+    order, rook directions first), ``rook``/``bishop`` their union by kind; ``knight``/``king`` the squares its jumps and steps reach; ``pawn_capture`` the
     squares from which a pawn of the frame's colour would capture onto the radiating square.
     A piece on ``s`` of the frame's colour can move to (or attack) the radiating square when it
     receives the pattern of its own kind.
     """
 
     def __init__(self, m, onehot, empty, prefix):
-        rays = [ray_fill(onehot, empty, QUEEN_DIRS[d]) for d in range(len(QUEEN_DIRS))]
+        self.rays = rays = [ray_fill(onehot, empty, QUEEN_DIRS[d])
+                            for d in range(len(QUEEN_DIRS))]
         self.rook = Signal(SQUARES, name=f"{prefix}_rook")
         self.bishop = Signal(SQUARES, name=f"{prefix}_bishop")
         self.knight = Signal(SQUARES, name=f"{prefix}_knight")

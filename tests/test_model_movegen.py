@@ -25,6 +25,7 @@ from chessaccel.defs import VictimClass
 from chessaccel.geometry import move_uci
 from chessaccel.sim.model.genvictim import CAPTURE_MIN, receivers, select_victim, victim_ranking
 from chessaccel.sim.model.movegen import legal_moves, pseudo_moves
+from chessaccel.sim.model.testcheck import evasion_squares
 
 import suites
 from oracle import expected_order
@@ -117,6 +118,34 @@ def test_pseudo_moves_are_a_superset_in_the_same_order(suite_positions):
                 move = chess.Move.from_uci(uci)
                 assert cb.is_pseudo_legal(move) and cb.is_into_check(move), \
                     f"{fen}: {uci} is neither legal nor a pseudo-legal move into check"
+
+
+def test_evasion_squares_hold_every_legal_move_out_of_check(suite_positions, coverage_positions):
+    """TestCheck's evasions (sim/model/testcheck.py), which the search core uses to skip moves
+    of a node in check unmade: on every position in check they are python-chess's checkers and
+    the squares between a slider and the king, and every legal move of a piece other than the
+    king lands on one of them or on the en-passant square. Skipping the others loses no move."""
+    fens = suite_positions + [fen for fen, _ in coverage_positions]
+    checked = 0
+    for fen in fens:
+        cb = chess.Board(fen)
+        if not cb.is_check():
+            continue
+        checked += 1
+        board = suites.board_of(fen)
+        king = board.kings[board.side]
+        got = evasion_squares(board, king, board.side ^ 1)
+        want = 0
+        for checker in cb.checkers():
+            want |= 1 << checker | int(chess.SquareSet(chess.between(king, checker)))
+        assert got == want, (f"{fen}: evasions {chess.SquareSet(got)}, python-chess's checkers "
+                             f"and lines {chess.SquareSet(want)}")
+        allowed = got | (1 << cb.ep_square if cb.ep_square is not None else 0)
+        for move in cb.legal_moves:
+            if move.from_square != king:
+                assert allowed >> move.to_square & 1, \
+                    f"{fen}: legal {move.uci()} lands outside the evasions"
+    assert checked >= MIN_COVERAGE["check"]
 
 
 def test_contract_key_orders_the_start_position():

@@ -2,7 +2,9 @@
 
 The transactions are the legality tests of move generation (after each pseudo-legal move is
 made: is the mover's king attacked by the side now to move?) plus, on every position, both kings
-and a spread of other squares asked for both colours.
+and a spread of other squares asked for both colours. Each transaction compares both outputs:
+``attacked`` and the ``evasions`` mask (the attackers and the rays between a slider and the
+square), which the search core uses to skip the moves that cannot end a check.
 """
 
 import random
@@ -13,7 +15,7 @@ from chessaccel.hdl.testcheck import TestCheck
 from chessaccel.sim.cocotb_runner import run_testbench
 from chessaccel.sim.rtl_movegen import pack_position
 from chessaccel.sim.model.movegen import pseudo_moves
-from chessaccel.sim.model.testcheck import attacked
+from chessaccel.sim.model.testcheck import attacked, evasion_squares
 from chessaccel.geometry import move_uci
 from movegen_positions import (LONG_RANDOM, SEED, board_of, movegen_fens, report_first_mismatch,
                                requires_simulator)
@@ -31,7 +33,7 @@ def check_transactions(fen_list, moves_per_position=None, squares_per_position=N
 
     def ask(board, target, by, fen, what):
         rows.append([pack_position(board), target, by])
-        expected.append([int(attacked(board, target, by))])
+        expected.append([int(attacked(board, target, by)), evasion_squares(board, target, by)])
         context.append((fen, f"{what}: square {target} attacked by colour {by}?"))
 
     for fen in fen_list:
@@ -59,7 +61,7 @@ def check_testcheck(fen_list, moves_per_position=None, squares_per_position=None
                                                  squares_per_position)
     observed = run_testbench(TestCheck, "testcheck", "chessaccel.sim.cocotb.tb_testcheck", {
         "inputs": ["position", "square", "by"],
-        "outputs": ["attacked"],
+        "outputs": ["attacked", "evasions"],
         "rows": rows,
     })
     report_first_mismatch("TestCheck", context, expected, observed)
