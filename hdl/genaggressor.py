@@ -7,10 +7,12 @@ their home rank over an empty square). In quiescence (``captures_only``) an empt
 be the en-passant square, and only pawns take there. The comparator tree picks the least valuable
 candidate not disabled, ties to the lowest relative square. ``more`` looks one aggressor ahead:
 another enabled candidate remains besides the one chosen, so the search knows in the cycle it
-makes a move whether the victim is then exhausted.
+makes a move whether the victim is then exhausted. ``king_only`` switches every level but the
+king's off: the search core raises it in a node in check for a victim off the node's evasions,
+where only a king move can be legal.
 """
 
-from amaranth.hdl import Module, Mux, Signal
+from amaranth.hdl import Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -32,17 +34,20 @@ class GenAggressor(wiring.Component):
     """Next aggressor of the side to move onto ``victim``: combinational, one clock in the walker.
 
     Inputs: ``position``, ``victim`` (absolute square), ``mask`` (disable word, absolute squares;
-    disabled aggressors are skipped), ``captures_only`` (quiescence).
+    disabled aggressors are skipped), ``captures_only`` (quiescence), ``king_only`` (the king is
+    the only candidate; it enters at the tree's last select, beside the levels' encoders).
     Outputs: ``valid`` (an aggressor exists), ``aggressor`` (absolute square), ``aggressor_type``,
     ``promotion`` (the aggressor is a pawn reaching the last rank: the move is tried as Q, R, B, N),
     ``more`` (at least two candidates are enabled: another aggressor follows this one).
-    Same answer as ``select_aggressor(candidates(board, victim, captures_only), mask)``.
+    Same answer as ``select_aggressor(candidates(board, victim, captures_only, king_only),
+    mask)``.
     """
 
     position: In(Position)
     victim: In(Square)
     mask: In(SQUARES)
     captures_only: In(1)
+    king_only: In(1)
 
     valid: Out(1)
     aggressor: Out(Square)
@@ -89,7 +94,9 @@ class GenAggressor(wiring.Component):
         enabled = Signal(SQUARES)
         m.d.comb += enabled.eq(~permute_mask(self.mask, black))
         levels = [candidates[t] & enabled for t in PIECE_TYPES]
-        tree = PriorityPick(m, levels, "aggressor_tree")
+        tree = PriorityPick(m, levels, "aggressor_tree",
+                            [~self.king_only if t != PieceType.KING else Const(1, 1)
+                             for t in PIECE_TYPES])
         last_rank = victim[3:] == LAST_RANK
         # a Signal, not the bare OR: two_or_more reads it bit by bit through shared terms,
         # which Amaranth's lowering copies whole at each read
@@ -100,6 +107,7 @@ class GenAggressor(wiring.Component):
             self.aggressor.eq(to_absolute(tree.square, black)),
             self.aggressor_type.as_value().eq(tree.select([t.value for t in PIECE_TYPES], 3)),
             self.promotion.eq(tree.first[0] & last_rank),
-            self.more.eq(two_or_more(present)),
+            # the king's level holds one square at most: alone, it has nothing to follow
+            self.more.eq(two_or_more(present) & ~self.king_only),
         ]
         return m

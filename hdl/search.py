@@ -42,7 +42,8 @@ from .genaggressor import GenAggressor
 from .genvictim import GenVictim
 from .interleave import THREAD_COUNTS, Interleave
 from .searchstack import Frame, SearchStack, StackOp
-from .squarearray import MIRROR, SQUARES, onehot, own_squares, two_or_more
+from .squarearray import (MIRROR, SQUARES, en_passant_square, onehot, own_squares,
+                          two_or_more)
 from .testcheck import TestCheck
 
 __all__ = ["STATES", "AlphaBetaState", "SearchCore", "fsm_markdown", "update_doc"]
@@ -74,15 +75,16 @@ STATES = {
     "NEXT_MOVE": (
         "one step of the move walk: the next promotion piece, or GenAggressor on the frame's "
         "victim (GenVictim finds the victim after it alongside), or a castling; make the move "
-        "found; exhausted: return the node's value (mate, stalemate or best) to the parent",
+        "found (in check, only moves onto the node's evasions or by the king); exhausted: "
+        "return the node's value (mate, stalemate or best) to the parent",
         ("NEXT_MOVE", "TEST_LEGAL", "RETURN", "IDLE")),
     "TEST_LEGAL": (
         "GenVictim on the child: unmake an illegal move (the mover's king is a victim); else "
-        "count the child, tested for check in the same cycle; a quiescence child whose static "
-        "score (from the sums this make gave) reaches its beta stands pat at once: unmake it "
-        "and return the score to the node; else push the child with its first victim and, in "
-        "quiescence, its static score as best and alpha (perft at depth 1: count a leaf and "
-        "unmake)",
+        "count the child, tested for check (and its evasions found) in the same cycle; a "
+        "quiescence child whose static score (from the sums this make gave) reaches its beta, "
+        "or that has no capture, has that score for its value at once: unmake it and return "
+        "the score to the node; else push the child with its first victim and, in quiescence, "
+        "its static score as best and alpha (perft at depth 1: count a leaf and unmake)",
         ("NEXT_MOVE", "RETURN", "EVAL_LEAF")),
     "STAND_PAT": (
         "the root at depth 0, not in check (below the root TEST_LEGAL stands pat): finish with "
@@ -244,6 +246,7 @@ class _AlphaBetaFSM:
         victims = self.victims
         self.m.d.comb += [
             frame.in_check.eq(in_check),
+            frame.evasions.eq(self.evasions),
             frame.captures_only.eq(quiescent),
             frame.victim.eq(victims.victim),
             frame.victim_valid.eq(victims.valid),
@@ -381,7 +384,6 @@ class _AlphaBetaFSM:
             self.side_check.by.eq(Color.BLACK),
             # GenAggressor walks the frame's victim
             self.genaggressor.victim.eq(top.victim),
-            self.genaggressor.mask.eq(top.mask),
             self.genaggressor.captures_only.eq(top.captures_only),
             self.evaluate.sums.eq(top.sums),
         ]
@@ -402,10 +404,25 @@ class _AlphaBetaFSM:
         depth = Mux(testing, Mux(top.depth == 0, 0, top.depth - 1), top.depth)
         quiescent = ((self.job.early.mode == Mode.SEARCH) & (depth == 0)
                      & ~self.side_check.attacked)
+        # A node in check (full width) skips, unmade, the moves that cannot end the check: the
+        # frame keeps TestCheck's evasions (the checkers and the rays between a slider and the
+        # king, and the en-passant square) from the node's entry, and a piece other than the
+        # king may only go there. GenVictim looks past victims outside the evasions and the
+        # king's reach; GenAggressor offers only the king for a victim outside the evasions.
+        # The legal moves and their order are unchanged (TEST_LEGAL still tests each move
+        # made); a node's first victim, found as it is entered, is not filtered.
+        # (the king's reach: TestCheck's king-step squares around the king it radiates from)
+        off_evasions = Signal(SQUARES, name="off_evasions")
+        m.d.comb += [
+            off_evasions.eq(Mux(top.in_check, ~(top.evasions | self.side_check.neighbours), 0)),
+            self.genaggressor.king_only.eq(
+                top.in_check & ~top.evasions.bit_select(top.victim, 1)),
+            self.genaggressor.mask.eq(top.mask),
+        ]
         with m.If(entering):
             m.d.comb += [self.genvictim.mask.eq(0), self.genvictim.captures_only.eq(quiescent)]
         with m.Else():
-            m.d.comb += [self.genvictim.mask.eq(top.mask | onehot(top.victim)),
+            m.d.comb += [self.genvictim.mask.eq(top.mask | onehot(top.victim) | off_evasions),
                          self.genvictim.captures_only.eq(top.captures_only)]
 
         cut = lanes.cut
@@ -420,6 +437,9 @@ class _AlphaBetaFSM:
             kingside_ok=cut(self.castlestatus.kingside_ok, "kingside_ok"),
             queenside_ok=cut(self.castlestatus.queenside_ok, "queenside_ok"))
         self.in_check = cut(self.side_check.attacked, "in_check")
+        # a pawn giving check may be taken en passant: its square is not the move's to-square
+        self.evasions = cut(self.side_check.evasions
+                            | en_passant_square(m, position.ep, "evasion"), "evasions")
         if self.evaluate.split:
             self.after, self.after_score, self.at_least = (
                 self.evaluate.after, self.evaluate.after_score, self.evaluate.at_least)
@@ -567,8 +587,10 @@ class _AlphaBetaFSM:
         with m.Elif((top.stage == GenStage.VICTIMS) & top.victim_valid):
             aggressor = aggressors.aggressor
             with m.If(~aggressors.valid):
-                # a victim without aggressor (never the first step of a victim: every receiver
-                # has a transmitter, and the own pieces are enabled again with each new victim)
+                # a victim without aggressor: a node's first victim when the node is in check
+                # and only the king could take it (``generate_stage``); never a later step of a
+                # victim (every receiver has a transmitter, and the own pieces are enabled again
+                # with each new victim)
                 m.d.comb += stack.op.eq(StackOp.WRITE)
                 victim_done()
                 self.goto("NEXT_MOVE")
@@ -626,9 +648,10 @@ class _AlphaBetaFSM:
                 mover = Mux(board.side == Color.BLACK, Color.WHITE, Color.BLACK)
                 m.d.comb += [core.trace_valid.eq(1), core.trace_ply.eq(child_ply),
                              core.trace_move.eq(absolute_move(top.move, mover))]
-            with m.If(quiescent & ~leaf & stands):
-                # the child stands pat at or above its beta: it is never pushed; its score goes
-                # to the node on top as a value returned (the move is taken back)
+            with m.If(quiescent & ~leaf & (stands | ~self.victims.valid)):
+                # the child stands pat at or above its beta, or has no capture (its value is
+                # then its static score too): it is never pushed; its score goes to the node on
+                # top as a value returned (the move is taken back)
                 m.d.comb += [board.op.eq(BoardOp.UNMAKE), stack.op.eq(StackOp.WRITE),
                              stack.next_top.has_legal.eq(1)]
                 # -score > best, -score > alpha, -score >= beta

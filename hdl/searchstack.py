@@ -39,6 +39,7 @@ class Frame(data.Struct):
     captures_only: 1
     has_legal:     1   # a legal move was found (mate / stalemate test)
     mask:          64  # GenVictim / GenAggressor disable mask
+    evasions:      64  # in check: the squares a move of another piece than the king may reach
     victim:        Square  # the victim whose aggressors are being walked (found in advance)
     victim_valid:  1   # ``victim`` is one (else the victims are exhausted: castling next)
     more:          1   # another aggressor follows the promoting pawn (``GenAggressor.more``)

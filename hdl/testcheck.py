@@ -12,7 +12,8 @@ ends the check only onto one of them (or, taking a checking pawn en passant, ont
 en-passant square): the search core skips the other moves of a node in check without making
 them (docs/fsm.md). The ray of direction d belongs to the evasions exactly when the first piece
 it meets is an attacking slider of d's kind, so the per-ray hits that make ``attacked`` also
-select the rays.
+select the rays. ``neighbours`` are the squares a king's step from the square, which the super
+piece radiates anyway: the reach of the king of the side to move, for the same filter.
 """
 
 from amaranth.hdl import Module, Signal
@@ -30,9 +31,10 @@ __all__ = ["TestCheck"]
 class TestCheck(wiring.Component):
     """``attacked`` = a piece of colour ``by`` attacks ``square`` on ``position``;
     ``evasions`` (absolute squares) = the attackers and the squares between a slider and
-    ``square``: combinational.
+    ``square``; ``neighbours`` = the squares a king's step from ``square``: combinational.
 
-    Same answers as ``attacked`` and ``evasion_squares(board, square, by)`` of the model.
+    Same answers as ``attacked`` and ``evasion_squares(board, square, by)`` of the model, and
+    ``KING_TARGETS[square]``.
     """
 
     __test__ = False  # not a pytest test class despite its name
@@ -42,6 +44,7 @@ class TestCheck(wiring.Component):
     by: In(Color)
     attacked: Out(1)
     evasions: Out(SQUARES)
+    neighbours: Out(SQUARES)
 
     def elaborate(self, platform):
         m = Module()
@@ -68,6 +71,7 @@ class TestCheck(wiring.Component):
         m.d.comb += [
             evasions.eq(or_reduce(lines) | jumpers),
             self.evasions.eq(permute_mask(evasions, black)),
+            self.neighbours.eq(permute_mask(radiated.king, black)),
             self.attacked.eq(hits.any() | jumpers.any()),
         ]
         return m

@@ -3,7 +3,9 @@
 Each position's MovePicker is walked with ``trace=True`` (full width and quiescence); every
 GenAggressor transaction it records (victim, disable mask -> aggressor) is replayed through the
 RTL, which must answer the same aggressor, its piece type, whether it promotes and whether another
-enabled candidate follows it (``more``, the one-aggressor look-ahead of the search core).
+enabled candidate follows it (``more``, the one-aggressor look-ahead of the search core). Every
+third transaction is replayed with ``king_only`` as well (the search core's filter in a node in
+check: only the king may take).
 """
 
 import pytest
@@ -13,7 +15,7 @@ from chessaccel.geometry import TYPE_OF, rank_of, relative
 from chessaccel.hdl.genaggressor import GenAggressor, LAST_RANK
 from chessaccel.sim.cocotb_runner import run_testbench
 from chessaccel.sim.rtl_movegen import pack_position
-from chessaccel.sim.model.genaggressor import candidates
+from chessaccel.sim.model.genaggressor import candidates, select_aggressor
 from chessaccel.sim.model.movegen import MovePicker
 from movegen_positions import (LONG_RANDOM, SEED, board_of, movegen_fens, report_first_mismatch,
                                requires_simulator)
@@ -36,20 +38,23 @@ def aggressor_transactions(fen_list, steps_per_node=None):
             steps = [step for step in picker.steps if step[0] == "aggressor"]
             if steps_per_node is not None:
                 steps = steps[:steps_per_node]
-            for _, victim, mask, aggressor in steps:
-                rows.append([bits, victim, mask, int(captures_only)])
-                enabled = [s for s in candidates(board, victim, captures_only)
-                           if not (mask >> s) & 1]
-                more = int(len(enabled) >= 2)
-                if aggressor is None:
-                    expected.append([0, None, PieceType.NONE.value, 0, more])
-                else:
-                    kind = TYPE_OF[board.sq[aggressor]]
-                    promotes = (kind == PieceType.PAWN.value
-                                and rank_of(relative(victim, board.side)) == LAST_RANK)
-                    expected.append([1, aggressor, kind, int(promotes), more])
-                context.append((fen, f"captures_only={captures_only} victim={victim} "
-                                     f"mask={mask:#018x}"))
+            for i, (_, victim, mask, traced) in enumerate(steps):
+                for king_only in (0, 1) if i % 3 == 0 else (0,):
+                    rows.append([bits, victim, mask, int(captures_only), king_only])
+                    cands = candidates(board, victim, captures_only, king_only)
+                    enabled = [s for s in cands if not (mask >> s) & 1]
+                    aggressor = select_aggressor(cands, mask)
+                    assert king_only or aggressor == traced
+                    more = int(len(enabled) >= 2)
+                    if aggressor is None:
+                        expected.append([0, None, PieceType.NONE.value, 0, more])
+                    else:
+                        kind = TYPE_OF[board.sq[aggressor]]
+                        promotes = (kind == PieceType.PAWN.value
+                                    and rank_of(relative(victim, board.side)) == LAST_RANK)
+                        expected.append([1, aggressor, kind, int(promotes), more])
+                    context.append((fen, f"captures_only={captures_only} king_only={king_only} "
+                                         f"victim={victim} mask={mask:#018x}"))
     return rows, expected, context
 
 
@@ -57,7 +62,7 @@ def check_genaggressor(fen_list, steps_per_node=None):
     rows, expected, context = aggressor_transactions(fen_list, steps_per_node)
     observed = run_testbench(GenAggressor, "genaggressor",
                              "chessaccel.sim.cocotb.tb_genaggressor", {
-        "inputs": ["position", "victim", "mask", "captures_only"],
+        "inputs": ["position", "victim", "mask", "captures_only", "king_only"],
         "outputs": ["valid", "aggressor", "aggressor_type", "promotion", "more"],
         "rows": rows,
     })

@@ -3,8 +3,9 @@
 The transactions are the legality tests of move generation (after each pseudo-legal move is
 made: is the mover's king attacked by the side now to move?) plus, on every position, both kings
 and a spread of other squares asked for both colours. Each transaction compares both outputs:
-``attacked`` and the ``evasions`` mask (the attackers and the rays between a slider and the
-square), which the search core uses to skip the moves that cannot end a check.
+``attacked``, the ``evasions`` mask (the attackers and the rays between a slider and the
+square) and the king-step ``neighbours``, which the search core uses to skip the moves that
+cannot end a check.
 """
 
 import random
@@ -16,7 +17,7 @@ from chessaccel.sim.cocotb_runner import run_testbench
 from chessaccel.sim.rtl_movegen import pack_position
 from chessaccel.sim.model.movegen import pseudo_moves
 from chessaccel.sim.model.testcheck import attacked, evasion_squares
-from chessaccel.geometry import move_uci
+from chessaccel.geometry import KING_TARGETS, move_uci
 from movegen_positions import (LONG_RANDOM, SEED, board_of, movegen_fens, report_first_mismatch,
                                requires_simulator)
 
@@ -33,7 +34,8 @@ def check_transactions(fen_list, moves_per_position=None, squares_per_position=N
 
     def ask(board, target, by, fen, what):
         rows.append([pack_position(board), target, by])
-        expected.append([int(attacked(board, target, by)), evasion_squares(board, target, by)])
+        expected.append([int(attacked(board, target, by)), evasion_squares(board, target, by),
+                         sum(1 << s for s in KING_TARGETS[target])])
         context.append((fen, f"{what}: square {target} attacked by colour {by}?"))
 
     for fen in fen_list:
@@ -61,7 +63,7 @@ def check_testcheck(fen_list, moves_per_position=None, squares_per_position=None
                                                  squares_per_position)
     observed = run_testbench(TestCheck, "testcheck", "chessaccel.sim.cocotb.tb_testcheck", {
         "inputs": ["position", "square", "by"],
-        "outputs": ["attacked", "evasions"],
+        "outputs": ["attacked", "evasions", "neighbours"],
         "rows": rows,
     })
     report_first_mismatch("TestCheck", context, expected, observed)

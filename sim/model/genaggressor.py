@@ -6,7 +6,7 @@ kind are candidates, and the comparator tree picks the least valuable one not di
 the lowest square index as the side to move sees it.
 
 In quiescence (``captures_only``) an empty victim can only be the en-passant square, and then only
-pawns (capturing en passant) are its aggressors.
+pawns (capturing en passant) are its aggressors. With ``king_only`` only the king is a candidate.
 """
 
 from chessaccel.defs import PieceType
@@ -19,8 +19,10 @@ _P, _N, _B, _R, _Q, _K = (PieceType[n].value for n in
                           ("PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING"))
 
 
-def candidates(board, victim, captures_only):
-    """Own squares that can move to ``victim``, in aggressor order (least valuable first)."""
+def candidates(board, victim, captures_only, king_only=False):
+    """Own squares that can move to ``victim``, in aggressor order (least valuable first);
+    ``king_only``: the king's square alone, if it is one (the search core sets it in a node in
+    check for a victim off the evasions, where no other piece's move can be legal)."""
     sq = board.sq
     side = board.side
     own = CODE[side]
@@ -59,7 +61,7 @@ def candidates(board, victim, captures_only):
                         found.append((_Q if c == own[_Q] else kind, relative(s, side), s))
                     break
     found.sort()
-    return [s for _, _, s in found]
+    return [s for kind, _, s in found if kind == _K or not king_only]
 
 
 def select_aggressor(cands, mask):
