@@ -41,9 +41,8 @@ from .evaluate import EvalOp, IncrementalEvaluate
 from .genaggressor import GenAggressor
 from .genvictim import GenVictim
 from .interleave import THREAD_COUNTS, Interleave
-from .searchstack import Frame, SearchStack, StackOp
-from .squarearray import (MIRROR, SQUARES, en_passant_square, onehot, own_squares,
-                          two_or_more)
+from .searchstack import SearchStack, StackOp
+from .squarearray import MIRROR, SQUARES, en_passant_square, onehot, own_squares
 from .testcheck import TestCheck
 
 __all__ = ["STATES", "AlphaBetaState", "SearchCore", "fsm_markdown", "update_doc"]
@@ -62,12 +61,14 @@ SCORE_BOUNDS = ("best", "alpha", "beta")
 #: Every busy state also goes to IDLE when ``abort`` is raised (not listed).
 STATES = {
     "IDLE": (
-        "wait for a job; reject a bad one (BAD_JOB), else load the board and the root frame",
+        "wait for a job; reject a bad depth or window (BAD_JOB), else load the board and the "
+        "root frame",
         ("IDLE", "SUM_ROOT")),
     "SUM_ROOT": (
         "sum the evaluation of the root, one square a cycle (64 cycles a job): the root frame's "
-        "sums, which each make then updates",
-        ("SUM_ROOT", "ENTER_ROOT")),
+        "sums, which each make then updates; count the kings on the way and reject a position "
+        "without exactly one of each colour (BAD_JOB)",
+        ("SUM_ROOT", "ENTER_ROOT", "IDLE")),
     "ENTER_ROOT": (
         "count the root; test it for check and find its first victim; stand pat at depth 0 "
         "unless in check, else start the move walk (perft 0: the root is the one leaf)",
@@ -110,8 +111,9 @@ class SearchCore(wiring.Component):
     cycle and falls when ``result`` is final (``result.status`` DONE, ABORTED or BAD_JOB; BUSY
     while running). ``abort`` stops a running job in the next cycle (status ABORTED; the other
     result fields are then meaningless). A job is bad (BAD_JOB) when its depth exceeds MAX_DEPTH,
-    when in search mode its window is not -INF <= alpha < beta <= INF, or when its position does
-    not hold exactly one king of each colour (the model's ``job_problem``).
+    when in search mode its window is not -INF <= alpha < beta <= INF (answered at once), or
+    when its position does not hold exactly one king of each colour (answered after the root's
+    64-cycle pass, which counts them): the model's ``job_problem``.
 
     Search results: fail-soft ``score`` from the side to move's view, ``best_move`` (NO_MOVE when
     no root move raised the score), ``nodes`` (every node entered, quiescence included) and
@@ -217,6 +219,9 @@ class _AlphaBetaFSM:
         self.nodes = lanes.register(NODE_BITS, "nodes")
         self.cycles = lanes.register(CYCLE_BITS, "cycles")
         self.root_square = lanes.register(range(SQUARES), "root_square")  # SUM_ROOT's square
+        # the kings SUM_ROOT has passed, per colour: none, one, more (a count that stops at 2)
+        self.kings_seen = [lanes.register(range(3), f"kings_seen_{color.name.lower()}")
+                           for color in Color]
         self.result = lanes.register(SearchResult, "result")
         # the static score of the position a cycle after TEST_LEGAL or ENTER_ROOT (STAND_PAT,
         # EVAL_LEAF): IncrementalEvaluate's ``score``, a thread's register
@@ -274,7 +279,7 @@ class _AlphaBetaFSM:
         the root, finish the job."""
         m = self.m
         if may_be_root:
-            with m.If(self.stack.ply == 0):
+            with m.If(self.stack.at_root):
                 self.finish_root(node_value)
             with m.Else():
                 self.to_parent(node_value)
@@ -335,7 +340,7 @@ class _AlphaBetaFSM:
         # The op's ports are the decide stage's (the table reads are registered: they feed the
         # generate stage of the same thread), ``sums`` and the bounds the generate stage's.
         evaluate = self.evaluate
-        root_piece = Signal(Piece)
+        self.root_piece = root_piece = Signal(Piece)
         m.d.comb += [
             root_piece.eq(position.squares[self.root_square.now]),
             evaluate.op.eq(EvalOp.HOLD),
@@ -488,18 +493,9 @@ class _AlphaBetaFSM:
             bad_depth = job.depth > MAX_DEPTH
             bad_window = (job.mode == Mode.SEARCH) & (
                 (job.alpha < -INF) | (job.beta > INF) | (job.alpha >= job.beta))
-            # the Board's king-square registers and TestCheck need exactly one king a side
-            # (each colour's kings in a Signal: two_or_more reads its bits through a tree of
-            # shared terms, and a bare Cat there is copied whole into every term the If's
-            # condition is rebuilt from: 197 k cells and a minute of elaboration, not 128)
-            bad_kings = Const(0)
-            for color in Color:
-                kings = Signal(SQUARES, name=f"job_kings_{color.name.lower()}")
-                m.d.comb += kings.eq(Cat(
-                    (piece.type == PieceType.KING) & (piece.color == color)
-                    for piece in (job.position.squares[s] for s in range(SQUARES))))
-                bad_kings = bad_kings | ~kings.any() | two_or_more(kings)
-            with m.If(bad_depth | bad_window | bad_kings):
+            # the kings are counted in SUM_ROOT, which reads every square anyway (a check of the
+            # 64 squares here was about 300 LUT4 of the core)
+            with m.If(bad_depth | bad_window):
                 m.d.comb += self.result.next.status.eq(Status.BAD_JOB)
                 self.goto("IDLE")
             with m.Else():
@@ -513,6 +509,7 @@ class _AlphaBetaFSM:
                              stack.next_top.beta.eq(job.beta),
                              stack.next_top.best.eq(-INF)]
                 m.d.comb += self.root_square.next.eq(0)
+                m.d.comb += [seen.next.eq(0) for seen in self.kings_seen]
                 self.goto("SUM_ROOT")
 
     def _state_sum_root(self):
@@ -522,8 +519,19 @@ class _AlphaBetaFSM:
         m.d.comb += [self.evaluate.op.eq(EvalOp.SQUARE), stack.op.eq(StackOp.WRITE),
                      stack.next_top.sums.eq(self.after),
                      self.root_square.next.eq(self.root_square.now + 1)]
+        # the Board's king-square registers and TestCheck need exactly one king a side
+        one_king_each = Const(1, 1)
+        for color, seen in zip(Color, self.kings_seen):
+            king = (self.root_piece.type == PieceType.KING) & (self.root_piece.color == color)
+            count = Mux(king & (seen.now != 2), seen.now + 1, seen.now)
+            m.d.comb += seen.next.eq(count)
+            one_king_each = one_king_each & (count == 1)
         with m.If(self.root_square.now == SQUARES - 1):
-            self.goto("ENTER_ROOT")
+            with m.If(one_king_each):
+                self.goto("ENTER_ROOT")
+            with m.Else():
+                m.d.comb += self.result.next.status.eq(Status.BAD_JOB)
+                self.goto("IDLE")
         with m.Else():
             self.goto("SUM_ROOT")
 
@@ -620,7 +628,7 @@ class _AlphaBetaFSM:
         child_depth = Mux(top.depth == 0, 0, top.depth - 1)
         in_check = self.in_check
         quiescent = self.searching & (child_depth == 0) & ~in_check
-        leaf = self.searching & (child_ply == core.max_ply)
+        leaf = self.searching & stack.child_at_max
         # the child's static score, from the sums its make gave (this cycle), its window, and
         # its compares with the window (IncrementalEvaluate's, beside the taper: SCORE_BOUNDS)
         score = self.after_score

@@ -63,7 +63,9 @@ class SearchStack(wiring.Component):
     """Per-ply frames: the top in registers, the ancestors in a ``max_ply``-entry memory.
 
     One operation per cycle on ``op``; ``top``, ``parent`` and ``ply`` show the result from the
-    next cycle on. ``parent`` is the frame at ``ply - 1`` (meaningless at ply 0). A PUSH at
+    next cycle on, and so do ``at_root`` (ply 0) and ``child_at_max`` (ply + 1 is ``max_ply``:
+    a child pushed now would fill the stack), registered so that the search's choices read a
+    flag, not a comparison of ``ply``. ``parent`` is the frame at ``ply - 1`` (meaningless at ply 0). A PUSH at
     ``ply == max_ply`` or a POP at ply 0 is a caller error (the AlphaBetaFSM never issues one).
     ``max_ply`` (default MAX_PLY) is a parameter so tests can fill the stack in a few plies.
     """
@@ -80,6 +82,8 @@ class SearchStack(wiring.Component):
             "top":      Out(Frame),
             "parent":   Out(Frame),
             "ply":      Out(range(max_ply + 1)),
+            "at_root":  Out(1),
+            "child_at_max": Out(1),
             "early_top": Out(Frame),
         }
         super().__init__(members)
@@ -92,7 +96,16 @@ class SearchStack(wiring.Component):
         lanes = Interleave(m, self.threads)
         top = lanes.register(Frame, "top")
         ply = lanes.register(range(self.max_ply + 1), "ply")
-        m.d.comb += [self.top.eq(top.now), self.early_top.eq(top.early), self.ply.eq(ply.now)]
+        at_root = lanes.register(1, "at_root")
+        child_at_max = lanes.register(1, "child_at_max")
+        m.d.comb += [self.top.eq(top.now), self.early_top.eq(top.early), self.ply.eq(ply.now),
+                     self.at_root.eq(at_root.now), self.child_at_max.eq(child_at_max.now)]
+        # the flags of the ply after each op, from compares of the ply before it: the op only
+        # selects (it comes late, from the search's choice)
+        after_push = {"at_root": Const(0), "child_at_max": ply.now + 2 == self.max_ply}
+        after_pop = {"at_root": ply.now == 1, "child_at_max": ply.now == self.max_ply}
+        after_clear = {"at_root": Const(1), "child_at_max": Const(self.max_ply == 1)}
+        flags = {"at_root": at_root, "child_at_max": child_at_max}
         slot_bits = max(1, (self.max_ply - 1).bit_length())
         # the stack's own thread counter (in step with the core's from reset): the core's drives
         # hundreds of loads, and the memory's address should not wait on its routing
@@ -110,12 +123,15 @@ class SearchStack(wiring.Component):
                              write.data.eq(self.store), write.en.eq(1),
                              ply.next.eq(self.ply + 1)]
                 m.d.comb += top.next.eq(self.next_top)
+                m.d.comb += [flag.next.eq(after_push[name]) for name, flag in flags.items()]
             with m.Case(StackOp.POP):
                 m.d.comb += ply.next.eq(self.ply - 1)
                 m.d.comb += top.next.eq(self.next_top)
+                m.d.comb += [flag.next.eq(after_pop[name]) for name, flag in flags.items()]
             with m.Case(StackOp.CLEAR):
                 m.d.comb += ply.next.eq(0)
                 m.d.comb += top.next.eq(self.next_top)
+                m.d.comb += [flag.next.eq(after_clear[name]) for name, flag in flags.items()]
         # The read port registers its address: present the parent of the *next* top now (with
         # two threads the thread's next turn is two cycles on: the data waits one more cycle).
         parent_slot = Signal(range(self.max_ply + 1))

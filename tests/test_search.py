@@ -266,7 +266,8 @@ BAD_KING_POSITIONS = {
 }
 
 
-def test_positions_without_one_king_a_side_are_bad_jobs():
+@both_cores
+def test_positions_without_one_king_a_side_are_bad_jobs(threads):
     """The core's king-square registers would keep the previous job's king: a position without
     exactly one king of each colour is refused (BAD_JOB), after a normal job has loaded kings, in
     search and perft mode, and the model refuses the same jobs (job_problem)."""
@@ -282,7 +283,7 @@ def test_positions_without_one_king_a_side_are_bad_jobs():
         with pytest.raises(SearchError, match="king"):
             perft(board, 1)
         jobs += [RtlJob(normal, 1), RtlJob(board, 1), RtlJob(board, 1, mode=Mode.PERFT)]
-    results = run_jobs(jobs)
+    results = run_jobs(jobs, threads=threads)
     for i, name in enumerate(BAD_KING_POSITIONS):
         first, bad_search, bad_perft = results[3 * i: 3 * i + 3]
         assert (first.status, first.score, first.nodes) == (Status.DONE, want.score, want.nodes)
