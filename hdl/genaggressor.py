@@ -9,25 +9,30 @@ candidate not disabled, ties to the lowest relative square. ``more`` looks one a
 another enabled candidate remains besides the one chosen, so the search knows in the cycle it
 makes a move whether the victim is then exhausted. ``king_only`` switches every level but the
 king's off: the search core raises it in a node in check for a victim off the node's evasions,
-where only a king move can be legal.
+where only a king move can be legal. ``safe_king`` switches the king's level off when the enemy
+attacks the victim as the board stands (the same radiated super piece, received by enemy pieces):
+the king would step into check, and the search core skips the move unmade.
 """
 
-from amaranth.hdl import Const, Module, Mux, Signal
+from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from chessaccel.defs import Color, PieceType, Position, Square
-from chessaccel.geometry import rank_of, square
+from chessaccel.geometry import rank_of, step
 
 from .squarearray import (PIECE_TYPES, SQUARES, PriorityPick, RelativeBoard, SuperPiece,
-                          en_passant_square, onehot, or_reduce, permute_mask, to_absolute,
-                          to_relative, two_or_more)
+                          en_passant_square, onehot, or_reduce, pattern_sources, permute_mask,
+                          to_absolute, to_relative, two_or_more)
 
 __all__ = ["GenAggressor"]
 
 PAWN_STEP = 8          # one rank up in the relative frame
 PAWN_START_RANK = 1    # relative rank a pawn may double-push from
 LAST_RANK = 7          # relative rank a pawn promotes on
+#: Squares an enemy pawn on each relative square captures on (it moves down this frame).
+ENEMY_PAWN_CAPTURES = tuple(tuple(t for t in (step(s, df, -1) for df in (-1, 1)) if t is not None)
+                            for s in range(SQUARES))
 
 
 class GenAggressor(wiring.Component):
@@ -35,12 +40,13 @@ class GenAggressor(wiring.Component):
 
     Inputs: ``position``, ``victim`` (absolute square), ``mask`` (disable word, absolute squares;
     disabled aggressors are skipped), ``captures_only`` (quiescence), ``king_only`` (the king is
-    the only candidate; it enters at the tree's last select, beside the levels' encoders).
+    the only candidate; it enters at the tree's last select, beside the levels' encoders),
+    ``safe_king`` (no king on a victim the enemy attacks; enters at the same select).
     Outputs: ``valid`` (an aggressor exists), ``aggressor`` (absolute square), ``aggressor_type``,
     ``promotion`` (the aggressor is a pawn reaching the last rank: the move is tried as Q, R, B, N),
     ``more`` (at least two candidates are enabled: another aggressor follows this one).
-    Same answer as ``select_aggressor(candidates(board, victim, captures_only, king_only),
-    mask)``.
+    Same answer as ``select_aggressor(candidates(board, victim, captures_only, king_only,
+    safe_king), mask)``.
     """
 
     position: In(Position)
@@ -48,6 +54,7 @@ class GenAggressor(wiring.Component):
     mask: In(SQUARES)
     captures_only: In(1)
     king_only: In(1)
+    safe_king: In(1)
 
     valid: Out(1)
     aggressor: Out(Square)
@@ -94,20 +101,34 @@ class GenAggressor(wiring.Component):
         enabled = Signal(SQUARES)
         m.d.comb += enabled.eq(~permute_mask(self.mask, black))
         levels = [candidates[t] & enabled for t in PIECE_TYPES]
+        # the enemy attacks the victim: its pieces receive the super piece's pattern of their
+        # kind (its pawns capture downwards in this frame)
+        enemy = board.enemy
+        enemy_pawn_from = pattern_sources(target, ENEMY_PAWN_CAPTURES)
+        guarded = Signal(name="victim_guarded")
+        m.d.comb += guarded.eq((
+            enemy[PieceType.PAWN] & enemy_pawn_from
+            | enemy[PieceType.KNIGHT] & radiated.knight
+            | enemy[PieceType.KING] & radiated.king
+            | (enemy[PieceType.ROOK] | enemy[PieceType.QUEEN]) & radiated.rook
+            | (enemy[PieceType.BISHOP] | enemy[PieceType.QUEEN]) & radiated.bishop).any())
+        king_barred = Signal(name="king_barred")
+        m.d.comb += king_barred.eq(self.safe_king & guarded)
         tree = PriorityPick(m, levels, "aggressor_tree",
-                            [~self.king_only if t != PieceType.KING else Const(1, 1)
+                            [~self.king_only if t != PieceType.KING else ~king_barred
                              for t in PIECE_TYPES])
         last_rank = victim[3:] == LAST_RANK
         # a Signal, not the bare OR: two_or_more reads it bit by bit through shared terms,
         # which Amaranth's lowering copies whole at each read
-        present = Signal(SQUARES)
-        m.d.comb += present.eq(or_reduce(levels))
+        present = Signal(SQUARES)   # the candidates but the king
+        m.d.comb += present.eq(or_reduce(levels[:-1]))
         m.d.comb += [
             self.valid.eq(tree.valid),
             self.aggressor.eq(to_absolute(tree.square, black)),
             self.aggressor_type.as_value().eq(tree.select([t.value for t in PIECE_TYPES], 3)),
             self.promotion.eq(tree.first[0] & last_rank),
             # the king's level holds one square at most: alone, it has nothing to follow
-            self.more.eq(two_or_more(present) & ~self.king_only),
+            self.more.eq(~self.king_only & (two_or_more(present) | present.any()
+                                            & levels[-1].any() & ~king_barred)),
         ]
         return m

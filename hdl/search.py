@@ -423,6 +423,8 @@ class _AlphaBetaFSM:
             self.genaggressor.king_only.eq(
                 top.in_check & ~top.evasions.bit_select(top.victim, 1)),
             self.genaggressor.mask.eq(top.mask),
+            # the king never steps onto a square the enemy attacks: skipped unmade
+            self.genaggressor.safe_king.eq(1),
         ]
         with m.If(entering):
             m.d.comb += [self.genvictim.mask.eq(0), self.genvictim.captures_only.eq(quiescent)]

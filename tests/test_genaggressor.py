@@ -4,8 +4,9 @@ Each position's MovePicker is walked with ``trace=True`` (full width and quiesce
 GenAggressor transaction it records (victim, disable mask -> aggressor) is replayed through the
 RTL, which must answer the same aggressor, its piece type, whether it promotes and whether another
 enabled candidate follows it (``more``, the one-aggressor look-ahead of the search core). Every
-third transaction is replayed with ``king_only`` as well (the search core's filter in a node in
-check: only the king may take).
+third transaction is replayed with ``king_only`` and ``safe_king`` as well (the search core's
+filters: in a node in check only the king may take a victim off the evasions, and the king never
+takes on a square the enemy attacks).
 """
 
 import pytest
@@ -39,12 +40,13 @@ def aggressor_transactions(fen_list, steps_per_node=None):
             if steps_per_node is not None:
                 steps = steps[:steps_per_node]
             for i, (_, victim, mask, traced) in enumerate(steps):
-                for king_only in (0, 1) if i % 3 == 0 else (0,):
-                    rows.append([bits, victim, mask, int(captures_only), king_only])
-                    cands = candidates(board, victim, captures_only, king_only)
+                filters = ((0, 0), (1, 0), (0, 1), (1, 1)) if i % 3 == 0 else ((0, 0),)
+                for king_only, safe_king in filters:
+                    rows.append([bits, victim, mask, int(captures_only), king_only, safe_king])
+                    cands = candidates(board, victim, captures_only, king_only, safe_king)
                     enabled = [s for s in cands if not (mask >> s) & 1]
                     aggressor = select_aggressor(cands, mask)
-                    assert king_only or aggressor == traced
+                    assert king_only or safe_king or aggressor == traced
                     more = int(len(enabled) >= 2)
                     if aggressor is None:
                         expected.append([0, None, PieceType.NONE.value, 0, more])
@@ -54,7 +56,8 @@ def aggressor_transactions(fen_list, steps_per_node=None):
                                     and rank_of(relative(victim, board.side)) == LAST_RANK)
                         expected.append([1, aggressor, kind, int(promotes), more])
                     context.append((fen, f"captures_only={captures_only} king_only={king_only} "
-                                         f"victim={victim} mask={mask:#018x}"))
+                                         f"safe_king={safe_king} victim={victim} "
+                                         f"mask={mask:#018x}"))
     return rows, expected, context
 
 
@@ -62,7 +65,7 @@ def check_genaggressor(fen_list, steps_per_node=None):
     rows, expected, context = aggressor_transactions(fen_list, steps_per_node)
     observed = run_testbench(GenAggressor, "genaggressor",
                              "chessaccel.sim.cocotb.tb_genaggressor", {
-        "inputs": ["position", "victim", "mask", "captures_only", "king_only"],
+        "inputs": ["position", "victim", "mask", "captures_only", "king_only", "safe_king"],
         "outputs": ["valid", "aggressor", "aggressor_type", "promotion", "more"],
         "rows": rows,
     })

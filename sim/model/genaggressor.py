@@ -6,12 +6,14 @@ kind are candidates, and the comparator tree picks the least valuable one not di
 the lowest square index as the side to move sees it.
 
 In quiescence (``captures_only``) an empty victim can only be the en-passant square, and then only
-pawns (capturing en passant) are its aggressors. With ``king_only`` only the king is a candidate.
+pawns (capturing en passant) are its aggressors. With ``king_only`` only the king is a candidate;
+with ``safe_king`` the king is none on a victim the enemy attacks.
 """
 
 from chessaccel.defs import PieceType
 from chessaccel.geometry import (CODE, EMPTY, KNIGHT_TARGETS, KING_TARGETS, RAYS, FORWARD,
                                  file_of, rank_of, relative)
+from .testcheck import attacked
 
 __all__ = ["candidates", "select_aggressor"]
 
@@ -19,10 +21,12 @@ _P, _N, _B, _R, _Q, _K = (PieceType[n].value for n in
                           ("PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING"))
 
 
-def candidates(board, victim, captures_only, king_only=False):
+def candidates(board, victim, captures_only, king_only=False, safe_king=False):
     """Own squares that can move to ``victim``, in aggressor order (least valuable first);
     ``king_only``: the king's square alone, if it is one (the search core sets it in a node in
-    check for a victim off the evasions, where no other piece's move can be legal)."""
+    check for a victim off the evasions, where no other piece's move can be legal);
+    ``safe_king``: not the king when the enemy attacks ``victim`` as the board stands (the king
+    would step into check: the search core skips such moves unmade)."""
     sq = board.sq
     side = board.side
     own = CODE[side]
@@ -61,7 +65,9 @@ def candidates(board, victim, captures_only, king_only=False):
                         found.append((_Q if c == own[_Q] else kind, relative(s, side), s))
                     break
     found.sort()
-    return [s for kind, _, s in found if kind == _K or not king_only]
+    king_barred = safe_king and attacked(board, victim, side ^ 1)
+    return [s for kind, _, s in found
+            if (kind == _K and not king_barred) or (kind != _K and not king_only)]
 
 
 def select_aggressor(cands, mask):
