@@ -599,10 +599,11 @@ class _AlphaBetaFSM:
         with m.Elif((top.stage == GenStage.VICTIMS) & top.victim_valid):
             aggressor = aggressors.aggressor
             with m.If(~aggressors.valid):
-                # a victim without aggressor: a node's first victim when the node is in check
-                # and only the king could take it (``generate_stage``); never a later step of a
-                # victim (every receiver has a transmitter, and the own pieces are enabled again
-                # with each new victim)
+                # a victim whose aggressors the filters bar (``generate_stage``): a node's first
+                # victim in check, off the evasions, not the king's to take; or a victim whose
+                # only aggressor is a king barred from an attacked square. Never a later step of
+                # a victim (every receiver has a transmitter, the own pieces are enabled again
+                # with each new victim, and ``more`` counts only the aggressors not barred)
                 m.d.comb += stack.op.eq(StackOp.WRITE)
                 victim_done()
                 self.goto("NEXT_MOVE")
