@@ -14,7 +14,7 @@ test, in the same array pass that finds the child's first victim.
 """
 
 from amaranth.hdl import Const, Module, Signal
-from amaranth.lib import data, wiring
+from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from chessaccel.defs import Color, PieceType, Position, Square, VictimClass
@@ -24,7 +24,7 @@ from .squarearray import (BISHOP_DIR_INDICES, PIECE_TYPES, ROOK_DIR_INDICES, SQU
                           PriorityPick, RelativeBoard, en_passant_square, or_reduce, pattern_sources, pawn_capturers,
                           permute_mask, ray_fill, to_absolute)
 
-__all__ = ["GenVictim", "victim_receivers"]
+__all__ = ["GenVictim", "VictimReceivers"]
 
 #: Relative rank a pawn's double push lands on.
 DOUBLE_PUSH_RANK = 3
@@ -106,7 +106,10 @@ class GenVictim(wiring.Component):
     receivers are skipped), ``captures_only`` (quiescence: only classes >= PAWN; it enters the
     tree only at its last select, so it may arrive late).
     Outputs: ``valid`` (a victim exists), ``victim`` (absolute square), ``victim_class``,
-    ``king_attacked`` (the unmasked KING receiver: an own piece attacks the enemy king).
+    ``king_attacked`` (the unmasked KING receiver: an own piece attacks the enemy king),
+    ``capture_valid`` (a capture victim exists, class >= PAWN, whatever ``captures_only``: with
+    ``captures_only`` low, ``victim`` is then also the quiescence answer, so a caller that
+    learns late whether the node is quiescent need not feed that to the tree).
     Same answer as ``select_victim(receivers(board), mask, side, min_class)`` of the model.
     """
 
@@ -118,6 +121,7 @@ class GenVictim(wiring.Component):
     victim: Out(Square)
     victim_class: Out(VictimClass)
     king_attacked: Out(1)
+    capture_valid: Out(1)
 
     def elaborate(self, platform):
         m = Module()
@@ -136,5 +140,7 @@ class GenVictim(wiring.Component):
             self.victim.eq(to_absolute(tree.square, black)),
             self.victim_class.as_value().eq(tree.select(classes, 3)),
             self.king_attacked.eq(receivers.capture[PieceType.KING].any()),
+            # every level but the last (QUIET) is a capture class
+            self.capture_valid.eq(tree.present[:-1].any()),
         ]
         return m

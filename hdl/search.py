@@ -254,8 +254,13 @@ class _AlphaBetaFSM:
             frame.evasions.eq(self.evasions),
             frame.captures_only.eq(quiescent),
             frame.victim.eq(victims.victim),
-            frame.victim_valid.eq(victims.valid),
+            frame.victim_valid.eq(self.first_victim_valid(quiescent)),
         ]
+
+    def first_victim_valid(self, quiescent):
+        """Whether a node just entered has a first victim: GenVictim ran full width, and in
+        quiescence only a capture counts (it then ranks above every quiet square)."""
+        return Mux(quiescent, self.victims.capture_valid, self.victims.valid)
 
     def make(self, from_sq, to_sq, promo, moving, castle=0):
         """Make the move (``moving``: the type of the piece moved; ``castle``: a castling) and
@@ -398,17 +403,14 @@ class _AlphaBetaFSM:
             bound = -getattr(bounds_from, name) + (1 if name == "beta" else 0)
             m.d.comb += self.evaluate.bound[i].eq(bound)
         # GenVictim: where the state enters a node (ENTER_ROOT the root, TEST_LEGAL the child on
-        # the board) it finds the node's first victim (nothing disabled; captures only in
-        # quiescence), for the whole state: its inputs must not wait on the state's choice (in
-        # TEST_LEGAL the push depends on the child's stand-pat compare, and GenVictim's tree
-        # behind that choice was the core's longest path); where the node is not entered the
-        # victim found is not used. Elsewhere it looks past the frame's victim (the next victim,
-        # for NEXT_MOVE).
-        testing = fsm == AlphaBetaState.TEST_LEGAL
-        entering = testing | (fsm == AlphaBetaState.ENTER_ROOT)
-        depth = Mux(testing, Mux(top.depth == 0, 0, top.depth - 1), top.depth)
-        quiescent = ((self.job.early.mode == Mode.SEARCH) & (depth == 0)
-                     & ~self.side_check.attacked)
+        # the board) it finds the node's first victim (nothing disabled, full width), for the
+        # whole state: its inputs must not wait on the state's choice (in TEST_LEGAL the push
+        # depends on the child's stand-pat compare, and GenVictim's tree behind that choice was
+        # the core's longest path), nor on the TestCheck of the same pass (a quiescent node's
+        # first victim is the full-width one when a capture exists: ``capture_valid``, chosen in
+        # ``enter``). Where the node is not entered the victim found is not used. Elsewhere it
+        # looks past the frame's victim (the next victim, for NEXT_MOVE).
+        entering = ((fsm == AlphaBetaState.TEST_LEGAL) | (fsm == AlphaBetaState.ENTER_ROOT))
         # A node in check (full width) skips, unmade, the moves that cannot end the check: the
         # frame keeps TestCheck's evasions (the checkers and the rays between a slider and the
         # king, and the en-passant square) from the node's entry, and a piece other than the
@@ -427,7 +429,7 @@ class _AlphaBetaFSM:
             self.genaggressor.safe_king.eq(1),
         ]
         with m.If(entering):
-            m.d.comb += [self.genvictim.mask.eq(0), self.genvictim.captures_only.eq(quiescent)]
+            m.d.comb += [self.genvictim.mask.eq(0), self.genvictim.captures_only.eq(0)]
         with m.Else():
             m.d.comb += [self.genvictim.mask.eq(top.mask | onehot(top.victim) | off_evasions),
                          self.genvictim.captures_only.eq(top.captures_only)]
@@ -436,6 +438,7 @@ class _AlphaBetaFSM:
         self.victims = SimpleNamespace(
             victim=cut(self.genvictim.victim, "victim"),
             valid=cut(self.genvictim.valid, "victim_valid"),
+            capture_valid=cut(self.genvictim.capture_valid, "capture_valid"),
             king_attacked=cut(self.genvictim.king_attacked, "king_attacked"))
         self.aggressors = SimpleNamespace(**{
             name: cut(getattr(self.genaggressor, name), name)
@@ -661,7 +664,7 @@ class _AlphaBetaFSM:
                 mover = Mux(board.side == Color.BLACK, Color.WHITE, Color.BLACK)
                 m.d.comb += [core.trace_valid.eq(1), core.trace_ply.eq(child_ply),
                              core.trace_move.eq(absolute_move(top.move, mover))]
-            with m.If(quiescent & ~leaf & (stands | ~self.victims.valid)):
+            with m.If(quiescent & ~leaf & (stands | ~self.first_victim_valid(1))):
                 # the child stands pat at or above its beta, or has no capture (its value is
                 # then its static score too): it is never pushed; its score goes to the node on
                 # top as a value returned (the move is taken back)

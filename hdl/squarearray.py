@@ -166,8 +166,9 @@ class PriorityPick:
     same cycle) does not lengthen the tree. Every level has its own lowest-set-bit encoder, all in
     parallel with the level's OR; the first present level is then chosen by a one-hot select.
 
-    ``valid``: some enabled level holds a square; ``first``: one-hot over levels (the chosen
-    one); ``square``: its lowest set square.
+    ``valid``: some enabled level holds a square; ``present``: which levels do (enabled and
+    holding one); ``first``: one-hot over levels (the chosen one); ``square``: its lowest set
+    square.
     """
 
     def __init__(self, m, levels, prefix, enables=None):
@@ -176,7 +177,7 @@ class PriorityPick:
         self.first = Signal(count, name=f"{prefix}_first")
         self.square = Signal(6, name=f"{prefix}_square")
         self.valid = Signal(name=f"{prefix}_valid")
-        present = Signal(count, name=f"{prefix}_present")
+        self.present = present = Signal(count, name=f"{prefix}_present")
         encoded = []
         for i, vector in enumerate(levels):
             level = Signal(SQUARES, name=f"{prefix}_level{i}")

@@ -32,11 +32,12 @@ DEFAULT_MOVES_PER_POSITION = 3
 KING_CLASS = VictimClass.KING.value
 
 
-def _row(bits, mask, captures_only, classes, victim):
+def _row(bits, mask, captures_only, classes, victim, side):
     """Inputs and expected outputs of one transaction (classes: the model's receivers)."""
     king_attacked = int(KING_CLASS in classes)
-    expected = ([0, None, 0, king_attacked] if victim is None
-                else [1, victim, classes[victim], king_attacked])
+    capture = int(select_victim(classes, mask, side, CAPTURE_MIN) is not None)
+    expected = ([0, None, 0, king_attacked, capture] if victim is None
+                else [1, victim, classes[victim], king_attacked, capture])
     return [bits, mask, int(captures_only)], expected
 
 
@@ -56,7 +57,7 @@ def victim_transactions(fen_list, steps_per_node=None):
                 steps = steps[:steps_per_node] + steps[-1:]
             for step in steps:
                 _, mask, victim = step
-                row, want = _row(bits, mask, captures_only, classes, victim)
+                row, want = _row(bits, mask, captures_only, classes, victim, board.side)
                 rows.append(row)
                 expected.append(want)
                 context.append((fen, f"captures_only={captures_only} mask={mask:#018x}"))
@@ -85,7 +86,7 @@ def legality_transactions(fen_list, moves_per_position=None):
             illegal += not legal
             for captures_only in (False, True):
                 victim = select_victim(classes, 0, side, 2 if captures_only else 1)
-                row, want = _row(bits, 0, captures_only, classes, victim)
+                row, want = _row(bits, 0, captures_only, classes, victim, side)
                 rows.append(row)
                 expected.append(want)
                 context.append((fen, f"after {move} (legal={legal}) captures_only={captures_only}"))
@@ -100,10 +101,10 @@ def check_genvictim(fen_list, steps_per_node=None, moves_per_position=None):
     rows, expected, context = rows + more_rows, expected + more_expected, context + more_context
     observed = run_testbench(GenVictim, "genvictim", "chessaccel.sim.cocotb.tb_genvictim", {
         "inputs": ["position", "mask", "captures_only"],
-        "outputs": ["valid", "victim", "victim_class", "king_attacked"],
+        "outputs": ["valid", "victim", "victim_class", "king_attacked", "capture_valid"],
         "rows": rows,
     })
-    observed = [[v, s if v else None, c, k] for v, s, c, k in observed]
+    observed = [[v, s if v else None, c, k, capture] for v, s, c, k, capture in observed]
     report_first_mismatch("GenVictim", context, expected, observed)
     return len(rows), illegal
 
