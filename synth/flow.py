@@ -286,6 +286,8 @@ def synthesise_block(name, options=SynthOptions(), out_dir=DEFAULT_OUT, progress
     in_bits, out_bits = port_widths(block)
     out_dir = Path(out_dir)
     started = time.monotonic()
+    # the source as it is elaborated: a commit made while place and route runs is not this one
+    source = _source_state()
     total = synthesise_component(block, out_dir / name, options, progress, label=name)
 
     record = {
@@ -298,7 +300,7 @@ def synthesise_block(name, options=SynthOptions(), out_dir=DEFAULT_OUT, progress
         "options": asdict(options),
         "flow": "amaranth rtlil -> yosys synth_ecp5 (abc9) -> nextpnr-ecp5 --timing-allow-fail",
         "tools": _tool_versions(),
-        "source": _source_state(),
+        "source": source,
         "port_bits": {"in": in_bits, "out": out_bits},
         "total": total["cells"],
         "placed": total["placed"],
