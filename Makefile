@@ -76,8 +76,9 @@ synth-movegen: setup
 # earlier place-and-route runs (synth/records); long: tens of minutes per 85F board.
 # Three cores route on both 85F boards with nextpnr's placement seed 2 (seed 1 did not route the
 # ULX3S's; docs/synthesis.md). THREADS=2 builds cores that interleave two jobs (hdl/interleave.py:
-# 33 MHz alone against 22, about 17 k LUT4 for both); three of them did not route on an 85F board
-# in the time tried (docs/synthesis.md), so the default stays the one-thread core.
+# 33 MHz alone against 22, about 17 k LUT4 for both); three of them routed on the OrangeCrab-85F
+# (Fmax 43.24 MHz) but not on the ULX3S-85F in the time tried (docs/synthesis.md), so the default
+# stays the one-thread core, which routes on both.
 CORES ?= 3
 THREADS ?= 1
 SEED ?= 2
