@@ -103,15 +103,11 @@ class GenAggressor(wiring.Component):
         levels = [candidates[t] & enabled for t in PIECE_TYPES]
         # the enemy attacks the victim: its pieces receive the super piece's pattern of their
         # kind (its pawns capture downwards in this frame)
-        enemy = board.enemy
-        enemy_pawn_from = pattern_sources(target, ENEMY_PAWN_CAPTURES)
+        guards = radiated.attackers(board.enemy)
+        guards[PieceType.PAWN] = (board.enemy[PieceType.PAWN]
+                                  & pattern_sources(target, ENEMY_PAWN_CAPTURES))
         guarded = Signal(name="victim_guarded")
-        m.d.comb += guarded.eq((
-            enemy[PieceType.PAWN] & enemy_pawn_from
-            | enemy[PieceType.KNIGHT] & radiated.knight
-            | enemy[PieceType.KING] & radiated.king
-            | (enemy[PieceType.ROOK] | enemy[PieceType.QUEEN]) & radiated.rook
-            | (enemy[PieceType.BISHOP] | enemy[PieceType.QUEEN]) & radiated.bishop).any())
+        m.d.comb += guarded.eq(or_reduce(list(guards.values())).any())
         king_barred = Signal(name="king_barred")
         m.d.comb += king_barred.eq(self.safe_king & guarded)
         tree = PriorityPick(m, levels, "aggressor_tree",

@@ -417,8 +417,8 @@ class _AlphaBetaFSM:
         # king may only go there. GenVictim looks past victims outside the evasions and the
         # king's reach; GenAggressor offers only the king for a victim outside the evasions.
         # The legal moves and their order are unchanged (TEST_LEGAL still tests each move
-        # made); a node's first victim, found as it is entered, is not filtered.
-        # (the king's reach: TestCheck's king-step squares around the king it radiates from)
+        # made); a node's first victim, found as it is entered, is not filtered. The king's
+        # reach is TestCheck's king-step squares around the king it radiates from.
         off_evasions = Signal(SQUARES, name="off_evasions")
         m.d.comb += [
             off_evasions.eq(Mux(top.in_check, ~(top.evasions | self.side_check.neighbours), 0)),

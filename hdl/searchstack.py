@@ -65,8 +65,9 @@ class SearchStack(wiring.Component):
     One operation per cycle on ``op``; ``top``, ``parent`` and ``ply`` show the result from the
     next cycle on, and so do ``at_root`` (ply 0) and ``child_at_max`` (ply + 1 is ``max_ply``:
     a child pushed now would fill the stack), registered so that the search's choices read a
-    flag, not a comparison of ``ply``. ``parent`` is the frame at ``ply - 1`` (meaningless at ply 0). A PUSH at
-    ``ply == max_ply`` or a POP at ply 0 is a caller error (the AlphaBetaFSM never issues one).
+    flag, not a comparison of ``ply``. ``parent`` is the frame at ``ply - 1`` (meaningless at
+    ply 0). A PUSH at ``ply == max_ply`` or a POP at ply 0 is a caller error (the AlphaBetaFSM
+    never issues one).
     ``max_ply`` (default MAX_PLY) is a parameter so tests can fill the stack in a few plies.
     """
 

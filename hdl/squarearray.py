@@ -206,8 +206,9 @@ class SuperPiece:
     """The "super piece" radiated from one square (a one-hot 64-bit vector, relative frame).
 
     ``rays`` are the squares each of its eight rays reaches (first blocker included; QUEEN_DIRS
-    order, rook directions first), ``rook``/``bishop`` their union by kind; ``knight``/``king`` the squares its jumps and steps reach; ``pawn_capture`` the
-    squares from which a pawn of the frame's colour would capture onto the radiating square.
+    order, rook directions first), ``rook``/``bishop`` their union by kind; ``knight``/``king``
+    the squares its jumps and steps reach; ``pawn_capture`` the squares from which a pawn of the
+    frame's colour would capture onto the radiating square.
     A piece on ``s`` of the frame's colour can move to (or attack) the radiating square when it
     receives the pattern of its own kind.
     """
