@@ -44,12 +44,14 @@ MIRROR = 0o70
 #: Rank (0-based) of the en-passant square in the normalised position (white to move).
 EP_RANK = 5
 CASTLE_STEP = 2         # files a castling king moves
-PAWN_STEP = 8           # squares a pawn moves per rank
 PAWN_START_RANK = 1     # rank a (white, normalised) pawn starts on
 DOUBLE_PUSH_RANK = 3    # rank its double push reaches
 KINGSIDE_KING_FILE = 6  # file a king castling kingside lands on
-KINGSIDE_ROOK = (1, -1)  # rook's (from, to) offsets from the king's to-square, kingside
-QUEENSIDE_ROOK = (-2, 1)
+QUEENSIDE_KING_FILE = 2  # and queenside
+#: The castling rook's (from, to) squares on the mover's first rank, kingside (True) and
+#: queenside: h1 -> f1, a1 -> d1.
+ROOK_SQUARES = {True: (KINGSIDE_KING_FILE + 1, KINGSIDE_KING_FILE - 1),
+                False: (QUEENSIDE_KING_FILE - 2, QUEENSIDE_KING_FILE + 1)}
 
 KingSquares = data.ArrayLayout(Square, 2)
 
@@ -100,25 +102,18 @@ class Board(wiring.Component):
     the frame of the mover (the side to move at a MAKE, its opponent at an UNMAKE). Otherwise all
     are absolute, as in the model. ``load_position`` is absolute either way.
 
+    ``relative`` also gives UNMAKE its own ports, ``unmake_move`` and ``unmake_moving`` (the type
+    of the piece that moved: a promotion's pawn is known from the move): the search core knows
+    the move a MAKE would play and the move an UNMAKE would take back before it knows which of
+    the two it does, so each operation's per-square logic waits on its own move and only the
+    late ``op`` chooses between them. Otherwise UNMAKE takes back ``move`` and reads the piece
+    from its to-square.
+
     ``threads=2`` (the search core interleaving two jobs, hdl/interleave.py; relative only): each
     register is a pair, the ports and the make read the second copy, and ``early_position`` and
     ``early_king_squares`` show the first (the move generator's view); with one thread they are
     ``position`` and ``king_squares``.
     """
-
-    op: In(BoardOp)
-    load_position: In(Position)
-    move: In(Move)
-    moving: In(PieceType)
-    castle: In(1)
-    restore: In(UndoRecord)
-
-    position: Out(Position)
-    side: Out(Color)
-    king_squares: Out(KingSquares)
-    undo: Out(UndoRecord)
-    early_position: Out(Position)
-    early_king_squares: Out(KingSquares)
 
     def __init__(self, relative=False, threads=1):
         if threads != 1 and not relative:
@@ -126,7 +121,16 @@ class Board(wiring.Component):
                              "relative=True")
         self.relative = relative
         self.threads = threads
-        super().__init__()
+        ports = {
+            "op": In(BoardOp), "load_position": In(Position), "move": In(Move),
+            "moving": In(PieceType), "castle": In(1), "restore": In(UndoRecord),
+            "position": Out(Position), "side": Out(Color), "king_squares": Out(KingSquares),
+            "undo": Out(UndoRecord),
+            "early_position": Out(Position), "early_king_squares": Out(KingSquares),
+        }
+        if relative:
+            ports.update(unmake_move=In(Move), unmake_moving=In(PieceType))
+        super().__init__(ports)
 
     def elaborate(self, platform):
         m = Module()
@@ -150,6 +154,7 @@ class Board(wiring.Component):
         mover_black = Mux(self.op == BoardOp.UNMAKE, ~black, black)
         if self.relative:
             move = self.move
+            back = self.unmake_move
             restore = self.restore
             m.d.comb += [
                 self.position.squares.eq(state.squares),
@@ -164,7 +169,7 @@ class Board(wiring.Component):
                 self.early_king_squares.eq(staged_kings.early),
             ]
         else:
-            move = Signal(Move)
+            move = back = Signal(Move)
             restore = Signal(UndoRecord)
             m.d.comb += [
                 move.from_sq.eq(_mirror(self.move.from_sq, mover_black)),
@@ -188,18 +193,27 @@ class Board(wiring.Component):
 
         frm, to = move.from_sq, move.to_sq
         promoting = move.promo != PieceType.NONE
-        # The pawn taken en passant stands behind the to-square (white moves up).
-        taken = Signal(Square)
-        m.d.comb += taken.eq(to - PAWN_STEP)
-        # Castling's rook squares follow from the king's to-square (g-file: kingside).
-        kingside = Signal()
-        rook_from = Signal(Square)
-        rook_to = Signal(Square)
-        m.d.comb += [
-            kingside.eq(to[:3] == KINGSIDE_KING_FILE),
-            rook_from.eq(Mux(kingside, to + KINGSIDE_ROOK[0], to + QUEENSIDE_ROOK[0])),
-            rook_to.eq(Mux(kingside, to + KINGSIDE_ROOK[1], to + QUEENSIDE_ROOK[1])),
-        ]
+        # White moves, so every special square is on a known rank: the pawn taken en passant
+        # stands on rank 4 behind the en-passant square (rank 5), and a castling king goes from
+        # e1 to g1 or c1 with its rook from h1 to f1 or a1 to d1. A square built from a file and
+        # a constant rank decodes in one compare, and a piece on it is read from one of a few
+        # squares, not through a 64-way multiplexer behind an adder.
+        def special_squares(to, name):
+            """What a white move to ``to`` implies: the square behind it (where a pawn taken en
+            passant stands), and for a castling king, the side and the rook's squares."""
+            kingside = Signal(name=f"{name}_kingside")
+            m.d.comb += kingside.eq(to[:3] == KINGSIDE_KING_FILE)
+            (k_from, k_to), (q_from, q_to) = ROOK_SQUARES[True], ROOK_SQUARES[False]
+            return (Cat(to[:3], Const(EP_RANK - 1, 3)), kingside,
+                    Mux(kingside, k_from, q_from), Mux(kingside, k_to, q_to))
+
+        def rook_on(squares, kingside, home):
+            """The piece on the castling rook's ``home`` square (0: from, 1: to)."""
+            (k, q) = (ROOK_SQUARES[True][home], ROOK_SQUARES[False][home])
+            return Mux(kingside, squares[k], squares[q])
+
+        taken, kingside, rook_from, rook_to = special_squares(to, "make")
+        rank_behind = Array(squares[s] for s in range(8 * (EP_RANK - 1), 8 * EP_RANK))
 
         def ep_square(ep):
             return Cat(ep.file, Const(EP_RANK, 3))
@@ -218,7 +232,7 @@ class Board(wiring.Component):
             promoted.type.eq(move.promo),
             promoted.color.eq(white),
             en_passant.eq(pawn_moves & state.ep.valid & (to == ep_square(state.ep))),
-            captured.eq(Mux(en_passant, state.squares[taken], state.squares[to])),
+            captured.eq(Mux(en_passant, rank_behind[to[:3]], state.squares[to])),
             undo.captured.eq(captured),
             undo.castling.eq(state.castling),
             undo.ep.eq(state.ep),
@@ -232,7 +246,7 @@ class Board(wiring.Component):
                 self.undo.ep.eq(undo.ep),
             ]
         placed = Mux(promoting, promoted, moving)
-        rook = state.squares[rook_from]
+        rook = rook_on(squares, kingside, 0)
         clear_rom = Array(Const(bits, 4) for bits in CASTLE_CLEAR)
         made = []
         for s in range(SQUARES):
@@ -250,10 +264,19 @@ class Board(wiring.Component):
         made_king = Mux(self.moving == PieceType.KING, to, kings[0])
 
         # --- unmake: flip back (black to move, white the mover), then take the move back ----
+        # (its own move port in the relative board: ``back``)
         parent = Signal(data.ArrayLayout(Piece, SQUARES))
         m.d.comb += parent.eq(Cat(flipped))
-        taken_back = Signal(Square)  # the square the pawn taken en passant goes back to
-        m.d.comb += taken_back.eq(to - PAWN_STEP)
+        back_from, back_to = back.from_sq, back.to_sq
+        # the piece that moved, back from its to-square: the relative board is told its type
+        # (``unmake_moving``), so the take-back reads no square through a 64-way multiplexer
+        if self.relative:
+            moved_back = Signal(Piece)
+            m.d.comb += [moved_back.type.eq(self.unmake_moving), moved_back.color.eq(white)]
+        else:
+            moved_back = parent[back_to]
+        # taken_back: the square the pawn taken en passant goes back to
+        taken_back, back_kingside, back_rook_from, back_rook_to = special_squares(back_to, "unmake")
         pawn_back = Signal(Piece)
         returning = Signal(Piece)
         back_en_passant = Signal()
@@ -261,24 +284,26 @@ class Board(wiring.Component):
         m.d.comb += [
             pawn_back.type.eq(PieceType.PAWN),
             pawn_back.color.eq(white),
-            returning.eq(Mux(promoting, pawn_back, parent[to])),
+            returning.eq(Mux(back.promo != PieceType.NONE, pawn_back, moved_back)),
             back_en_passant.eq((returning.type == PieceType.PAWN) & restore.ep.valid
-                               & (to == ep_square(restore.ep))),
+                               & (back_to == ep_square(restore.ep))),
             back_castling.eq((returning.type == PieceType.KING)
-                             & ((to == frm + CASTLE_STEP) | (frm == to + CASTLE_STEP))),
+                             & ((back_to == back_from + CASTLE_STEP)
+                                | (back_from == back_to + CASTLE_STEP))),
         ]
-        rook_back = parent[rook_to]
+        rook_back = rook_on([parent[s] for s in range(SQUARES)], back_kingside, 1)
         unmade = []
         for s in range(SQUARES):
             v = parent[s].as_value()
-            v = Mux(frm == s, returning, v)
-            v = Mux(to == s, Mux(back_en_passant, empty, restore.captured), v)
+            v = Mux(back_from == s, returning, v)
+            v = Mux(back_to == s, Mux(back_en_passant, empty, restore.captured), v)
             v = Mux(back_en_passant & (taken_back == s), restore.captured, v)
-            v = Mux(back_castling & (rook_from == s), rook_back, v)
-            v = Mux(back_castling & (rook_to == s), empty, v)
+            v = Mux(back_castling & (back_rook_from == s), rook_back, v)
+            v = Mux(back_castling & (back_rook_to == s), empty, v)
             unmade.append(v)
         # the kings before the flip back: the mover's (own) is the enemy's of the child
-        parent_king = Mux(returning.type == PieceType.KING, frm, _mirror(kings[1], Const(1, 1)))
+        parent_king = Mux(returning.type == PieceType.KING, back_from,
+                          _mirror(kings[1], Const(1, 1)))
 
         # --- LOAD: the absolute position normalised ----------------------------------------
         load = self.load_position

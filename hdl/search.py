@@ -262,34 +262,87 @@ class _AlphaBetaFSM:
         quiescence only a capture counts (it then ranks above every quiet square)."""
         return Mux(quiescent, self.victims.capture_valid, self.victims.valid)
 
-    def make(self, from_sq, to_sq, promo, moving, castle=0):
-        """Make the move (``moving``: the type of the piece moved; ``castle``: a castling) and
-        note it, with its undo record, in the top frame."""
+    def make(self):
+        """Make the move on the Board's ports (``move_to_make``) and note it, with its undo
+        record, in the top frame."""
         board, next_top = self.board, self.stack.next_top
         self.m.d.comb += [
             board.op.eq(BoardOp.MAKE),
-            board.move.from_sq.eq(from_sq), board.move.to_sq.eq(to_sq),
-            board.move.promo.as_value().eq(promo),
-            board.moving.eq(moving), board.castle.eq(castle),
             self.stack.op.eq(StackOp.WRITE),
-            next_top.move.from_sq.eq(from_sq), next_top.move.to_sq.eq(to_sq),
-            next_top.move.promo.as_value().eq(promo),
+            next_top.move.eq(board.move),
+            next_top.moving.eq(board.moving),
             next_top.undo.eq(board.undo),
         ]
         self.goto("TEST_LEGAL")
 
-    def return_value(self, node_value, may_be_root=True):
-        """The top node's value is known: hand it to the parent in this cycle (unmake the
-        parent's move, raise its best and alpha; a cutoff there goes on in RETURN), or, at
-        the root, finish the job."""
+    def move_to_make(self):
+        """The move ``NEXT_MOVE`` makes if it makes one, on the Board's ports in every cycle:
+        the promoting pawn's next piece, else the frame's victim taken by its aggressor, else
+        (the victims done) a castling. It is chosen from registers and the cut alone, never
+        from ``NEXT_MOVE``'s choice, so the make's per-square logic runs beside that choice
+        and only the Board's ``op`` waits on it. The move an UNMAKE takes back is as early:
+        the top's (``TEST_LEGAL``) or the parent's (a value returned)."""
+        m, board, top, parent = self.m, self.board, self.top, self.parent
+        aggressors, castling = self.aggressors, self.castling
+        promotion_piece = Array(Const(p.value, PieceType.as_shape()) for p in PROMOTION_ORDER)
+        castles = ~top.promoting & ~((top.stage == GenStage.VICTIMS) & top.victim_valid)
+        kingside = (top.stage == GenStage.VICTIMS) & castling.kingside_ok
+        castle_to = Mux(kingside, square(KINGSIDE_FILE, CASTLING_RANK),
+                        square(QUEENSIDE_FILE, CASTLING_RANK))
+        promo = Mux(top.promoting, promotion_piece[top.promo],
+                    Mux(~castles & aggressors.promotion, promotion_piece[0], PieceType.NONE))
+        moving = Mux(top.promoting | (~castles & aggressors.promotion), PieceType.PAWN,
+                     Mux(castles, PieceType.KING, aggressors.aggressor_type))
+        m.d.comb += [
+            board.move.from_sq.eq(Mux(top.promoting, top.move.from_sq,
+                                      Mux(castles, square(KING_FILE, CASTLING_RANK),
+                                          aggressors.aggressor))),
+            board.move.to_sq.eq(Mux(top.promoting, top.move.to_sq,
+                                    Mux(castles, castle_to, top.victim))),
+            board.move.promo.as_value().eq(promo),
+            board.moving.eq(moving),
+            board.castle.eq(castles),
+        ]
+        taking_back_top = self.fsm.now == AlphaBetaState.TEST_LEGAL
+        m.d.comb += [board.unmake_move.eq(Mux(taking_back_top, top.move, parent.move)),
+                     board.unmake_moving.eq(Mux(taking_back_top, top.moving, parent.moving)),
+                     board.restore.eq(Mux(taking_back_top, top.undo, parent.undo))]
+
+    def return_value(self, may_be_root=True):
+        """The top node's value is known (``value_returned``): hand it to the parent in this
+        cycle (unmake the parent's move, raise its best and alpha; a cutoff there goes on in
+        RETURN), or, at the root, finish the job."""
         m = self.m
         if may_be_root:
             with m.If(self.stack.at_root):
-                self.finish_root(node_value)
+                self.finish_root(self.returned.value)
             with m.Else():
-                self.to_parent(node_value)
+                self.to_parent()
         else:
-            self.to_parent(node_value)
+            self.to_parent()
+
+    def value_returned(self):
+        """The value the top node hands to its parent where the state returns one, and its
+        compares with the parent's window, built outside the states' choices from registers
+        alone: only the use of them waits on the choice, not their carry chains. The value is
+        the one an exhausted node has in ``NEXT_MOVE`` (mated, stalemate or its best), the
+        static score in ``EVAL_LEAF``, the cutoff's value in ``RETURN``."""
+        m, top, fsm = self.m, self.top, self.fsm.now
+        exhausted = Mux(~top.has_legal & ~top.captures_only,
+                        Mux(top.in_check, self.stack.ply - MATE, 0), top.best)
+        value = Signal(Score, name="returned_value")
+        with m.Switch(fsm):
+            with m.Case(AlphaBetaState.NEXT_MOVE):
+                m.d.comb += value.eq(exhausted)
+            with m.Case(AlphaBetaState.EVAL_LEAF):
+                m.d.comb += value.eq(self.static_score.now)
+            with m.Default():
+                m.d.comb += value.eq(self.value.now)
+        score = Signal(Score, name="returned_score")   # from the parent's view
+        m.d.comb += score.eq(-value)
+        parent = self.parent
+        return SimpleNamespace(value=value, score=score, compares=(
+            score > parent.best, score > parent.alpha, score >= parent.beta))
 
     def finish_root(self, root_value):
         """The root's value is known: the job's result."""
@@ -298,24 +351,18 @@ class _AlphaBetaFSM:
                               absolute_move(self.top.best_move, self.job.now.position.side))]
         self.finish(Status.DONE)
 
-    def to_parent(self, node_value):
+    def to_parent(self):
         m, stack, board, parent = self.m, self.stack, self.board, self.parent
         m.d.comb += [stack.op.eq(StackOp.POP), stack.next_top.eq(parent),
-                     board.op.eq(BoardOp.UNMAKE), board.move.eq(parent.move),
-                     board.restore.eq(parent.undo)]
-        self.take_value(parent, node_value)
+                     board.op.eq(BoardOp.UNMAKE)]
+        self.take_value(parent, self.returned.score, self.returned.compares)
 
-    def take_value(self, frame, node_value, compares=None):
-        """``frame`` (the node the value goes to, now in ``next_top``) takes its child's
-        ``node_value``: raise its best and alpha; a cutoff there goes on in RETURN.
-        ``compares``: the three tests of -node_value (above best, above alpha, at or above
-        beta) where the caller has them sooner than from ``node_value`` itself."""
+    def take_value(self, frame, score, compares):
+        """``frame`` (the node the value goes to, now in ``next_top``) takes its child's value,
+        ``score`` from its own view: raise its best and alpha; a cutoff there goes on in
+        RETURN. ``compares``: score above best, above alpha, at or above beta."""
         m, stack = self.m, self.stack
-        score = Signal(Score, name=f"{self.state.lower()}_score")
         cutoff = Signal(name=f"{self.state.lower()}_cutoff")
-        m.d.comb += score.eq(-node_value)
-        if compares is None:
-            compares = (score > frame.best, score > frame.alpha, score >= frame.beta)
         above_best, above_alpha, cuts = compares
         with m.If(self.searching & above_best):
             m.d.comb += [stack.next_top.best.eq(score),
@@ -356,8 +403,9 @@ class _AlphaBetaFSM:
         ]
 
         # --- defaults: the stack holds, next_top is the top, the board idles ---
-        m.d.comb += [stack.op.eq(StackOp.HOLD), stack.next_top.eq(top), stack.store.eq(top),
-                     board.move.eq(top.move), board.restore.eq(top.undo)]
+        m.d.comb += [stack.op.eq(StackOp.HOLD), stack.next_top.eq(top), stack.store.eq(top)]
+        self.move_to_make()
+        self.returned = self.value_returned()
         busy = self.result.now.status == Status.BUSY
         with m.If(busy):
             m.d.comb += self.cycles.next.eq(self.cycles.now + core.threads)
@@ -565,8 +613,6 @@ class _AlphaBetaFSM:
         victims, aggressors, castling = self.victims, self.aggressors, self.castling
         victim_bit = onehot(top.victim)
         full_width = ~top.captures_only
-        promotion_piece = Array(Const(p.value, PieceType.as_shape()) for p in PROMOTION_ORDER)
-        castle_from = square(KING_FILE, CASTLING_RANK)
         # Evaluate reads the make's ports in every NEXT_MOVE (its op waits on the state alone);
         # only the TEST_LEGAL after a make uses what it computes
         m.d.comb += self.evaluate.op.eq(EvalOp.MAKE)
@@ -580,14 +626,11 @@ class _AlphaBetaFSM:
 
         def exhausted():
             # no legal move in a full-width node: mated (in check) or stalemate
-            with m.If(~top.has_legal & full_width):
-                self.return_value(Mux(top.in_check, stack.ply - MATE, 0))
-            with m.Else():
-                self.return_value(top.best)
+            self.return_value()
 
-        def castle(to_sq, stage_after):
+        def castle(stage_after):
             m.d.comb += next_top.stage.eq(stage_after)
-            self.make(castle_from, to_sq, PieceType.NONE, PieceType.KING, castle=1)
+            self.make()
 
         with m.If(top.promoting):
             # the same pawn, the same victim, the next promotion piece
@@ -598,7 +641,7 @@ class _AlphaBetaFSM:
                 m.d.comb += next_top.mask.eq(top.mask | onehot(top.move.from_sq))
             with m.Elif(last):
                 victim_done()
-            self.make(top.move.from_sq, top.move.to_sq, promotion_piece[top.promo], PieceType.PAWN)
+            self.make()
         with m.Elif((top.stage == GenStage.VICTIMS) & top.victim_valid):
             aggressor = aggressors.aggressor
             with m.If(~aggressors.valid):
@@ -613,19 +656,19 @@ class _AlphaBetaFSM:
             with m.Elif(aggressors.promotion):
                 m.d.comb += [next_top.promoting.eq(1), next_top.promo.eq(1),
                              next_top.more.eq(aggressors.more)]
-                self.make(aggressor, top.victim, promotion_piece[0], PieceType.PAWN)
+                self.make()
             with m.Else():
                 with m.If(aggressors.more):
                     m.d.comb += next_top.mask.eq(top.mask | onehot(aggressor))
                 with m.Else():
                     victim_done()
-                self.make(aggressor, top.victim, PieceType.NONE, aggressors.aggressor_type)
+                self.make()
         # victims exhausted: kingside castling, then queenside, in this same cycle if allowed
         with m.Elif((top.stage == GenStage.VICTIMS) & full_width & castling.kingside_ok):
-            castle(castle_from + (KINGSIDE_FILE - KING_FILE), GenStage.CASTLE_QUEENSIDE)
+            castle(GenStage.CASTLE_QUEENSIDE)
         with m.Elif(((top.stage == GenStage.VICTIMS) | (top.stage == GenStage.CASTLE_QUEENSIDE))
                     & full_width & castling.queenside_ok):
-            castle(castle_from - (KING_FILE - QUEENSIDE_FILE), GenStage.DONE)
+            castle(GenStage.DONE)
         with m.Else():
             exhausted()
 
@@ -671,7 +714,7 @@ class _AlphaBetaFSM:
                 m.d.comb += [board.op.eq(BoardOp.UNMAKE), stack.op.eq(StackOp.WRITE),
                              stack.next_top.has_legal.eq(1)]
                 # -score > best, -score > alpha, -score >= beta
-                self.take_value(top, score, compares=(~at_least["best"], ~at_least["alpha"],
+                self.take_value(top, -score, compares=(~at_least["best"], ~at_least["alpha"],
                                                       ~at_least["beta"]))
             with m.Else():
                 m.d.comb += [
@@ -707,10 +750,10 @@ class _AlphaBetaFSM:
             self.goto("NEXT_MOVE")
 
     def _state_eval_leaf(self):
-        self.return_value(self.static_score.now, may_be_root=False)  # max_ply >= 1: not root
+        self.return_value(may_be_root=False)  # max_ply >= 1: not root
 
     def _state_return(self):
-        self.return_value(self.value.now)
+        self.return_value()
 
 
 def job_bad(job):

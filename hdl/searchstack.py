@@ -19,8 +19,8 @@ from amaranth.lib import data, enum, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from chessaccel.defs import (GenStage, MAX_DEPTH, MAX_PLY, Move, PROMOTION_ORDER, Score, Square,
-                             UndoRecord)
+from chessaccel.defs import (GenStage, MAX_DEPTH, MAX_PLY, Move, PieceType, PROMOTION_ORDER,
+                             Score, Square, UndoRecord)
 from chessaccel.evaltables import EvalSums
 
 from .interleave import Interleave
@@ -47,6 +47,7 @@ class Frame(data.Struct):
     promoting:     1   # the move's pawn still has promotions to try
     promo:         range(len(PROMOTION_ORDER))  # index of the next promotion piece
     move:          Move  # the move being searched from this node (made on the board)
+    moving:        PieceType  # the type of the piece it moved (its UNMAKE reads no square)
     undo:          UndoRecord
     sums:          EvalSums  # the node's evaluation sums (IncrementalEvaluate), its side's view
 

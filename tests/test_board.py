@@ -130,7 +130,9 @@ def board_operations(fen_list, moves_per_position=None, relative=False):
             expected.append([kept, *shown(board)])
             context.append((fen, f"MAKE {move_uci(move)}"))
             board.unmake(move, undo)
-            rows.append([BoardOp.UNMAKE.value, 0, bits, 0, 0, kept])
+            # (``moving`` again: the relative board's UNMAKE is told it, the absolute one
+            # ignores it)
+            rows.append([BoardOp.UNMAKE.value, 0, bits, moving, 0, kept])
             expected.append([None, *shown(board)])
             context.append((fen, f"UNMAKE {move_uci(move)}"))
     return rows, expected, context

@@ -24,10 +24,14 @@ async def replay_board_operations(dut):
     dut.op.value = 0
     await FallingEdge(dut.clk)
     observed = []
+    relative = hasattr(dut, "unmake_move")
     for op, load_position, move, moving, castle, restore in rows:
         dut.op.value = op
         dut.load_position.value = load_position
         dut.move.value = move
+        if relative:     # the relative board takes the move back from its own port
+            dut.unmake_move.value = move
+            dut.unmake_moving.value = moving
         dut.moving.value = moving
         dut.castle.value = castle
         dut.restore.value = restore
