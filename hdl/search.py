@@ -251,7 +251,7 @@ class _AlphaBetaFSM:
         victims = self.victims
         self.m.d.comb += [
             frame.in_check.eq(in_check),
-            frame.evasions.eq(self.evasions),
+            frame.evasions.eq(self.evasions | self.ep_evasion),
             frame.captures_only.eq(quiescent),
             frame.victim.eq(victims.victim),
             frame.victim_valid.eq(self.first_victim_valid(quiescent)),
@@ -384,6 +384,10 @@ class _AlphaBetaFSM:
         self.generate_stage()
         position = board.position   # the decide stage's view: normalised, white to move
         self.own = own_squares(m, position)
+        # a pawn giving check may be taken en passant: its square is not the move's to-square;
+        # added to the evasions in the decide stage, from the board it reads (the one the
+        # generate stage saw), off the TestCheck's path
+        self.ep_evasion = en_passant_square(m, position.ep, "evasion")
 
         # Evaluate follows the board's ops (the make's inputs are the Board's; SUM_ROOT reads the
         # root's squares one by one) and is given the sums of the node on top of the stack:
@@ -495,9 +499,7 @@ class _AlphaBetaFSM:
             kingside_ok=cut(self.castlestatus.kingside_ok, "kingside_ok"),
             queenside_ok=cut(self.castlestatus.queenside_ok, "queenside_ok"))
         self.in_check = cut(self.side_check.attacked, "in_check")
-        # a pawn giving check may be taken en passant: its square is not the move's to-square
-        self.evasions = cut(self.side_check.evasions
-                            | en_passant_square(m, position.ep, "evasion"), "evasions")
+        self.evasions = cut(self.side_check.evasions, "evasions")
         if self.evaluate.split:
             self.after, self.after_score, self.at_least = (
                 self.evaluate.after, self.evaluate.after_score, self.evaluate.at_least)
