@@ -30,8 +30,7 @@ from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, enum, wiring
 from amaranth.lib.wiring import In, Out
 
-from chessaccel.defs import (CastlingRights, Color, Move, Piece, PieceType, Position, Square,
-                             UndoRecord)
+from chessaccel.defs import Color, Move, Piece, PieceType, Position, Square, UndoRecord
 from chessaccel.geometry import CASTLE_CLEAR, EMPTY
 
 from .interleave import Interleave

@@ -71,7 +71,9 @@ class GenAggressor(wiring.Component):
         victim = Signal(Square)
         target = Signal(SQUARES)
         m.d.comb += [victim.eq(to_relative(self.victim, black)), target.eq(onehot(victim))]
-        radiated = SuperPiece(m, target, empty, "aggressor_super")
+        # the rays as a parallel prefix: three levels, not a chain of seven cells (GenAggressor
+        # ends the generate stage's longest path; the other arrays gain nothing from it)
+        radiated = SuperPiece(m, target, empty, "aggressor_super", prefix_rays=True)
 
         ep_square = en_passant_square(m, self.position.ep, "aggressor")
         victim_empty = Signal()

@@ -101,6 +101,37 @@ def ray_fill(sources, passable, direction):
     return Cat(at(s) for s in range(SQUARES))
 
 
+def ray_fill_prefix(sources, passable, direction):
+    """``ray_fill`` as a parallel prefix (Kogge-Stone): three levels of (reach, pass) pairs
+    combined over 1, 2 and 4 squares instead of a chain of seven cells."""
+    df, dr = direction
+
+    def back(s, n):
+        for _ in range(n):
+            if s is None:
+                return None
+            s = step(s, -df, -dr)
+        return s
+    # reach[s] over the k squares before s, and whether those k squares all pass
+    reach = {s: (sources[b] if (b := back(s, 1)) is not None else Const(0, 1))
+             for s in range(SQUARES)}
+    passes = {s: (passable[b] if (b := back(s, 1)) is not None else Const(0, 1))
+              for s in range(SQUARES)}
+    span = 1
+    while span < 8:
+        new_reach, new_pass = {}, {}
+        for s in range(SQUARES):
+            before = back(s, span)
+            if before is None:
+                new_reach[s], new_pass[s] = reach[s], Const(0, 1)
+            else:
+                new_reach[s] = reach[s] | (passes[s] & reach[before])
+                new_pass[s] = passes[s] & passes[before]
+        reach, passes = new_reach, new_pass
+        span *= 2
+    return Cat(reach[s] for s in range(SQUARES))
+
+
 def pattern_sources(vector, targets_of):
     """``out[s]`` = any bit of ``vector`` set on a square of ``targets_of[s]``.
 
@@ -213,8 +244,9 @@ class SuperPiece:
     receives the pattern of its own kind.
     """
 
-    def __init__(self, m, onehot, empty, prefix):
-        self.rays = rays = [ray_fill(onehot, empty, QUEEN_DIRS[d])
+    def __init__(self, m, onehot, empty, prefix, prefix_rays=False):
+        fill = ray_fill_prefix if prefix_rays else ray_fill
+        self.rays = rays = [fill(onehot, empty, QUEEN_DIRS[d])
                             for d in range(len(QUEEN_DIRS))]
         self.rook = Signal(SQUARES, name=f"{prefix}_rook")
         self.bishop = Signal(SQUARES, name=f"{prefix}_bishop")
