@@ -34,7 +34,6 @@ from chessaccel.defs import Color, Move, Piece, PieceType, Position, Square, Und
 from chessaccel.geometry import CASTLE_CLEAR, EMPTY
 
 from .interleave import Interleave
-from .squarearray import or_reduce
 
 __all__ = ["Board", "BoardOp", "KingSquares", "flip_squares", "flip_castling"]
 
@@ -309,15 +308,14 @@ class Board(wiring.Component):
         load = self.load_position
         load_black = load.side == Color.BLACK
         load_squares = [load.squares[s].as_value() for s in range(SQUARES)]
-        # each colour's king square, as the OR of the squares that hold its king: a balanced
-        # tree, where a scan of the 64 squares (the last king found wins) was a chain in front
-        # of the king registers. A position has one king a side (the search core refuses any
-        # other after its root pass, and nothing reads the king squares before that)
         load_kings = [Signal(Square, name=f"load_king_{c.name.lower()}") for c in Color]
-        for color, king_square in zip(Color, load_kings):
-            m.d.comb += king_square.eq(or_reduce([
-                Mux((load.squares[s].type == PieceType.KING)
-                    & (load.squares[s].color == color), s, 0) for s in range(SQUARES)]))
+        for s in range(SQUARES):
+            piece = load.squares[s]
+            with m.If(piece.type == PieceType.KING):
+                with m.If(piece.color == Color.BLACK):
+                    m.d.comb += load_kings[1].eq(s)
+                with m.Else():
+                    m.d.comb += load_kings[0].eq(s)
 
         with m.Switch(self.op):
             with m.Case(BoardOp.LOAD):
