@@ -35,7 +35,7 @@ from chessaccel.geometry import CASTLE_CLEAR, EMPTY
 
 from .interleave import Interleave
 
-__all__ = ["Board", "BoardOp", "KingSquares", "flip_squares", "flip_castling"]
+__all__ = ["Board", "BoardOp", "KingSquares", "flip_squares", "flip_castling", "king_squares_of"]
 
 SQUARES = 64
 #: XOR that mirrors a square's rank (white's frame <-> black's frame).
@@ -60,6 +60,21 @@ class BoardOp(enum.Enum, shape=2):
     LOAD   = 1  # take ``load_position`` whole
     MAKE   = 2  # play ``move``
     UNMAKE = 3  # take back ``move``, given the ``restore`` record its MAKE gave
+
+
+def king_squares_of(m, position, name):
+    """The square of each colour's king on ``position`` (absolute; a list indexed by Color): a
+    scan of the 64 squares in module ``m``, the last king found winning where there are several
+    (a position the search core then refuses)."""
+    kings = [Signal(Square, name=f"{name}_{c.name.lower()}") for c in Color]
+    for s in range(SQUARES):
+        piece = position.squares[s]
+        with m.If(piece.type == PieceType.KING):
+            with m.If(piece.color == Color.BLACK):
+                m.d.comb += kings[1].eq(s)
+            with m.Else():
+                m.d.comb += kings[0].eq(s)
+    return kings
 
 
 def _recolor(piece, flip):
@@ -108,18 +123,23 @@ class Board(wiring.Component):
     late ``op`` chooses between them. Otherwise UNMAKE takes back ``move`` and reads the piece
     from its to-square.
 
+    ``kings_given``: LOAD takes the king squares of ``load_position`` on ``load_kings``
+    (absolute, indexed by Color: ``king_squares_of``) instead of scanning the 64 squares for
+    them; the two-thread search core scans its job port a cycle before the load.
+
     ``threads=2`` (the search core interleaving two jobs, hdl/interleave.py; relative only): each
     register is a pair, the ports and the make read the second copy, and ``early_position`` and
     ``early_king_squares`` show the first (the move generator's view); with one thread they are
     ``position`` and ``king_squares``.
     """
 
-    def __init__(self, relative=False, threads=1):
+    def __init__(self, relative=False, threads=1, kings_given=False):
         if threads != 1 and not relative:
             raise ValueError("an interleaved Board (threads > 1) is the search core's: "
                              "relative=True")
         self.relative = relative
         self.threads = threads
+        self.kings_given = kings_given
         ports = {
             "op": In(BoardOp), "load_position": In(Position), "move": In(Move),
             "moving": In(PieceType), "castle": In(1), "restore": In(UndoRecord),
@@ -129,6 +149,8 @@ class Board(wiring.Component):
         }
         if relative:
             ports.update(unmake_move=In(Move), unmake_moving=In(PieceType))
+        if kings_given:
+            ports["load_kings"] = In(KingSquares)
         super().__init__(ports)
 
     def elaborate(self, platform):
@@ -308,14 +330,10 @@ class Board(wiring.Component):
         load = self.load_position
         load_black = load.side == Color.BLACK
         load_squares = [load.squares[s].as_value() for s in range(SQUARES)]
-        load_kings = [Signal(Square, name=f"load_king_{c.name.lower()}") for c in Color]
-        for s in range(SQUARES):
-            piece = load.squares[s]
-            with m.If(piece.type == PieceType.KING):
-                with m.If(piece.color == Color.BLACK):
-                    m.d.comb += load_kings[1].eq(s)
-                with m.Else():
-                    m.d.comb += load_kings[0].eq(s)
+        if self.kings_given:
+            load_kings = [self.load_kings[c.value] for c in Color]
+        else:
+            load_kings = king_squares_of(m, load, "load_king")
 
         with m.Switch(self.op):
             with m.Case(BoardOp.LOAD):

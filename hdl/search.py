@@ -35,7 +35,7 @@ from chessaccel.defs import (Color, CYCLE_BITS, GenStage, INF, MATE, MAX_DEPTH, 
                              SearchResult, Status)
 from chessaccel.geometry import square
 
-from .board import Board, BoardOp
+from .board import Board, BoardOp, KingSquares, king_squares_of
 from .castlestatus import CastleStatus
 from .evaluate import EvalOp, IncrementalEvaluate
 from .genaggressor import GenAggressor
@@ -195,7 +195,9 @@ class _AlphaBetaFSM:
         # the board shows the position seen from the side to move (white to move, own pieces
         # white): every block below reads it with a constant side, and the frame's squares
         # (victim, mask, move) are in the frame of its node's side to move
-        m.submodules.board = self.board = Board(relative=True, threads=core.threads)
+        # with two threads the job's king squares are found a cycle before its load
+        m.submodules.board = self.board = Board(relative=True, threads=core.threads,
+                                                kings_given=core.threads > 1)
         m.submodules.genvictim = self.genvictim = GenVictim()
         m.submodules.genaggressor = self.genaggressor = GenAggressor()
         m.submodules.castlestatus = self.castlestatus = CastleStatus()
@@ -532,6 +534,11 @@ class _AlphaBetaFSM:
         # until the thread takes it): the compares' carry chains are off the load's path
         self.job_bad = Signal(name="job_bad_turn")
         m.d.sync += self.job_bad.eq(job_bad(core.job))
+        # and its king squares (the scan of its 64 squares was the path in front of the
+        # board's king registers at the load)
+        self.job_kings = Signal(KingSquares, name="job_kings_turn")
+        found = king_squares_of(m, core.job.position, "job_king")
+        m.d.sync += [self.job_kings[c.value].eq(found[c.value]) for c in Color]
         self.start = Signal(name="start_turn")
         self.abort = Signal(name="abort_turn")
         for t, (_, start, abort, result, busy) in enumerate(ports):
@@ -558,6 +565,8 @@ class _AlphaBetaFSM:
             with m.Else():
                 m.d.comb += [self.job.next.eq(job), self.nodes.next.eq(0),
                              self.cycles.next.eq(0), self.result.next.status.eq(Status.BUSY)]
+                if self.core.threads > 1:
+                    m.d.comb += board.load_kings.eq(self.job_kings)
                 m.d.comb += [board.op.eq(BoardOp.LOAD), board.load_position.eq(job.position),
                              stack.op.eq(StackOp.CLEAR),
                              stack.next_top.as_value().eq(0),
