@@ -312,7 +312,7 @@ class Board(wiring.Component):
                              & ((back_to == back_from + CASTLE_STEP)
                                 | (back_from == back_to + CASTLE_STEP))),
         ]
-        rook_back = rook_on([parent[s] for s in range(SQUARES)], back_kingside, 1)
+        rook_back = rook_on(parent, back_kingside, 1)
         unmade = []
         for s in range(SQUARES):
             v = parent[s].as_value()

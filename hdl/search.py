@@ -635,10 +635,6 @@ class _AlphaBetaFSM:
                          next_top.victim.eq(victims.victim),
                          next_top.victim_valid.eq(victims.valid)]
 
-        def exhausted():
-            # no legal move in a full-width node: mated (in check) or stalemate
-            self.return_value()
-
         def castle(stage_after):
             m.d.comb += next_top.stage.eq(stage_after)
             self.make()
@@ -681,7 +677,9 @@ class _AlphaBetaFSM:
                     & full_width & castling.queenside_ok):
             castle(GenStage.DONE)
         with m.Else():
-            exhausted()
+            # the moves are exhausted: the node's value (mated, stalemate or its best:
+            # ``value_returned``) goes to the parent
+            self.return_value()
 
     def _state_test_legal(self):
         m, core, board, stack, top = self.m, self.core, self.board, self.stack, self.top

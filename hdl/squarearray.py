@@ -18,8 +18,9 @@ from chessaccel.geometry import KING_TARGETS, KNIGHT_TARGETS, QUEEN_DIRS, step
 
 __all__ = ["SQUARES", "MIRROR", "RANK_OF_EP", "ROOK_DIR_INDICES", "BISHOP_DIR_INDICES",
            "RelativeBoard", "to_relative", "to_absolute", "permute_mask", "ray_fill",
-           "pattern_sources", "pawn_capture_targets", "pawn_capturers", "lowest_set",
-           "or_reduce", "two_or_more", "PriorityPick", "en_passant_square", "own_squares", "SuperPiece", "onehot", "PIECE_TYPES"]
+           "ray_fill_prefix", "pattern_sources", "pawn_capture_targets", "pawn_capturers",
+           "lowest_set", "or_reduce", "two_or_more", "PriorityPick", "en_passant_square",
+           "own_squares", "SuperPiece", "onehot", "PIECE_TYPES"]
 
 SQUARES = 64
 #: XOR that flips a square's rank: absolute <-> relative square for black.
@@ -241,7 +242,8 @@ class SuperPiece:
     the squares its jumps and steps reach; ``pawn_capture`` the squares from which a pawn of the
     frame's colour would capture onto the radiating square.
     A piece on ``s`` of the frame's colour can move to (or attack) the radiating square when it
-    receives the pattern of its own kind.
+    receives the pattern of its own kind. ``prefix_rays`` builds the rays with
+    ``ray_fill_prefix`` (three levels) instead of ``ray_fill``'s chain; the squares are the same.
     """
 
     def __init__(self, m, onehot, empty, prefix, prefix_rays=False):
