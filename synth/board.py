@@ -47,7 +47,7 @@ from amaranth.hdl import ClockDomain, Elaboratable, Instance, Module, Signal
 from amaranth.lib import io
 
 from .flow import (ROUTERS, SynthOptions, ToolFailed, _critical_path, _source_state, _tool_path,
-                   toolchain_problem)
+                   design_digest, toolchain_problem)
 from .harness import ScanHarness
 from chessaccel.hdl.interleave import THREAD_COUNTS
 
@@ -492,7 +492,8 @@ def _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir, p
 
     with phases.timed("elaborate"):
         source = _source_state()
-        build_id = int(hashlib.sha256(f"{source['commit']}|{board}|{cores}|{threads}|"
+        source["design_digest"] = design_digest()
+        build_id = int(hashlib.sha256(f"{source['design_digest']}|{board}|{cores}|{threads}|"
                                       f"{achieved_mhz}".encode()).hexdigest()[:8], 16)
         top = _make_top(top_name, cores, round(achieved_mhz * 1e6), baud, build_id, threads)
         design = BoardBuild(top, spec, pll=pll)
@@ -606,6 +607,7 @@ def _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir, p
         "source": source,
         "seed": seed,
         "router": router,
+        "build_id": f"{build_id:08x}",
         **files,
         "seconds": dict(phases.seconds),
         "cycles_per_node": cycles_per_node(),

@@ -152,6 +152,27 @@ def _source_state():
             "uncommitted": sorted(line[3:] for line in status.splitlines() if line.strip())}
 
 
+#: The files whose contents make the hardware: the HDL, the shared shapes and tables it
+#: imports, and the board wrapper (clocking, pins).
+DESIGN_SOURCES = ("hdl/**/*.py", "chessaccel/*.py", "synth/board.py")
+
+
+def design_digest(root=Path(__file__).resolve().parent.parent):
+    """A SHA-256 of the design files' paths and contents (``DESIGN_SOURCES`` under ``root``).
+
+    Unlike the commit, it changes only when the hardware's source does: a commit of documents or
+    records leaves it (and so the board's build id, a constant in the netlist) as it was, so a
+    fresh clone synthesises the very netlist a record was made from.
+    """
+    digest = hashlib.sha256()
+    files = sorted({path for pattern in DESIGN_SOURCES for path in root.glob(pattern)
+                    if "__pycache__" not in path.parts})
+    for path in files:
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def _run(argv, log_path, label, progress):
     """Run a tool with its output in ``log_path``, printing a heartbeat while it works."""
     started = time.monotonic()

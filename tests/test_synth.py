@@ -26,6 +26,7 @@ from chessaccel.synth.board import (BOARDS, DoesNotFit, build_board, check_fit, 
 from chessaccel.synth.board import main as board_main
 from chessaccel.synth.records import RECORDS, board_record_path, block_record_path, write_record
 from chessaccel.synth.results import RESULTS, render
+from chessaccel.synth.flow import design_digest
 from chessaccel.synth.harness import FOLD
 from chessaccel.synth.registry import BlockSpec
 
@@ -392,6 +393,31 @@ def test_a_board_row_keeps_the_cycles_per_node_of_its_own_design(tmp_path):
     old, new = rows(tmp_path)
     assert (old["cycles_per_node"], old["projected"], old["at_clock"]) == (5.0, 8e6, 4e6)
     assert (new["cycles_per_node"], new["projected"]) == (4.0, 15e6), "no figure of its own: today's"
+
+
+def test_the_build_id_follows_the_design_files_not_the_commit(tmp_path):
+    """The board's build id (a constant in its netlist) comes from the design files' digest, so
+    a commit of documents or records synthesises the same netlist as the record it follows."""
+    for name, text in {"hdl/search.py": "core", "hdl/sub/cell.py": "cell",
+                       "chessaccel/defs.py": "shapes", "synth/board.py": "pins",
+                       "docs/synthesis.md": "notes", "synth/records/boards/b.json": "{}",
+                       "tests/test_x.py": "test"}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    digest = design_digest(tmp_path)
+    for outside in ("docs/synthesis.md", "synth/records/boards/b.json", "tests/test_x.py"):
+        (tmp_path / outside).write_text("changed")
+    (tmp_path / "hdl/__pycache__").mkdir()
+    (tmp_path / "hdl/__pycache__/search.cpython-311.pyc").write_bytes(b"\x00")
+    assert design_digest(tmp_path) == digest
+    for inside in ("hdl/search.py", "hdl/sub/cell.py", "chessaccel/defs.py", "synth/board.py"):
+        before = design_digest(tmp_path)
+        (tmp_path / inside).write_text("changed " + inside)
+        assert design_digest(tmp_path) != before, inside
+    (tmp_path / "hdl/sub/cell.py").rename(tmp_path / "hdl/sub/cell2.py")
+    renamed = design_digest(tmp_path)
+    (tmp_path / "hdl/sub/cell2.py").rename(tmp_path / "hdl/sub/cell.py")
+    assert design_digest(tmp_path) != renamed
 
 
 def test_results_table_is_generated_from_the_committed_records():
