@@ -153,8 +153,9 @@ def _source_state():
 
 
 #: The files whose contents make the hardware: the HDL, the shared shapes and tables it
-#: imports, and the board wrapper (clocking, pins).
-DESIGN_SOURCES = ("hdl/**/*.py", "chessaccel/*.py", "synth/board.py")
+#: imports, and the board-level design (PLL, pins; a block's scan harness). Not the flow: how the
+#: tools are run does not change the netlist.
+DESIGN_SOURCES = ("hdl/**/*.py", "chessaccel/*.py", "synth/boardbuild.py", "synth/harness.py")
 
 
 def design_digest(root=Path(__file__).resolve().parent.parent):

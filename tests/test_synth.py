@@ -397,20 +397,24 @@ def test_a_board_row_keeps_the_cycles_per_node_of_its_own_design(tmp_path):
 
 def test_the_build_id_follows_the_design_files_not_the_commit(tmp_path):
     """The board's build id (a constant in its netlist) comes from the design files' digest, so
-    a commit of documents or records synthesises the same netlist as the record it follows."""
+    a commit of documents, records or the flow (synth/board.py: how the tools run) synthesises
+    the same netlist as the record it follows."""
     for name, text in {"hdl/search.py": "core", "hdl/sub/cell.py": "cell",
-                       "chessaccel/defs.py": "shapes", "synth/board.py": "pins",
+                       "chessaccel/defs.py": "shapes", "synth/boardbuild.py": "pins",
+                       "synth/harness.py": "scan", "synth/board.py": "flow",
                        "docs/synthesis.md": "notes", "synth/records/boards/b.json": "{}",
                        "tests/test_x.py": "test"}.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
     digest = design_digest(tmp_path)
-    for outside in ("docs/synthesis.md", "synth/records/boards/b.json", "tests/test_x.py"):
+    for outside in ("docs/synthesis.md", "synth/records/boards/b.json", "tests/test_x.py",
+                    "synth/board.py"):
         (tmp_path / outside).write_text("changed")
     (tmp_path / "hdl/__pycache__").mkdir()
     (tmp_path / "hdl/__pycache__/search.cpython-311.pyc").write_bytes(b"\x00")
     assert design_digest(tmp_path) == digest
-    for inside in ("hdl/search.py", "hdl/sub/cell.py", "chessaccel/defs.py", "synth/board.py"):
+    for inside in ("hdl/search.py", "hdl/sub/cell.py", "chessaccel/defs.py", "synth/boardbuild.py",
+                   "synth/harness.py"):
         before = design_digest(tmp_path)
         (tmp_path / inside).write_text("changed " + inside)
         assert design_digest(tmp_path) != before, inside
