@@ -251,13 +251,24 @@ class _AlphaBetaFSM:
         and its first victim, found by GenVictim on the board (``generate_stage`` pointed it at
         the node as a node just entered)."""
         victims = self.victims
+        evasions = Signal(SQUARES, name="entry_evasions")
         self.m.d.comb += [
+            evasions.eq(self.evasions | self.ep_evasion),
             frame.in_check.eq(in_check),
-            frame.evasions.eq(self.evasions | self.ep_evasion),
+            frame.evasions.eq(evasions),
             frame.captures_only.eq(quiescent),
             frame.victim.eq(victims.victim),
             frame.victim_valid.eq(self.first_victim_valid(quiescent)),
+            frame.king_only.eq(self.king_only(in_check, evasions, victims.victim)),
         ]
+
+    @staticmethod
+    def king_only(in_check, evasions, victim):
+        """Whether only the king may take ``victim``: the node is in check and the victim is off
+        its evasions. Kept in the frame beside the victim (set wherever the victim is), so that
+        GenAggressor reads a register bit, not a 64:1 multiplexer of the evasions behind the
+        victim square (that multiplexer led the generate stage of a three-core board)."""
+        return in_check & ~evasions.bit_select(victim, 1)
 
     def first_victim_valid(self, quiescent):
         """Whether a node just entered has a first victim: GenVictim ran full width, and in
@@ -476,8 +487,7 @@ class _AlphaBetaFSM:
         off_evasions = Signal(SQUARES, name="off_evasions")
         m.d.comb += [
             off_evasions.eq(Mux(top.in_check, ~(top.evasions | self.side_check.neighbours), 0)),
-            self.genaggressor.king_only.eq(
-                top.in_check & ~top.evasions.bit_select(top.victim, 1)),
+            self.genaggressor.king_only.eq(top.king_only),
             self.genaggressor.mask.eq(top.mask),
             # the king never steps onto a square the enemy attacks: skipped unmade
             self.genaggressor.safe_king.eq(1),
@@ -633,7 +643,9 @@ class _AlphaBetaFSM:
             # next victim (GenVictim ran on the mask with this victim disabled)
             m.d.comb += [next_top.mask.eq((top.mask | victim_bit) & ~self.own),
                          next_top.victim.eq(victims.victim),
-                         next_top.victim_valid.eq(victims.valid)]
+                         next_top.victim_valid.eq(victims.valid),
+                         next_top.king_only.eq(
+                             self.king_only(top.in_check, top.evasions, victims.victim))]
 
         def castle(stage_after):
             m.d.comb += next_top.stage.eq(stage_after)

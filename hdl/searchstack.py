@@ -42,6 +42,7 @@ class Frame(data.Struct):
     evasions:      64  # in check: the squares a move of another piece than the king may reach
     victim:        Square  # the victim whose aggressors are being walked (found in advance)
     victim_valid:  1   # ``victim`` is one (else the victims are exhausted: castling next)
+    king_only:     1   # in check, and ``victim`` off the evasions: only the king may take it
     more:          1   # another aggressor follows the promoting pawn (``GenAggressor.more``)
     stage:         GenStage
     promoting:     1   # the move's pawn still has promotions to try
