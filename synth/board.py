@@ -40,9 +40,9 @@ import time
 import zlib
 from pathlib import Path
 
+from .boardbuild import BOARDS, BoardBuild, BoardSpec
 from .flow import (ROUTERS, SynthOptions, ToolFailed, _critical_path, _source_state, _tool_path,
                    design_digest, toolchain_problem)
-from .boardbuild import BOARDS, BoardBuild, BoardSpec
 from .harness import ScanHarness
 from chessaccel.hdl.interleave import THREAD_COUNTS
 
