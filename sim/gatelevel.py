@@ -46,14 +46,16 @@ from chessaccel.sim.buildtools import (VERILATOR_FLAGS, VERILATOR_MAKEFLAGS, loc
                                         make_arguments, verilator_missing, verilator_version)
 from chessaccel.sim.rtl_search import (RtlError, RtlJob, TOP_NAME, VERILATOR_BUILD, _design_files,
                                        harness_input, parse_results, run_jobs)
+from chessaccel.synth.flow import HIDE_ELEMENT_NAMES
 
 __all__ = ["gate_netlist", "build_gatelevel", "run_gate_jobs", "default_jobs", "compare", "main",
            "MULT18X18D_MODEL", "DP16KD_MODEL", "YOSYS_SCRIPT"]
 
 _HARNESS = Path(__file__).resolve().parent / "verilator" / "searchcore.cpp"
-#: Yosys: the same ``synth_ecp5`` as the bitstream flow, then the mapped netlist as Verilog.
+#: Yosys: the same ``synth_ecp5`` as the bitstream flow (element names hidden first), then the mapped netlist as Verilog.
 YOSYS_SCRIPT = ("read_rtlil design.il\n"
-                f"synth_ecp5 -top {TOP_NAME}\n"
+                + HIDE_ELEMENT_NAMES
+                + f"synth_ecp5 -top {TOP_NAME}\n"
                 "tee -q -o stat.json stat -json\n"
                 "write_verilog -noattr netlist.v\n")
 #: Seconds between heartbeat lines while Yosys or Verilator work.

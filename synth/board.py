@@ -41,8 +41,8 @@ import zlib
 from pathlib import Path
 
 from .boardbuild import BOARDS, BoardBuild, BoardSpec
-from .flow import (ROUTERS, SynthOptions, ToolFailed, _critical_path, _source_state, _tool_path,
-                   design_digest, toolchain_problem)
+from .flow import (HIDE_ELEMENT_NAMES, ROUTERS, SynthOptions, ToolFailed, _critical_path,
+                   _source_state, _tool_path, design_digest, toolchain_problem)
 from .harness import ScanHarness
 from chessaccel.hdl.interleave import THREAD_COUNTS
 
@@ -381,7 +381,8 @@ def _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir, p
         # -purge drops the names of internal nets: Amaranth names an array view's element
         # "payload[32]", which nextpnr's JSON reader confuses with bit 32 of "payload" when
         # only one bit of the element survives ("multiply driven" and no bitstream).
-        overrides = {"script_after_synth": "opt_clean -purge\ntee -q -o stat.json stat -json"}
+        overrides = {"script_after_read": HIDE_ELEMENT_NAMES.strip(),
+                     "script_after_synth": "opt_clean -purge\ntee -q -o stat.json stat -json"}
         if spec.ecppack_opts:
             overrides["ecppack_opts"] = " ".join(spec.ecppack_opts)
         plan = platform.prepare(design, name=DESIGN_NAME, **overrides)

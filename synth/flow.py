@@ -54,9 +54,17 @@ HEARTBEAT_S = 30
 #: Lines of a failing tool's log quoted in the error.
 LOG_TAIL_LINES = 15
 
+#: Run before ``synth_ecp5`` wherever a design is mapped (blocks, boards, the gate-level check).
+#: Amaranth names each element of an array-shaped signal as a wire of its own ("kings[1]", six
+#: bits of the twelve-bit "kings"); Yosys' abc9 LUT mapping takes such a name for bit 1 of
+#: "kings", and on some designs ties two flip-flops to one net (nextpnr: "multiply driven", no
+#: bitstream; docs/synthesis.md, "Tool problems seen"). Hiding those names, ports excepted,
+#: leaves the logic as it is.
+HIDE_ELEMENT_NAMES = "rename -hide w:*] x:* %d\n"
 #: The Yosys script: Yosys' default ECP5 synthesis (abc9 mapping), then the cell counts.
 YOSYS_SCRIPT = ("read_rtlil design.il\n"
-                "synth_ecp5 -top top -json netlist.json\n"
+                + HIDE_ELEMENT_NAMES
+                + "synth_ecp5 -top top -json netlist.json\n"
                 "tee -q -o stat.json stat -json\n")
 #: Yosys cell types counted in a record, by the key they get there.
 YOSYS_CELLS = {

@@ -8,10 +8,13 @@ accelerator's blocks is ``long``.
 
 import json
 import random
+import subprocess
 from pathlib import Path
 
 import pytest
-from amaranth.hdl import Fragment, Value
+from amaranth.back import rtlil
+from amaranth.hdl import Fragment, Module, Signal, Value
+from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
@@ -26,7 +29,8 @@ from chessaccel.synth.board import (BOARDS, DoesNotFit, build_board, check_fit, 
 from chessaccel.synth.board import main as board_main
 from chessaccel.synth.records import RECORDS, board_record_path, block_record_path, write_record
 from chessaccel.synth.results import RESULTS, render
-from chessaccel.synth.flow import design_digest
+from chessaccel.synth.flow import HIDE_ELEMENT_NAMES, YOSYS_SCRIPT, _tools, design_digest
+from chessaccel.sim.gatelevel import YOSYS_SCRIPT as GATE_LEVEL_SCRIPT
 from chessaccel.synth.harness import FOLD
 from chessaccel.synth.registry import BlockSpec
 
@@ -395,6 +399,41 @@ def test_a_board_row_keeps_the_cycles_per_node_of_its_own_design(tmp_path):
     assert (new["cycles_per_node"], new["projected"]) == (4.0, 15e6), "no figure of its own: today's"
 
 
+class _KingPair(wiring.Component):
+    """Two six-bit squares in one array-shaped register, as the two-thread Board keeps them."""
+    load: In(data.ArrayLayout(6, 2))
+    kings: Out(data.ArrayLayout(6, 2))
+
+    def elaborate(self, platform):
+        m = Module()
+        held = Signal(data.ArrayLayout(6, 2), name="held")
+        m.d.sync += held.eq(self.load)
+        m.d.comb += self.kings.eq(held)
+        return m
+
+
+def _public_wires(tmp_path, commands):
+    (tmp_path / "design.il").write_text(rtlil.convert(_KingPair(), name="top"))
+    subprocess.run([_tools()["yosys"], "-q", "-p",
+                    f"read_rtlil design.il; {commands}; tee -q -o wires.txt select -list w:*"],
+                   cwd=tmp_path, check=True, capture_output=True)
+    return {line.split("/", 1)[1] for line in (tmp_path / "wires.txt").read_text().split()}
+
+
+@needs_toolchain
+@pytest.mark.synth
+def test_array_element_names_are_hidden_before_the_lut_mapping(tmp_path):
+    """Amaranth names an array element "held[1]"; abc9 takes it for bit 1 of "held" (two
+    flip-flops on one net, docs/synthesis.md). Every flow hides those names, not the ports'."""
+    before = _public_wires(tmp_path, "select -none")
+    assert {"held[0]", "held[1]", "kings[1]"} <= before
+    after = _public_wires(tmp_path, HIDE_ELEMENT_NAMES.strip())
+    assert not {name for name in after if name.endswith("]")}
+    assert {"held", "load", "kings", "clk", "rst"} <= after
+    for script in (YOSYS_SCRIPT, GATE_LEVEL_SCRIPT):
+        assert script.index(HIDE_ELEMENT_NAMES) < script.index("synth_ecp5")
+
+
 def test_the_build_id_follows_the_design_files_not_the_commit(tmp_path):
     """The board's build id (a constant in its netlist) comes from the design files' digest, so
     a commit of documents, records or the flow (synth/board.py: how the tools run) synthesises
@@ -448,6 +487,8 @@ def test_link_board_bitstream_meets_timing_through_the_board_flow(tmp_path):
     assert "yosys synth_ecp5" in phases and "nextpnr-ecp5 place and route" in phases
     saved = json.loads(board_record_path("ulx3s-85f", 0, tmp_path).read_text())
     assert saved["fmax_mhz"] == record["fmax_mhz"]
+    script = next((tmp_path / "build").rglob("chessaccel.ys")).read_text()
+    assert script.index(HIDE_ELEMENT_NAMES) < script.index("synth_ecp5")
     table = render(tmp_path)
     assert "| ulx3s-85f | LFE5U-85F-6 | 0 |" in table or "| ulx3s-85f | LFE5U-85F | 0 |" in table
 
