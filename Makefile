@@ -82,11 +82,12 @@ synth-movegen: setup
 CORES ?= 3
 THREADS ?= 1
 SEED ?= 2
+PLACER ?= heap
 SYNTH_BOARDS ?= ulx3s-85f orangecrab-85f
 synth: setup synth/records/blocks/searchcore.json
 	for board in $(SYNTH_BOARDS); do \
 	  $(VENV)/bin/chessaccel synth --board $$board --cores $(CORES) --threads $(THREADS) \
-	    --seed $(SEED) || exit 1; \
+	    --seed $(SEED) --placer $(PLACER) || exit 1; \
 	done
 	$(VENV)/bin/chessaccel synth --board icebreaker --cores 0
 	$(PY) -m chessaccel.synth.results --plot out/synth/results.png

@@ -41,7 +41,7 @@ import zlib
 from pathlib import Path
 
 from .boardbuild import BOARDS, BoardBuild, BoardSpec
-from .flow import (HIDE_ELEMENT_NAMES, ROUTERS, SynthOptions, ToolFailed, _critical_path,
+from .flow import (HIDE_ELEMENT_NAMES, PLACERS, ROUTERS, SynthOptions, ToolFailed, _critical_path,
                    _source_state, _tool_path, design_digest, toolchain_problem)
 from .harness import ScanHarness
 from chessaccel.hdl.interleave import THREAD_COUNTS
@@ -63,6 +63,7 @@ DEFAULT_MARGIN = 0.10
 #: nextpnr's router for boards, as for blocks (flow.SynthOptions): router1 had not routed a
 #: three-core ULX3S-85F (210 k arcs, 81 % of the device) after 45 minutes.
 DEFAULT_ROUTER = SynthOptions.router
+DEFAULT_PLACER = SynthOptions.placer
 #: A link-only board gains nothing from a clock above its oscillator; a board with cores is
 #: never clocked above this (the PLL and the UART divisor stay in comfortable ranges).
 MAX_CLOCK_MHZ = 200.0
@@ -297,7 +298,8 @@ def _clock_name(net):
 
 def build_board(board, top_name="boardtop", *, cores=1, clock_mhz=None, margin=DEFAULT_MARGIN,
                 baud=DEFAULT_BAUD, seed=1, out_dir=DEFAULT_BOARD_OUT, records=RECORDS,
-                progress=print, retry=True, router=DEFAULT_ROUTER, threads=1):
+                progress=print, retry=True, router=DEFAULT_ROUTER, threads=1,
+                placer=DEFAULT_PLACER):
     """Build the bitstream of ``board``; write and return its record.
 
     Raises ``DoesNotFit`` for a design that cannot fit (or no clock to choose), ``ToolFailed``
@@ -322,7 +324,7 @@ def build_board(board, top_name="boardtop", *, cores=1, clock_mhz=None, margin=D
     while True:
         try:
             record = _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir,
-                                 progress, router, threads)
+                                 progress, router, threads, placer)
         except TimingNotMet as missed:
             attempts.append({"clock_mhz": clock_mhz, "fmax_mhz": missed.fmax_mhz,
                              "timing_met": False})
@@ -350,7 +352,7 @@ def build_board(board, top_name="boardtop", *, cores=1, clock_mhz=None, margin=D
 
 
 def _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir, progress,
-                router=DEFAULT_ROUTER, threads=1):
+                router=DEFAULT_ROUTER, threads=1, placer=DEFAULT_PLACER):
     board = spec.name
     label = (f"{board} {cores} core(s)" + ("" if threads == 1 else f" of {threads} threads")
              if top_name == "boardtop" else f"{board} {top_name}")
@@ -423,7 +425,8 @@ def _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir, p
                 + (platform._nextpnr_package_options.get(platform.device) or ""),
                 "--json", f"{DESIGN_NAME}.json", "--pcf", f"{DESIGN_NAME}.pcf",
                 "--asc", f"{DESIGN_NAME}.asc"]
-    argv += ["--seed", str(seed), "--router", router, "--report", "report.json", "--quiet"]
+    argv += ["--seed", str(seed), "--placer", placer, "--router", router,
+             "--report", "report.json", "--quiet"]
     (build_dir / "report.json").unlink(missing_ok=True)
     status, text, _ = phases.run(f"nextpnr-{spec.family} place and route "
                                  f"({cells['lut4']:,} LUT4) at {achieved_mhz:g} MHz",
@@ -489,6 +492,7 @@ def _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir, p
         "source": source,
         "seed": seed,
         "router": router,
+        "placer": placer,
         "build_id": f"{build_id:08x}",
         **files,
         "seconds": dict(phases.seconds),
@@ -541,6 +545,8 @@ def add_board_arguments(parser, board_positional=True):
     parser.add_argument("--seed", type=int, default=1, help="nextpnr placement seed")
     parser.add_argument("--router", default=DEFAULT_ROUTER, choices=ROUTERS,
                         help="nextpnr router (default %(default)s)")
+    parser.add_argument("--placer", default=DEFAULT_PLACER, choices=PLACERS,
+                        help="nextpnr placer (default %(default)s)")
     parser.add_argument("--out", default=str(DEFAULT_BOARD_OUT), metavar="DIR",
                         help="build folder (git-ignored; default %(default)s)")
     parser.add_argument("--records", default=str(RECORDS), metavar="DIR",
@@ -574,7 +580,7 @@ def run_board_command(args, prog="chessaccel synth"):
     try:
         record = build_board(args.board, args.top, cores=args.cores, clock_mhz=args.clock,
                              margin=args.margin, baud=args.baud, seed=args.seed,
-                             router=args.router, threads=args.threads,
+                             router=args.router, threads=args.threads, placer=args.placer,
                              out_dir=args.out, records=Path(args.records))
     except DoesNotFit as error:
         return usage(str(error))

@@ -45,6 +45,10 @@ SPEED_GRADES = (6, 7, 8)
 #: nextpnr's routers. router2 is the default: on the search core (~28 k LUT4) router1 had not
 #: converged after 20 minutes.
 ROUTERS = ("router1", "router2")
+#: nextpnr's placers: "heap" (analytic, nextpnr's default) and "static" (electrostatic). On the
+#: ULX3S-85F's three two-thread cores, static placed with about 17 % less wire than heap and
+#: router2 finished in 54 iterations where heap's placements stalled (docs/synthesis.md).
+PLACERS = ("heap", "static")
 #: Where records and intermediate files go unless told otherwise (git-ignored).
 DEFAULT_OUT = Path("out/synth")
 #: The clock port Amaranth gives the ``sync`` domain of a top-level design.
@@ -94,6 +98,7 @@ class SynthOptions:
     freq_mhz: float = 75.0
     seed: int = 1
     router: str = "router2"
+    placer: str = "heap"
     baseline: bool = True
 
     def check(self):
@@ -103,6 +108,8 @@ class SynthOptions:
             raise ValueError(f"speed grade must be one of {SPEED_GRADES}, got {self.speed}")
         if self.router not in ROUTERS:
             raise ValueError(f"router must be one of {', '.join(ROUTERS)}, got '{self.router}'")
+        if self.placer not in PLACERS:
+            raise ValueError(f"placer must be one of {', '.join(PLACERS)}, got '{self.placer}'")
         if not (self.freq_mhz > 0 and math.isfinite(self.freq_mhz)):
             raise ValueError(f"target frequency must be a positive number of MHz, "
                              f"got {self.freq_mhz}")
@@ -290,7 +297,7 @@ def synthesise_component(component, work_dir, options=SynthOptions(), progress=p
         [tools["nextpnr"], DEVICES[options.device], "--package", options.package,
          "--speed", str(options.speed), "--json", "netlist.json", "--lpf", "clock.lpf",
          "--lpf-allow-unconstrained", "--freq", f"{options.freq_mhz}", "--timing-allow-fail",
-         "--seed", str(options.seed), "--router", options.router,
+         "--seed", str(options.seed), "--placer", options.placer, "--router", options.router,
          "--report", "report.json", "--log", "nextpnr.log",
          "--quiet"],
         work_dir / "nextpnr.out", f"[{label}] nextpnr", progress), 1)

@@ -156,6 +156,7 @@ def test_missing_block_is_reported_by_name():
 def test_cli_rejects_bad_arguments_with_one_line(capsys):
     for argv, problem in ((["no-such-block"], "unknown block 'no-such-block'"),
                           (["bench-priority16", "--freq", "-1"], "positive number of MHz"),
+                          (["bench-priority16", "--placer", "sa"], "invalid choice: 'sa'"),
                           ([], "name at least one BLOCK")):
         with pytest.raises(SystemExit) as exit_info:
             main(argv)
@@ -293,6 +294,16 @@ def test_boards_route_with_router2_unless_told(capsys):
     assert DEFAULT_ROUTER == SynthOptions.router == "router2"
     assert board_main(["ulx3s-85f", "--router", "router3"]) == EXIT_USAGE
     assert "invalid choice: 'router3'" in capsys.readouterr().err
+
+
+def test_boards_place_with_heap_unless_told(capsys):
+    from chessaccel.synth.board import DEFAULT_PLACER, PLACERS
+    assert DEFAULT_PLACER == SynthOptions.placer == "heap" and "static" in PLACERS
+    with pytest.raises(ValueError, match="placer must be one of heap, static"):
+        SynthOptions(placer="sa").check()
+    assert board_main(["ulx3s-85f", "--placer", "annealing"]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "invalid choice: 'annealing'" in err and len(err.strip().splitlines()) == 1
 
 
 def _core_record(records, comb_lut4, carry, fmax_mhz, block="searchcore"):
@@ -487,6 +498,7 @@ def test_link_board_bitstream_meets_timing_through_the_board_flow(tmp_path):
     assert "yosys synth_ecp5" in phases and "nextpnr-ecp5 place and route" in phases
     saved = json.loads(board_record_path("ulx3s-85f", 0, tmp_path).read_text())
     assert saved["fmax_mhz"] == record["fmax_mhz"]
+    assert (saved["placer"], saved["router"]) == ("heap", "router2")
     script = next((tmp_path / "build").rglob("chessaccel.ys")).read_text()
     assert script.index(HIDE_ELEMENT_NAMES) < script.index("synth_ecp5")
     table = render(tmp_path)
