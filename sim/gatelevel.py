@@ -52,7 +52,8 @@ __all__ = ["gate_netlist", "build_gatelevel", "run_gate_jobs", "default_jobs", "
            "MULT18X18D_MODEL", "DP16KD_MODEL", "YOSYS_SCRIPT"]
 
 _HARNESS = Path(__file__).resolve().parent / "verilator" / "searchcore.cpp"
-#: Yosys: the same ``synth_ecp5`` as the bitstream flow (element names hidden first), then the mapped netlist as Verilog.
+#: Yosys: the same ``synth_ecp5`` as the bitstream flow (element names hidden first), then the
+#: mapped netlist as Verilog.
 YOSYS_SCRIPT = ("read_rtlil design.il\n"
                 + HIDE_ELEMENT_NAMES
                 + f"synth_ecp5 -top {TOP_NAME}\n"
