@@ -74,15 +74,15 @@ synth-movegen: setup
 # Bitstreams (never programmed) for the boards, CORES SearchCores each, plus the iCEBreaker link
 # build, then synth/RESULTS.md from the records. The clocks come from the committed records of
 # earlier place-and-route runs (synth/records); long: tens of minutes per 85F board.
-# Three cores route on both 85F boards with nextpnr's placement seed 2 (seed 1 did not route the
-# ULX3S's; docs/synthesis.md). THREADS=2 builds cores that interleave two jobs (hdl/interleave.py:
-# 33 MHz alone against 22, about 17 k LUT4 for both); three of them routed on the OrangeCrab-85F
-# (Fmax 43.24 MHz) but not on the ULX3S-85F in the time tried (docs/synthesis.md), so the default
-# stays the one-thread core, which routes on both.
+# The default builds three cores of two threads (hdl/interleave.py: one step of one of two jobs a
+# clock, 38 MHz alone against 22 for the one-thread core) placed by nextpnr's electrostatic
+# placer with seed 2: from the committed records both 85F boards met their clocks so (ULX3S-85F
+# 31.25 MHz, Fmax 34.01; OrangeCrab-85F 36.92 MHz, Fmax 45.85; docs/synthesis.md). heap's
+# placements of these cores mostly stalled on the ULX3S. THREADS=1 builds the one-thread core.
 CORES ?= 3
-THREADS ?= 1
+THREADS ?= 2
 SEED ?= 2
-PLACER ?= heap
+PLACER ?= static
 SYNTH_BOARDS ?= ulx3s-85f orangecrab-85f
 synth: setup synth/records/blocks/searchcore.json
 	for board in $(SYNTH_BOARDS); do \
