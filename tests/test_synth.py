@@ -434,8 +434,9 @@ def _public_wires(tmp_path, commands):
 @needs_toolchain
 @pytest.mark.synth
 def test_array_element_names_are_hidden_before_the_lut_mapping(tmp_path):
-    """Amaranth names an array element "held[1]"; abc9 takes it for bit 1 of "held" (two
-    flip-flops on one net, docs/synthesis.md). Every flow hides those names, not the ports'."""
+    """Amaranth names an array element "held[1]", which also reads as bit 1 of "held"; with
+    such names kept, Yosys' LUT mapping tied two flip-flops to one net on some designs
+    (docs/synthesis.md). Every flow hides those names, not the ports'."""
     before = _public_wires(tmp_path, "select -none")
     assert {"held[0]", "held[1]", "kings[1]"} <= before
     after = _public_wires(tmp_path, HIDE_ELEMENT_NAMES.strip())
