@@ -9,7 +9,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 JOBS ?= 2
 DEMO_FEN ?= r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4
 
-PATHS ?= sim/model host chessaccel
+PATHS ?= src/chessaccel/model src/chessaccel/host src/chessaccel/contract
 
 .PHONY: all setup system-packages demo test test-long mutation bench bench-rtl bench-backends synth-movegen synth \
 	board-speed clean synth-blocks synth-records synth-results gate-check engine-figures
@@ -84,7 +84,7 @@ THREADS ?= 2
 SEED ?= 2
 PLACER ?= static
 SYNTH_BOARDS ?= ulx3s-85f orangecrab-85f
-synth: setup synth/records/blocks/searchcore.json
+synth: setup src/chessaccel/synth/records/blocks/searchcore.json
 	for board in $(SYNTH_BOARDS); do \
 	  $(VENV)/bin/chessaccel synth --board $$board --cores $(CORES) --threads $(THREADS) \
 	    --seed $(SEED) --placer $(PLACER) || exit 1; \
@@ -96,12 +96,12 @@ synth: setup synth/records/blocks/searchcore.json
 # of place and route) and the RTL's cycles per node on the bench set. The file rule makes them
 # only where the committed record is missing; `make synth-records` refreshes them.
 SYNTH_RECORDS = $(PY) -m chessaccel.synth searchcore searchcore2 boardtop-nocore --records && \
-	$(VENV)/bin/chessaccel bench --backend rtl --json --out synth/records/bench-rtl.json \
+	$(VENV)/bin/chessaccel bench --backend rtl --json --out src/chessaccel/synth/records/bench-rtl.json \
 	  --plot out/bench-rtl.png && $(PY) -m chessaccel.synth.results
 synth-records: setup
 	$(SYNTH_RECORDS)
 
-synth/records/blocks/searchcore.json: | setup
+src/chessaccel/synth/records/blocks/searchcore.json: | setup
 	$(SYNTH_RECORDS)
 
 synth-results: setup
@@ -113,11 +113,11 @@ synth-blocks: setup
 
 # The synthesised SearchCore netlist (ECP5 cells) under Verilator against the model and the RTL.
 gate-check: setup
-	$(PY) -m chessaccel.sim.gatelevel
-	$(PY) -m chessaccel.sim.gatelevel --threads 2
+	$(PY) -m chessaccel.synth.gatelevel
+	$(PY) -m chessaccel.synth.gatelevel --threads 2
 
 board-speed: setup
-	$(PY) -m chessaccel.sim.boardspeed
+	$(PY) -m chessaccel.lab.boardspeed
 
 # The host engine's figures (docs/engine.md): hours on the model; each step writes under out/
 # as it goes and resumes where an interrupted run stopped.

@@ -1,7 +1,7 @@
 """An independent reference for the static evaluation, written from docs/semantics.md, section 6.
 
 It shares no code with the project's tables or model: the material values and the piece-square
-formulas are copied by hand from the document's tables (not from ``chessaccel.evaltables``), the
+formulas are copied by hand from the document's tables (not from ``chessaccel.contract.evaltables``), the
 squares and pieces come from python-chess, and the centre distance is computed its own way (the
 distance of the file from the d/e files and of the rank from the 4th/5th ranks). Each score
 comes with its derivation, piece by piece, so a reader can check it with pencil and paper.
@@ -229,7 +229,7 @@ def _write():
     doc = {
         "about": ("Static evaluations worked out from docs/semantics.md section 6 by tests/evalref.py, "
                   "which copies the document's material and piece-square formulas by hand and "
-                  "shares no code with chessaccel.evaltables or sim/model. 'pieces' gives each "
+                  "shares no code with chessaccel.contract.evaltables or sim/model. 'pieces' gives each "
                   "piece's material+PST in mg and eg (white positive), 'taper' the final step."),
         "positions": [reference_record(*p) for p in REFERENCE_POSITIONS],
     }

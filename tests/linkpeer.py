@@ -1,6 +1,6 @@
 """A scripted board at the far end of a pseudo-terminal, written from docs/protocol.md alone.
 
-It shares no code with chessaccel.protocol or host/: frames are packed and read here byte by byte
+It shares no code with chessaccel.contract.protocol or host/: frames are packed and read here byte by byte
 (CRC-16/CCITT-FALSE by ``binascii.crc_hqx``), payloads field by field after the layouts the
 document names (little-endian, first field in the lowest bits), and a job's answer comes from
 python-chess (perft, ``suites.chess_perft``) or the contract's recursive alpha-beta

@@ -14,7 +14,7 @@ from tests/evalref.py).
 
 import chess
 
-from chessaccel.defs import INF, MATE, MAX_PLY, PROMOTION_ORDER, PieceType, VictimClass
+from chessaccel.contract.defs import INF, MATE, MAX_PLY, PROMOTION_ORDER, PieceType, VictimClass
 
 from evalref import reference_eval
 

@@ -7,12 +7,12 @@ to tests/test_movegen.py's harness.
 import chess
 import pytest
 
-from chessaccel.defs import INF
-from chessaccel.geometry import move_uci
+from chessaccel.contract.defs import INF
+from chessaccel.contract.geometry import move_uci
 from chessaccel.host import backends
 from chessaccel.host.backends import (BACKEND_NAMES, Backend, BackendError, ModelBackend,
                                       RtlBackend, get_backend)
-from chessaccel.host.position import chess_from_board, parse_position
+from chessaccel.contract.position import chess_from_board, parse_position
 from chessaccel.sim.rtl_search import SIM_ENV, verilator_missing
 
 import suites

@@ -15,12 +15,12 @@ from types import SimpleNamespace
 import pytest
 from amaranth.lib import data
 
-from chessaccel.defs import CastlingRights, EnPassant, Piece, PieceType, UndoRecord
-from chessaccel.geometry import TYPE_OF, ep_pack, move_uci, pack_move
+from chessaccel.contract.defs import CastlingRights, EnPassant, Piece, PieceType, UndoRecord
+from chessaccel.contract.geometry import TYPE_OF, ep_pack, move_uci, pack_move
 from chessaccel.hdl.board import Board, BoardOp, KingSquares
 from chessaccel.sim.cocotb_runner import run_testbench
 from chessaccel.sim.rtl_movegen import pack_position
-from chessaccel.sim.model.movegen import pseudo_moves
+from chessaccel.model.movegen import pseudo_moves
 from movegen_positions import (LONG_RANDOM, SEED, board_of, movegen_fens, report_first_mismatch,
                                requires_simulator)
 

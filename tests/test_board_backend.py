@@ -14,16 +14,16 @@ import re
 import chess
 import pytest
 
-from chessaccel.defs import INF, MATE
-from chessaccel.geometry import move_uci
+from chessaccel.contract.defs import INF, MATE
+from chessaccel.contract.geometry import move_uci
 from chessaccel.host import cli
 from chessaccel.host.backends import BackendError, get_backend
-from chessaccel.host.bench import BenchJob
+from chessaccel.contract.bench import BenchJob
 from chessaccel.host.boardcli import (SIM_CORES_ENV, BoardBackend, board_info_main, open_backend)
-from chessaccel.host.position import parse_position
+from chessaccel.contract.position import parse_position
 from chessaccel.host.transport import PtyTransport
 from chessaccel.sim.boardsim import verilator_missing
-from chessaccel.sim.model.movegen import legal_moves
+from chessaccel.model.movegen import legal_moves
 
 import suites
 from linkpeer import CMD, STATUS, ScriptedBoard, unpack

@@ -11,15 +11,15 @@ import time
 
 import pytest
 
-from chessaccel.defs import INF, Mode
+from chessaccel.contract.defs import INF, Mode
 from chessaccel.host.boardcli import board_info_main
 from chessaccel.host.client import BadJob, BoardClient, BoardError, JobFailed, NoBoardError
-from chessaccel.host.position import chess_from_board
+from chessaccel.contract.position import chess_from_board
 from chessaccel.host.transport import FaultyTransport, PtyTransport, SerialTransport
-from chessaccel.protocol import PROTOCOL_VERSION
+from chessaccel.contract.protocol import PROTOCOL_VERSION
 from chessaccel.sim.boardsim import (SIM_CLOCKS_PER_BIT, SIM_CLOCK_HZ, SIM_REPLY_TIMEOUT, BoardSim,
                                     verilator_missing)
-from chessaccel.sim.model import search as model
+from chessaccel.model import search as model
 
 needs_verilator = pytest.mark.skipif(verilator_missing() is not None,
                                      reason=f"{verilator_missing()}")
@@ -281,9 +281,9 @@ def test_cores_run_jobs_at_the_same_time(search_client):
 def test_a_position_without_kings_is_refused_by_client_and_board(search_client):
     """A king-less job is named and never sent by the client; sent anyway (as a raw JOB
     request), the board answers BAD_JOB instead of searching with the previous job's king."""
-    from chessaccel.defs import Position, SearchJob
-    from chessaccel.protocol import Command, JobRequest
-    from chessaccel.sim.model.board import Board
+    from chessaccel.contract.defs import Position, SearchJob
+    from chessaccel.contract.protocol import Command, JobRequest
+    from chessaccel.model.board import Board
     normal = board_of("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
     want = model.search(normal.copy(), 1, -INF, INF)
     got = search_client.run_job(normal, 1, -INF, INF)          # the core now holds two kings

@@ -12,9 +12,9 @@ import pytest
 from chessaccel.hdl.castlestatus import CastleStatus
 from chessaccel.sim.cocotb_runner import run_testbench
 from chessaccel.sim.rtl_movegen import pack_position
-from chessaccel.sim.model.castlestatus import castle_status
-from chessaccel.sim.model.movegen import legal_moves
-from chessaccel.geometry import move_uci
+from chessaccel.model.castlestatus import castle_status
+from chessaccel.model.movegen import legal_moves
+from chessaccel.contract.geometry import move_uci
 from movegen_positions import (LONG_RANDOM, SEED, board_of, movegen_fens, report_first_mismatch,
                                requires_simulator)
 

@@ -9,10 +9,10 @@ import sys
 import chess
 import pytest
 
-from chessaccel.defs import MATE
+from chessaccel.contract.defs import MATE
 import chessaccel.host.cli as cli
 from chessaccel.host.cli import main
-from chessaccel.host.bench import BENCH
+from chessaccel.contract.bench import BENCH
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 SCHOLAR = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"
@@ -106,7 +106,7 @@ def test_bench_signature_is_the_documented_one():
     import re
     from pathlib import Path
     from chessaccel.host.backends import ModelBackend
-    from chessaccel.host.position import parse_position
+    from chessaccel.contract.position import parse_position
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     published = int(re.search(r"bench signature \(total nodes\) \| ([\d,]+)", readme)
                     .group(1).replace(",", ""))

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from chessaccel.host.bench import BENCH
+from chessaccel.contract.bench import BENCH
 from chessaccel.sim.rtl_search import RtlJob, run_jobs, toolchain_missing
-from chessaccel.defs import Status
+from chessaccel.contract.defs import Status
 
 import suites
 

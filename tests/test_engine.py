@@ -10,7 +10,7 @@ import chess
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from chessaccel.defs import INF, MATE, MAX_PLY
+from chessaccel.contract.defs import INF, MATE, MAX_PLY
 from chessaccel.host.backends import Backend, BackendError, RtlBackend
 from chessaccel.host.engine.dispatch import InstantBackend, ThreadedInstantBackend
 from chessaccel.host.engine import scores
@@ -21,8 +21,8 @@ from chessaccel.host.engine.order import ordered_moves
 from chessaccel.host.engine.search import (HostSearch, Limits, SearchOptions, makespan)
 from chessaccel.host.engine.timeman import GoLimits, LagMeter, plan
 from chessaccel.host.engine.tt import ENTRY_BYTES, Bound, TranspositionTable
-from chessaccel.host.position import chess_from_board, parse_position
-from chessaccel.sim.model import search as model
+from chessaccel.contract.position import chess_from_board, parse_position
+from chessaccel.model import search as model
 
 ITALIAN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
 CPW3 = "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"

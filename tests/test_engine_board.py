@@ -11,10 +11,10 @@ import chess
 import chess.engine
 import pytest
 
-from chessaccel.defs import INF
+from chessaccel.contract.defs import INF
 from chessaccel.host.engine.jobs import Job, LinkExecutor, make_executor
 from chessaccel.sim.boardsim import verilator_missing
-from chessaccel.sim.model import search as model
+from chessaccel.model import search as model
 
 import suites
 from test_engine_frontier import check_position

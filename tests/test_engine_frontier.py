@@ -19,14 +19,14 @@ import random
 import chess
 import pytest
 
-from chessaccel.defs import INF, MATE
-from chessaccel.geometry import move_uci
+from chessaccel.contract.defs import INF, MATE
+from chessaccel.contract.geometry import move_uci
 from chessaccel.host.backends import ModelBackend
 from chessaccel.host.engine.jobs import BatchExecutor, make_executor
 from chessaccel.host.engine.order import ordered_moves, to_model
 from chessaccel.host.engine.search import HostSearch, SearchOptions
-from chessaccel.sim.model import search as model
-from chessaccel.sim.model.movegen import legal_moves
+from chessaccel.model import search as model
+from chessaccel.model.movegen import legal_moves
 
 import suites
 

@@ -9,13 +9,13 @@ import sys
 import pytest
 
 import chessaccel.host.cli as cli
-from chessaccel.host.bench import BENCH
+from chessaccel.contract.bench import BENCH
 from chessaccel.host.cli import main
 from chessaccel.host.engine.dispatch import (GOAL_JOBS_PER_S, InstantBackend, goal_verdict,
                                              measure_interface, measure_search)
 from chessaccel.host.engine.jobs import Job
-from chessaccel.host.position import parse_position
-from chessaccel.defs import INF
+from chessaccel.contract.position import parse_position
+from chessaccel.contract.defs import INF
 
 #: (name, jobs, host nodes) of the first three bench positions searched to depth 3 with
 #: HardwarePlies 1 over the instant backend: changes whenever the host's search does.

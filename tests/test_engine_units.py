@@ -12,7 +12,7 @@ import time
 import chess
 import pytest
 
-from chessaccel.defs import INF, MATE, MAX_PLY
+from chessaccel.contract.defs import INF, MATE, MAX_PLY
 from chessaccel.host.engine import scores
 from chessaccel.host.engine.jobs import ExecutorError, Job, LinkExecutor, PoolExecutor
 from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions

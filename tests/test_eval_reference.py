@@ -14,8 +14,8 @@ docs/semantics.md section 6 without the project's tables).
 import chess
 import pytest
 
-from chessaccel.host.position import board_from_chess
-from chessaccel.sim.model.evaluate import evaluate, material_pst
+from chessaccel.contract.position import board_from_chess
+from chessaccel.model.evaluate import evaluate, material_pst
 
 import seeds
 import suites
@@ -93,7 +93,7 @@ def test_the_terms_are_summed(monkeypatch):
     are to come as further terms): with a second, constant term (+7 mg, -3 eg) the score
     moves by exactly what the taper makes of it (a rook ending, white to move: w = 5, so both
     halves count)."""
-    import chessaccel.sim.model.evaluate as model
+    import chessaccel.model.evaluate as model
     record = next(r for r in RECORDS if r["name"] == "phase-endgame-rooks")
     assert record["side_to_move"] == "white" and 0 < record["w"] < 32
     board = board_from_chess(chess.Board(record["fen"]))

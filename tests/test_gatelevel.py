@@ -7,7 +7,7 @@ the same check from the command line.
 
 import pytest
 
-from chessaccel.sim.gatelevel import MULT18X18D_MODEL, compare, default_jobs
+from chessaccel.synth.gatelevel import MULT18X18D_MODEL, compare, default_jobs
 from chessaccel.sim.rtl_search import verilator_missing
 from chessaccel.synth import toolchain_problem
 

@@ -11,13 +11,13 @@ takes on a square the enemy attacks).
 
 import pytest
 
-from chessaccel.defs import PieceType
-from chessaccel.geometry import TYPE_OF, rank_of, relative
+from chessaccel.contract.defs import PieceType
+from chessaccel.contract.geometry import TYPE_OF, rank_of, relative
 from chessaccel.hdl.genaggressor import GenAggressor, LAST_RANK
 from chessaccel.sim.cocotb_runner import run_testbench
 from chessaccel.sim.rtl_movegen import pack_position
-from chessaccel.sim.model.genaggressor import candidates, select_aggressor
-from chessaccel.sim.model.movegen import MovePicker
+from chessaccel.model.genaggressor import candidates, select_aggressor
+from chessaccel.model.movegen import MovePicker
 from movegen_positions import (LONG_RANDOM, SEED, board_of, movegen_fens, report_first_mismatch,
                                requires_simulator)
 

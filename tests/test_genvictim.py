@@ -12,11 +12,11 @@ import pytest
 from chessaccel.hdl.genvictim import GenVictim
 from chessaccel.sim.cocotb_runner import run_testbench
 from chessaccel.sim.rtl_movegen import pack_position
-from chessaccel.defs import VictimClass
-from chessaccel.sim.model.genaggressor import candidates
-from chessaccel.sim.model.genvictim import CAPTURE_MIN, QUIET, receivers, select_victim, victim_ranking
-from chessaccel.sim.model.movegen import MovePicker, pseudo_moves
-from chessaccel.sim.model.testcheck import in_check
+from chessaccel.contract.defs import VictimClass
+from chessaccel.model.genaggressor import candidates
+from chessaccel.model.genvictim import CAPTURE_MIN, QUIET, receivers, select_victim, victim_ranking
+from chessaccel.model.movegen import MovePicker, pseudo_moves
+from chessaccel.model.testcheck import in_check
 from movegen_positions import (LONG_RANDOM, SEED, board_of, movegen_fens, report_first_mismatch,
                                requires_simulator)
 

@@ -17,9 +17,9 @@ import chess
 import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
-from chessaccel.defs import INF
+from chessaccel.contract.defs import INF
 from chessaccel.host.cli import main
-from chessaccel.host.position import PositionError, chess_from_board, parse_position
+from chessaccel.contract.position import PositionError, chess_from_board, parse_position
 
 import suites
 

@@ -18,12 +18,12 @@ import random
 import chess
 import pytest
 
-from chessaccel.geometry import move_uci
+from chessaccel.contract.geometry import move_uci
 from chessaccel.host.engine import hostboard
 from chessaccel.host.engine.hostboard import HostBoard, HostBoardError
 from chessaccel.host.engine.order import order_key, ordered_moves
-from chessaccel.host.position import board_from_chess
-from chessaccel.sim.model.movegen import legal_moves
+from chessaccel.contract.position import board_from_chess
+from chessaccel.model.movegen import legal_moves
 
 from movegen_positions import movegen_fens
 from suites import perft_records

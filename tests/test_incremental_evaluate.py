@@ -17,14 +17,14 @@ from functools import partial
 
 import pytest
 
-from chessaccel.defs import EVAL_MAX, PieceType
-from chessaccel.geometry import TYPE_OF, COLOR_OF, EMPTY
+from chessaccel.contract.defs import EVAL_MAX, PieceType
+from chessaccel.contract.geometry import TYPE_OF, COLOR_OF, EMPTY
 from chessaccel.hdl.evaluate import BOUND_BITS, IncrementalEvaluate, square_value_table
-from chessaccel.host.position import chess_from_board
+from chessaccel.contract.position import chess_from_board
 from chessaccel.sim.cocotb_runner import run_testbench, toolchain_missing
-from chessaccel.sim.model.evaluate import (evaluate, side_sums, sums_after_make, sums_score,
+from chessaccel.model.evaluate import (evaluate, side_sums, sums_after_make, sums_score,
                                           SQUARE_MG, SQUARE_EG)
-from chessaccel.sim.model.movegen import legal_moves
+from chessaccel.model.movegen import legal_moves
 
 import suites
 

@@ -2,7 +2,7 @@
 
 The whole board top-level runs under cocotb + Icarus, driven at its UART pins, with no search
 core (``cores=0``): every request still gets its reply or ERROR. What the board sends back is
-decoded with ``chessaccel.protocol.FrameDecoder`` and compared, frame by frame, with what a
+decoded with ``chessaccel.contract.protocol.FrameDecoder`` and compared, frame by frame, with what a
 reference board built on the same codec answers (``ReferenceLink``), for hand-made cases and a
 seeded stream of corrupted, truncated, dropped and duplicated frames.
 """
@@ -12,9 +12,9 @@ import random
 
 import pytest
 
-from chessaccel.defs import Mode, Position, SearchJob
+from chessaccel.contract.defs import Mode, Position, SearchJob
 from chessaccel.hdl.boardtop import BoardTop
-from chessaccel.protocol import (PROTOCOL_VERSION, START_MARKER, MAX_PAYLOAD, AbortReply,
+from chessaccel.contract.protocol import (PROTOCOL_VERSION, START_MARKER, MAX_PAYLOAD, AbortReply,
                                  AbortRequest, AbortScope, Command, ErrorCode, ErrorReply, Frame,
                                  FrameDecoder, FrameError, InfoReply, JobRequest, REQUEST_LAYOUT,
                                  ResultRequest, StatusReply, byte_size, decode_payload,
@@ -39,7 +39,7 @@ START_FEN = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
 
 
 def _job_payload(job_id):
-    from chessaccel.host.position import parse_position
+    from chessaccel.contract.position import parse_position
     board, _ = parse_position(START_FEN)
     job = SearchJob.const({"position": Position.from_bits(board.to_bits()), "depth": 2,
                            "alpha": -100, "beta": 100, "mode": Mode.SEARCH})

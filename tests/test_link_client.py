@@ -15,16 +15,16 @@ import types
 import chess
 import pytest
 
-from chessaccel.defs import INF, MATE, Mode
-from chessaccel.geometry import move_uci
+from chessaccel.contract.defs import INF, MATE, Mode
+from chessaccel.contract.geometry import move_uci
 from chessaccel.host import client as client_module
 from chessaccel.host.client import (POLL_FIRST, POLL_GROWTH, POLL_LONGEST, BadJob, BoardClient,
                                     BoardError, BoardRefused, JobFailed, JobOutcome, NoBoardError)
-from chessaccel.host.position import parse_position
+from chessaccel.contract.position import parse_position
 from chessaccel.host.transport import (FaultyTransport, PtyTransport, SerialTransport, Transport,
                                        TransportError, open_transport)
-from chessaccel.protocol import ErrorCode
-from chessaccel.sim.model.board import Board
+from chessaccel.contract.protocol import ErrorCode
+from chessaccel.model.board import Board
 
 import suites
 from linkpeer import (CMD, JOB_REQUEST, STATUS, STATUS_REPLY, ScriptedBoard, board_of_job, frame,

@@ -9,9 +9,9 @@ import binascii
 
 import pytest
 
-from chessaccel.defs import Mode
-from chessaccel.host.position import parse_position
-from chessaccel.protocol import (MAX_PAYLOAD, AbortRequest, AbortScope, Command, ErrorCode,
+from chessaccel.contract.defs import Mode
+from chessaccel.contract.position import parse_position
+from chessaccel.contract.protocol import (MAX_PAYLOAD, AbortRequest, AbortScope, Command, ErrorCode,
                                  ErrorReply, Frame, FrameDecoder, FrameError, InfoReply, JobAck,
                                  JobReply, JobRequest, ResultRequest, StatusReply, crc16,
                                  decode_payload, encode_frame, encode_payload)
@@ -66,7 +66,7 @@ def test_request_payloads_pack_as_documented():
     assert encode_payload(ResultRequest, {"job_id": 0x1234}) == _payload("result-request")
     assert encode_payload(AbortRequest, {"job_id": 0xBEEF, "scope": AbortScope.ALL}) == \
         _payload("abort-all-request")
-    from chessaccel.defs import Position, SearchJob
+    from chessaccel.contract.defs import Position, SearchJob
     board, _ = parse_position(START_FEN)
     job = SearchJob.const({"position": Position.from_bits(board.to_bits()), "depth": 3,
                            "alpha": -32767, "beta": 32767, "mode": Mode.SEARCH})

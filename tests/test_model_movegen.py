@@ -21,11 +21,11 @@ import random
 import chess
 import pytest
 
-from chessaccel.defs import VictimClass
-from chessaccel.geometry import move_uci
-from chessaccel.sim.model.genvictim import CAPTURE_MIN, receivers, select_victim, victim_ranking
-from chessaccel.sim.model.movegen import legal_moves, pseudo_moves
-from chessaccel.sim.model.testcheck import evasion_squares
+from chessaccel.contract.defs import VictimClass
+from chessaccel.contract.geometry import move_uci
+from chessaccel.model.genvictim import CAPTURE_MIN, receivers, select_victim, victim_ranking
+from chessaccel.model.movegen import legal_moves, pseudo_moves
+from chessaccel.model.testcheck import evasion_squares
 
 import suites
 from oracle import expected_order

@@ -17,10 +17,10 @@ import os
 import chess
 import pytest
 
-from chessaccel.defs import MAX_DEPTH
-from chessaccel.geometry import move_uci
-from chessaccel.sim.model.movegen import legal_moves
-from chessaccel.sim.model.search import SearchError, perft, perft_divide
+from chessaccel.contract.defs import MAX_DEPTH
+from chessaccel.contract.geometry import move_uci
+from chessaccel.model.movegen import legal_moves
+from chessaccel.model.search import SearchError, perft, perft_divide
 
 import suites
 from oracle import expected_order

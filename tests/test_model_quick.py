@@ -12,12 +12,12 @@ import dataclasses
 import chess
 import pytest
 
-from chessaccel.defs import INF, MATE, MAX_DEPTH, MAX_PLY, PieceType
-from chessaccel.geometry import CODE, EMPTY, move_uci
-from chessaccel.sim.model.board import Board
-from chessaccel.sim.model.movegen import legal_moves
-from chessaccel.sim.model.movegen import MovePicker
-from chessaccel.sim.model.search import (SearchError, job_problem, mate_distance, perft,
+from chessaccel.contract.defs import INF, MATE, MAX_DEPTH, MAX_PLY, PieceType
+from chessaccel.contract.geometry import CODE, EMPTY, move_uci
+from chessaccel.model.board import Board
+from chessaccel.model.movegen import legal_moves
+from chessaccel.model.movegen import MovePicker
+from chessaccel.model.search import (SearchError, job_problem, mate_distance, perft,
                                          perft_divide, search)
 
 import suites

@@ -16,9 +16,9 @@ import chess
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from chessaccel.defs import INF, MATE, MAX_DEPTH
-from chessaccel.geometry import move_uci
-from chessaccel.sim.model.search import SearchError, mate_distance, search
+from chessaccel.contract.defs import INF, MATE, MAX_DEPTH
+from chessaccel.contract.geometry import move_uci
+from chessaccel.model.search import SearchError, mate_distance, search
 
 import seeds
 import suites

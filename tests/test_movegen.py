@@ -8,9 +8,9 @@ moves (quiescence: its captures, en passant included, promotions with or without
 import chess
 import pytest
 
-from chessaccel.geometry import move_uci
-from chessaccel.host.position import chess_from_board
-from chessaccel.sim.model.movegen import legal_moves
+from chessaccel.contract.geometry import move_uci
+from chessaccel.contract.position import chess_from_board
+from chessaccel.model.movegen import legal_moves
 from chessaccel.sim.rtl_movegen import rtl_moves, walk_nodes
 from movegen_positions import (LONG_RANDOM, SEED, board_of, movegen_fens, requires_simulator)
 from suites import features
@@ -99,7 +99,7 @@ def test_fsm_table_in_docs_matches_code():
     import re
     from pathlib import Path
     root = Path(__file__).resolve().parent.parent
-    code = (root / "hdl" / "movegen.py").read_text()
+    code = (root / "src" / "chessaccel" / "hdl" / "movegen.py").read_text()
     states = re.findall(r'with m\.State\("(\w+)"\):\n\s*# (.+)\n', code)
     table = re.findall(r"^\| ([A-Z_]+) \| (.+) \|$", (root / "docs" / "movegen.md").read_text(),
                        re.M)

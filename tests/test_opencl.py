@@ -22,15 +22,15 @@ import time
 import chess
 import pytest
 
-from chessaccel.defs import INF, MATE
-from chessaccel.geometry import move_uci
+from chessaccel.contract.defs import INF, MATE
+from chessaccel.contract.geometry import move_uci
 from chessaccel.host.cli import main
 from chessaccel.host.opencl import OpenCLBackend, OpenCLError
 from chessaccel.host.opencl import device as opencl_device
-from chessaccel.host.bench import BENCH
-from chessaccel.sim.model import search as model_search_module
-from chessaccel.sim.model.movegen import legal_moves
-from chessaccel.sim.model.search import SearchError, job_problem, search as model_search
+from chessaccel.contract.bench import BENCH
+from chessaccel.model import search as model_search_module
+from chessaccel.model.movegen import legal_moves
+from chessaccel.model.search import SearchError, job_problem, search as model_search
 
 import suites
 

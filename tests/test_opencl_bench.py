@@ -7,12 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chessaccel.defs import INF
+from chessaccel.contract.defs import INF
 from chessaccel.host import crossbench
 from chessaccel.host.opencl import gpubench
 from chessaccel.host.opencl.benchjobs import PERFT_ROOTS
 from chessaccel.host.opencl.layout import encode_move, pack_positions, unpack_positions
-from chessaccel.sim.model.search import search as model_search
+from chessaccel.model.search import search as model_search
 
 import suites
 
@@ -263,7 +263,7 @@ def test_without_a_board_record_the_cores_are_an_estimate(monkeypatch):
 def test_the_ecp5_85f_size_is_the_one_nextpnr_reports():
     """The core estimate divides the device's logic cells: the count nextpnr reported as
     available in the committed ECP5-85F board records (TRELLIS_COMB), not a number of its own."""
-    boards = Path(__file__).resolve().parents[1] / "synth" / "records" / "boards"
+    boards = Path(__file__).resolve().parents[1] / "src" / "chessaccel" / "synth" / "records" / "boards"
     available = {json.loads(path.read_text())["available"]["comb"]
                  for path in boards.glob("*85f*.json")}
     assert available == {crossbench.ECP5_85F_LUT4}
@@ -275,7 +275,7 @@ def test_the_projection_takes_the_board_with_the_most_mhz_times_cores(monkeypatc
     a record that missed timing counts for nothing however large."""
     kept = [(path, rec) for path, rec in crossbench._records()
             if not (isinstance(rec, dict) and rec.get("kind") == "board")]
-    boards = crossbench.ROOT / "synth" / "records" / "boards"
+    boards = crossbench.ROOT / "src" / "chessaccel" / "synth" / "records" / "boards"
     made = [(boards / f"{name}.json", {"kind": "board", "board": name, "timing_met": met,
                                         "cores": cores, "fmax_mhz": {"clk": fmax}})
             for name, cores, fmax, met in (("one-fast", 1, 50.0, True), ("two", 2, 40.0, True),
@@ -638,7 +638,7 @@ def test_the_leaf_jobs_are_every_position_three_plies_below_the_bench(monkeypatc
     positions, the positions python-chess reaches in 3 plies, one job per path."""
     import chess
     from collections import Counter
-    from chessaccel.host.bench import BenchJob
+    from chessaccel.contract.bench import BenchJob
     from chessaccel.host.opencl import benchjobs
     fens = ["4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", "8/8/8/4k3/8/2N5/4K3/8 b - - 0 1"]
     monkeypatch.setattr(benchjobs, "BENCH", [BenchJob(f"p{i}", fen, 3) for i, fen in enumerate(fens)])
@@ -652,7 +652,7 @@ def test_the_leaf_jobs_are_every_position_three_plies_below_the_bench(monkeypatc
             out += below(board, plies - 1)
             board.pop()
         return out
-    from chessaccel.host.position import chess_from_board
+    from chessaccel.contract.position import chess_from_board
     leaves = benchjobs.leaf_boards()
     for index, fen in enumerate(fens):
         got = [chess_from_board(b) for i, b in leaves if i == index]
@@ -880,7 +880,7 @@ def test_the_job_file_holds_every_field(tmp_path):
     import io
     import re
     from chessaccel.host.opencl import benchjobs
-    from chessaccel.host.position import chess_from_board
+    from chessaccel.contract.position import chess_from_board
     fens = ["8/8/8/4k3/8/8/3PK3/8 w - - 0 1", "8/8/8/4k3/8/2N5/4K3/8 b - - 0 1",
             "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"]
     boards = [suites.board_of(fen) for fen in fens]

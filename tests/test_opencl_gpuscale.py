@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from chessaccel.host.bench import BENCH
+from chessaccel.contract.bench import BENCH
 from chessaccel.host.opencl import benchjobs, gpubench, gpuscale
 
 

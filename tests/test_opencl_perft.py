@@ -8,7 +8,7 @@ import pytest
 
 from chessaccel.host.opencl import OpenCLBackend
 from chessaccel.host.opencl.layout import pack_positions
-from chessaccel.sim.model.search import perft_divide
+from chessaccel.model.search import perft_divide
 
 import suites
 

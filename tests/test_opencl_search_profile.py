@@ -7,7 +7,7 @@ import pathlib
 
 import numpy as np
 
-from chessaccel.defs import INF
+from chessaccel.contract.defs import INF
 from chessaccel.host.opencl.layout import pack_positions
 
 import suites

@@ -8,16 +8,16 @@ import time
 import numpy as np
 import pytest
 
-from chessaccel.defs import INF, MATE
-from chessaccel.sim.model.search import SearchError
+from chessaccel.contract.defs import INF, MATE
+from chessaccel.model.search import SearchError
 from chessaccel.host.opencl import OpenCLBackend
 from chessaccel.host.opencl.layout import decode_moves, pack_positions
 from chessaccel.host.opencl.split import search_split
-from chessaccel.sim.model import search as model_search_module
-from chessaccel.sim.model.evaluate import evaluate
-from chessaccel.sim.model.testcheck import in_check as in_check_of
-from chessaccel.sim.model.movegen import legal_moves
-from chessaccel.sim.model.search import search as model_search
+from chessaccel.model import search as model_search_module
+from chessaccel.model.evaluate import evaluate
+from chessaccel.model.testcheck import in_check as in_check_of
+from chessaccel.model.movegen import legal_moves
+from chessaccel.model.search import search as model_search
 
 import suites
 

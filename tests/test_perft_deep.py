@@ -14,8 +14,8 @@ castling rights, at depth 3 against python-chess.
 import chess
 import pytest
 
-from chessaccel.geometry import move_uci
-from chessaccel.sim.model.search import perft, perft_divide
+from chessaccel.contract.geometry import move_uci
+from chessaccel.model.search import perft, perft_divide
 
 import seeds
 import suites

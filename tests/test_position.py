@@ -15,11 +15,11 @@ file (its trailing NUL byte included):
 import chess
 import pytest
 
-from chessaccel.defs import Color
-from chessaccel.geometry import CASTLE_BIT, parse_square
-from chessaccel.host.position import (PositionError, board_from_chess, chess_from_board,
+from chessaccel.contract.defs import Color
+from chessaccel.contract.geometry import CASTLE_BIT, parse_square
+from chessaccel.contract.position import (PositionError, board_from_chess, chess_from_board,
                                       parse_position)
-from chessaccel.sim.model.board import Board
+from chessaccel.model.board import Board
 
 import suites
 

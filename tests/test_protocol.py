@@ -4,12 +4,12 @@ import random
 
 from hypothesis import given, settings, strategies as st
 
-from chessaccel.defs import Mode, Move, PieceType, Position, SearchJob, SearchResult, Status
-from chessaccel.protocol import (CRC_BYTES, CRC_CHECK, HEADER_BYTES, MAX_PAYLOAD, REPLY_LAYOUT,
+from chessaccel.contract.defs import Mode, Move, PieceType, Position, SearchJob, SearchResult, Status
+from chessaccel.contract.protocol import (CRC_BYTES, CRC_CHECK, HEADER_BYTES, MAX_PAYLOAD, REPLY_LAYOUT,
                                  REQUEST_LAYOUT, START_MARKER, Command, ErrorCode, Frame,
                                  FrameDecoder, FrameError, JobRequest, ResultReply, byte_size,
                                  crc16, decode_payload, encode_frame, encode_payload)
-from chessaccel.host.position import parse_position
+from chessaccel.contract.position import parse_position
 
 frames = st.builds(lambda seq, command, payload: (seq, command, payload),
                    st.integers(0, 255), st.integers(0, 255), st.binary(max_size=MAX_PAYLOAD))

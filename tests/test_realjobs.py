@@ -9,15 +9,15 @@ import chess
 import numpy as np
 import pytest
 
-from chessaccel.defs import INF
-from chessaccel.host.bench import BENCH
+from chessaccel.contract.defs import INF
+from chessaccel.contract.bench import BENCH
 from chessaccel.host.engine.jobs import Job, make_executor
 from chessaccel.host.engine.recorder import RecordingExecutor, ReplayExecutor, ReplayMismatch
 from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
 from chessaccel.host.engine.tt import TranspositionTable
 from chessaccel.host.opencl import benchjobs, gpubench
 from chessaccel.host.opencl.layout import pack_positions, unpack_positions
-from chessaccel.sim.model.search import search as model_search
+from chessaccel.model.search import search as model_search
 
 pytest.importorskip("pyopencl")
 

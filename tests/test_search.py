@@ -13,10 +13,10 @@ import random
 import chess
 import pytest
 
-from chessaccel.defs import INF, MATE, MAX_DEPTH, Mode, Status
-from chessaccel.geometry import move_uci
-from chessaccel.host.position import chess_from_board
-from chessaccel.sim.model.search import search, perft
+from chessaccel.contract.defs import INF, MATE, MAX_DEPTH, Mode, Status
+from chessaccel.contract.geometry import move_uci
+from chessaccel.contract.position import chess_from_board
+from chessaccel.model.search import search, perft
 from chessaccel.sim.rtl_search import RtlJob, icarus_missing, run_jobs, toolchain_missing
 
 import seeds
@@ -244,15 +244,15 @@ def test_abort_and_bad_jobs(threads):
 
 def _board_from_pieces(pieces, side=0):
     """A model Board from {square: FEN letter}; no castling, no en passant."""
-    from chessaccel.defs import Color, PieceType
-    from chessaccel.geometry import CODE
+    from chessaccel.contract.defs import Color, PieceType
+    from chessaccel.contract.geometry import CODE
     letters = {"p": PieceType.PAWN, "n": PieceType.KNIGHT, "b": PieceType.BISHOP,
                "r": PieceType.ROOK, "q": PieceType.QUEEN, "k": PieceType.KING}
     squares = [0] * 64
     for square, letter in pieces.items():
         color = Color.WHITE if letter.isupper() else Color.BLACK
         squares[square] = CODE[color.value][letters[letter.lower()].value]
-    from chessaccel.sim.model.board import Board
+    from chessaccel.model.board import Board
     return Board(squares, side, 0, None)
 
 
@@ -271,7 +271,7 @@ def test_positions_without_one_king_a_side_are_bad_jobs(threads):
     """The core's king-square registers would keep the previous job's king: a position without
     exactly one king of each colour is refused (BAD_JOB), after a normal job has loaded kings, in
     search and perft mode, and the model refuses the same jobs (job_problem)."""
-    from chessaccel.sim.model.search import SearchError, job_problem
+    from chessaccel.model.search import SearchError, job_problem
     normal = suites.board_of(_cpw()["pos-2"].fen)
     want = search(normal, 1)
     jobs = []

@@ -8,7 +8,7 @@ import random
 
 from amaranth.sim import Simulator
 
-from chessaccel.defs import MAX_PLY
+from chessaccel.contract.defs import MAX_PLY
 from chessaccel.hdl.searchstack import SearchStack, StackOp, Frame
 
 CYCLES = 3000

@@ -3,11 +3,11 @@
 import pathlib
 import re
 
-from chessaccel import defs
-from chessaccel.evaltables import markdown_tables, MATERIAL_MG, MATERIAL_EG, PHASE_WEIGHT
-from chessaccel.geometry import move_uci
-from chessaccel.host.position import parse_position
-from chessaccel.sim.model.movegen import legal_moves
+from chessaccel.contract import defs
+from chessaccel.contract.evaltables import markdown_tables, MATERIAL_MG, MATERIAL_EG, PHASE_WEIGHT
+from chessaccel.contract.geometry import move_uci
+from chessaccel.contract.position import parse_position
+from chessaccel.model.movegen import legal_moves
 
 DOC = (pathlib.Path(__file__).parent.parent / "docs" / "semantics.md").read_text()
 
@@ -15,7 +15,7 @@ DOC = (pathlib.Path(__file__).parent.parent / "docs" / "semantics.md").read_text
 def test_appendix_tables_are_the_generated_ones():
     appendix = DOC[DOC.index("## Appendix: piece-square tables"):].strip()
     assert appendix == markdown_tables().strip(), \
-        "docs/semantics.md appendix is stale: regenerate with `python -m chessaccel.evaltables`"
+        "docs/semantics.md appendix is stale: regenerate with `python -m chessaccel.contract.evaltables`"
 
 
 def test_constants_match_defs():

@@ -7,7 +7,7 @@ import random
 from amaranth.hdl import Module, Signal
 from amaranth.sim import Simulator
 
-from chessaccel.geometry import QUEEN_DIRS
+from chessaccel.contract.geometry import QUEEN_DIRS
 from chessaccel.hdl.squarearray import SQUARES, ray_fill, ray_fill_prefix
 
 import seeds

@@ -18,7 +18,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
-from chessaccel.defs import VictimClass
+from chessaccel.contract.defs import VictimClass
 from chessaccel.synth import (BLOCKS, BlockUnavailable, HarnessBaseline, ScanHarness,
                               SynthOptions, harness_cost, port_widths, summary_line,
                               synthesise_block, toolchain_problem)
@@ -30,7 +30,7 @@ from chessaccel.synth.board import main as board_main
 from chessaccel.synth.records import RECORDS, board_record_path, block_record_path, write_record
 from chessaccel.synth.results import RESULTS, render
 from chessaccel.synth.flow import HIDE_ELEMENT_NAMES, YOSYS_SCRIPT, _tools, design_digest
-from chessaccel.sim.gatelevel import YOSYS_SCRIPT as GATE_LEVEL_SCRIPT
+from chessaccel.synth.gatelevel import YOSYS_SCRIPT as GATE_LEVEL_SCRIPT
 from chessaccel.synth.harness import FOLD
 from chessaccel.synth.registry import BlockSpec
 
@@ -451,7 +451,7 @@ def test_the_build_id_follows_the_design_files_not_the_commit(tmp_path):
     a commit of documents, records or the flow (synth/board.py: how the tools run) synthesises
     the same netlist as the record it follows."""
     for name, text in {"hdl/search.py": "core", "hdl/sub/cell.py": "cell",
-                       "chessaccel/defs.py": "shapes", "synth/boardbuild.py": "pins",
+                       "contract/defs.py": "shapes", "synth/boardbuild.py": "pins",
                        "synth/harness.py": "scan", "synth/board.py": "flow",
                        "docs/synthesis.md": "notes", "synth/records/boards/b.json": "{}",
                        "tests/test_x.py": "test"}.items():

@@ -15,9 +15,9 @@ import pytest
 from chessaccel.hdl.testcheck import TestCheck
 from chessaccel.sim.cocotb_runner import run_testbench
 from chessaccel.sim.rtl_movegen import pack_position
-from chessaccel.sim.model.movegen import pseudo_moves
-from chessaccel.sim.model.testcheck import attacked, evasion_squares
-from chessaccel.geometry import KING_TARGETS, move_uci
+from chessaccel.model.movegen import pseudo_moves
+from chessaccel.model.testcheck import attacked, evasion_squares
+from chessaccel.contract.geometry import KING_TARGETS, move_uci
 from movegen_positions import (LONG_RANDOM, SEED, board_of, movegen_fens, report_first_mismatch,
                                requires_simulator)
 

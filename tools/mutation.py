@@ -197,7 +197,7 @@ def build_import_shim():
         link = WORK.joinpath(*parts)
         target = (WORK / folder).resolve()
         if link.resolve() == target:
-            continue            # already there through its parent (chessaccel.sim.model)
+            continue            # already there through its parent (chessaccel.model)
         if link.is_symlink():
             link.unlink()
         if link.exists():

@@ -1,0 +1,331 @@
+"""The ``chessaccel`` command line.
+
+    chessaccel moves  POSITION [--backend B] [--json]
+    chessaccel perft  POSITION --depth N [--divide] [--count-mode bulk|make] [--backend B] [--json]
+    chessaccel search POSITION [--depth N] [--alpha A] [--beta B] [--backend B] [--json]
+    chessaccel bench  [--backend B] [--json] [--out FILE] [--plot FILE]
+                      [--host [--host-backends B1,B2] [--host-depth D] [--hardware-plies H]
+                       [--accelerators N]] [--dispatch [--dispatch-depth D]]
+    chessaccel board-sim [--cores N] [--threads T] [--clocks-per-bit N]
+    chessaccel board info --port PORT
+    chessaccel synth --board NAME [--cores N] [--threads T] [--clock MHZ]
+    chessaccel uci
+    chessaccel epd FILE --nodes N | --movetime MS | --depth D [--backend B] [--accelerators N]
+    chessaccel match --opponent CMD [--opponent-option N=V] --games N --tc BASE+INC [--backend B]
+
+POSITION is a FEN or EPD line (one argument: quote it) or ``startpos``. Bad input of any kind
+(malformed FEN/EPD, a position the accelerator cannot hold, a depth or window out of range, an
+unknown backend) prints one line naming the problem and exits with status 2.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+from chessaccel.contract.defs import INF, MAX_DEPTH
+from chessaccel.contract.geometry import move_uci
+from chessaccel.model.search import mate_distance
+from .backends import BackendError, get_backend, BACKEND_NAMES
+from ..contract.bench import BENCH
+from ..contract.position import PositionError, parse_position
+
+__all__ = ["main"]
+
+STARTPOS = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+EXIT_BAD_INPUT = 2
+EXIT_FAILURE = 1
+
+
+class UsageError(Exception):
+    """Bad input: reported as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message)
+
+
+def _depth(text):
+    try:
+        depth = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"depth must be an integer, got {text!r}") from None
+    if not 0 <= depth <= MAX_DEPTH:
+        raise argparse.ArgumentTypeError(f"depth {depth} out of range 0..{MAX_DEPTH}")
+    return depth
+
+
+def _bound(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"window bound must be an integer, got {text!r}") from None
+    if not -INF <= value <= INF:
+        raise argparse.ArgumentTypeError(f"window bound {value} out of range {-INF}..{INF}")
+    return value
+
+
+def _parser():
+    p = _Parser(prog="chessaccel",
+                description="A Hydra-style chess search accelerator, its model and its host.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    def common(sp, position=True):
+        if position:
+            sp.add_argument("position", help="FEN or EPD line (quoted), or 'startpos'")
+        sp.add_argument("--backend", default="model",
+                        help=f"where the work runs: {', '.join(BACKEND_NAMES)} (default: model)")
+        sp.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+
+    sp = sub.add_parser("moves", help="legal moves in the accelerator's generation order")
+    common(sp)
+    sp = sub.add_parser("perft", help="count leaf nodes of the legal move tree")
+    common(sp)
+    sp.add_argument("--depth", type=_depth, required=True, help=f"plies, 0..{MAX_DEPTH}")
+    sp.add_argument("--divide", action="store_true", help="also count below each root move")
+    sp.add_argument("--count-mode", choices=("bulk", "make"),
+                    help="opencl: bulk-count the last ply (default) or make every leaf as the "
+                         "accelerator does; other backends always make every leaf")
+    sp = sub.add_parser("search", help="alpha-beta search plus quiescence")
+    common(sp)
+    sp.add_argument("--depth", type=_depth, default=4, help=f"plies, 0..{MAX_DEPTH} (default 4)")
+    sp.add_argument("--alpha", type=_bound, default=-INF, help=f"window low bound (default {-INF})")
+    sp.add_argument("--beta", type=_bound, default=INF, help=f"window high bound (default {INF})")
+    sp = sub.add_parser("bench", help="search the bench set; print nodes, time and signature")
+    common(sp, position=False)
+    sp.add_argument("--out", help="JSON file to write (default out/bench-BACKEND.json)")
+    sp.add_argument("--plot", help="PNG to draw (default: beside the JSON)")
+    # host searches (host/engine/hostbench.py) and the dispatch rate (host/engine/dispatch.py)
+    sp.add_argument("--host", action="store_true",
+                    help="search the bench set with the host engine on each --host-backends")
+    sp.add_argument("--host-backends", help="comma-separated backends (default: --backend)")
+    sp.add_argument("--host-depth", type=int, default=4, help="host search depth (default 4)")
+    sp.add_argument("--hardware-plies", type=_depth, default=2,
+                    help="plies per leaf job for --host and --dispatch (default 2)")
+    sp.add_argument("--accelerators", type=int, default=1,
+                    help="model workers / simulated board cores for --host (default 1)")
+    sp.add_argument("--dispatch", action="store_true",
+                    help="measure leaf jobs per second with an instant backend")
+    sp.add_argument("--dispatch-depth", type=int, default=5,
+                    help="host search depth for --dispatch (default 5)")
+    # The board commands come from host/boardcli.py; importing it is cheap (no simulator starts).
+    from .boardcli import add_board_info_arguments, add_board_sim_arguments
+    sp = sub.add_parser("board-sim", help="serve the simulated board (Verilator) on a pseudo-terminal")
+    add_board_sim_arguments(sp)
+    sp = sub.add_parser("board", help="talk to a board (real or simulated) over its serial port")
+    board_sub = sp.add_subparsers(dest="board_command", required=True, parser_class=_Parser)
+    add_board_info_arguments(board_sub.add_parser("info", help="print what the board reports"))
+    # Bitstreams for real boards come from synth/board.py (importing it starts no tool).
+    from chessaccel.synth.board import add_board_arguments
+    add_board_arguments(sub.add_parser("synth", help="build a bitstream for a real board "
+                                                     "(never programmed; see docs/synthesis.md)"),
+                        board_positional=False)
+    # The host engine and its tools (host/engine/): imported only when run.
+    sub.add_parser("uci", help="serve the UCI protocol on stdin/stdout (play from a GUI)")
+    from .engine.epd import add_arguments as add_epd_arguments
+    add_epd_arguments(sub.add_parser("epd", help="run an EPD test suite (bm, am, dm) with the engine"),
+                      _depth)
+    from .engine.match import add_arguments as add_match_arguments
+    add_match_arguments(sub.add_parser("match", help="play a UCI engine: PGN, score and Elo"))
+    return p
+
+
+def _board(text):
+    if text.strip() == "startpos":
+        text = STARTPOS
+    board, _ops = parse_position(text)
+    return board
+
+
+def _uci(move):
+    return move_uci(move) if move else None
+
+
+def _emit(args, obj, lines):
+    if args.json:
+        print(json.dumps(obj))
+    else:
+        for line in lines:
+            print(line)
+
+
+def cmd_moves(args, backend):
+    moves = [_uci(m) for m in backend.moves(_board(args.position))]
+    _emit(args, {"moves": moves}, [" ".join(moves) if moves else "(no legal moves)"])
+
+
+def cmd_perft(args, backend):
+    board = _board(args.position)
+    modes = getattr(backend, "count_modes", ("make",))
+    if args.count_mode is not None and args.count_mode not in modes:
+        raise UsageError(f"--count-mode {args.count_mode} needs the opencl backend "
+                         f"({args.backend} makes every leaf)")
+    extra = {"count_mode": args.count_mode} if args.count_mode and len(modes) > 1 else {}
+    t0 = time.perf_counter()
+    r = backend.perft(board, args.depth, args.divide, **extra)
+    seconds = time.perf_counter() - t0
+    obj = {"nodes": r["nodes"], "cycles": r["cycles"], "seconds": round(seconds, 6)}
+    if extra:
+        obj["count_mode"] = args.count_mode
+    lines = []
+    if r["divide"] is not None:
+        obj["divide"] = {_uci(m): n for m, n in r["divide"].items()}
+        lines += [f"{m}: {n}" for m, n in obj["divide"].items()] + [""]
+    cycles = f"  cycles {r['cycles']}" if r["cycles"] is not None else ""
+    lines.append(f"perft {args.depth}: nodes {r['nodes']}{cycles}  ({seconds:.3f} s)")
+    _emit(args, obj, lines)
+
+
+def cmd_search(args, backend):
+    if args.alpha >= args.beta:
+        raise UsageError(f"empty window: alpha {args.alpha} must be below beta {args.beta}")
+    board = _board(args.position)
+    t0 = time.perf_counter()
+    r = backend.search(board, args.depth, args.alpha, args.beta)
+    seconds = time.perf_counter() - t0
+    mate = mate_distance(r["score"])
+    obj = {"score": r["score"], "mate": mate, "best_move": _uci(r["best_move"]),
+           "pv": [_uci(m) for m in r["pv"]], "nodes": r["nodes"], "cycles": r["cycles"],
+           "depth": args.depth, "seconds": round(seconds, 6)}
+    score = f"mate {mate}" if mate is not None else f"cp {r['score']}"
+    cycles = f"  cycles {r['cycles']}" if r["cycles"] is not None else ""
+    _emit(args, obj, [
+        f"bestmove {obj['best_move'] or '(none)'}  score {score}  depth {args.depth}",
+        f"pv {' '.join(obj['pv'])}",
+        f"nodes {r['nodes']}{cycles}  ({seconds:.3f} s)",
+    ])
+
+
+def cmd_bench(args, backend):
+    if args.host:
+        from .engine.hostbench import run as run_host_bench
+        if not 1 <= args.host_depth <= 64:
+            raise UsageError(f"host depth {args.host_depth} out of range 1..64")
+        if args.accelerators < 1:
+            raise UsageError(f"accelerators must be at least 1, got {args.accelerators}")
+        backend.close()
+        return run_host_bench(args, BENCH, lambda obj, lines: _emit(args, obj, lines))
+    if args.dispatch:
+        from .engine.dispatch import run as run_dispatch
+        if not 1 <= args.dispatch_depth <= 64:
+            raise UsageError(f"dispatch depth {args.dispatch_depth} out of range 1..64")
+        return run_dispatch(args)
+    jobs = [(_board(job.fen), job.depth, -INF, INF) for job in BENCH]
+    progress = sys.stderr if not args.json else None
+    t0 = time.perf_counter()
+    results = []
+    for job, spec in zip(BENCH, jobs):
+        t = time.perf_counter()
+        r = backend.search(*spec)
+        r["seconds"] = time.perf_counter() - t
+        results.append(r)
+        if progress:
+            print(f"  {job.name:12s} depth {job.depth}  nodes {r['nodes']:7d}  "
+                  f"score {r['score']:6d}  {r['seconds']:.2f} s", file=progress)
+    seconds = time.perf_counter() - t0
+    nodes = sum(r["nodes"] for r in results)
+    has_cycles = all(r["cycles"] is not None for r in results)
+    cycles = sum(r["cycles"] for r in results) if has_cycles else None
+    positions = [{"name": job.name, "fen": job.fen, "depth": job.depth, "nodes": r["nodes"],
+                  "score": r["score"], "best_move": _uci(r["best_move"]), "cycles": r["cycles"],
+                  "cycles_per_node": (r["cycles"] / r["nodes"]) if has_cycles else None,
+                  "seconds": round(r["seconds"], 6)}
+                 for job, r in zip(BENCH, results)]
+    obj = {"backend": args.backend, "nodes": nodes, "seconds": round(seconds, 6),
+           **({"device": backend.describe()} if hasattr(backend, "describe") else {}),
+           "nps": round(nodes / seconds, 1) if seconds else None, "signature": nodes,
+           "cycles": cycles, "cycles_per_node": (cycles / nodes) if has_cycles else None,
+           "positions": positions}
+    out = args.out or os.path.join("out", f"bench-{args.backend.replace(':', '_').replace('/', '_')}.json")
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    with open(out, "w") as f:
+        json.dump(obj, f, indent=2)
+    plot = args.plot or os.path.splitext(out)[0] + ".png"
+    _plot_bench(obj, plot)
+    cpn = f"  cycles/node {obj['cycles_per_node']:.2f}" if has_cycles else ""
+    _emit(args, obj, [
+        f"bench ({args.backend}): nodes {nodes}  {seconds:.2f} s  {obj['nps']:.0f} nodes/s{cpn}",
+        f"signature {nodes}",
+        f"wrote {out} and {plot}",
+    ])
+
+
+def _plot_bench(obj, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    names = [p["name"] for p in obj["positions"]]
+    fig, ax = plt.subplots(figsize=(8, 4))
+    if obj["cycles_per_node"] is not None:
+        values = [p["cycles_per_node"] for p in obj["positions"]]
+        ax.bar(names, values)
+        ax.axhline(5, color="green", linestyle="--", label="target 5")
+        ax.axhline(9, color="red", linestyle=":", label="Hydra 9")
+        ax.set_ylabel("cycles per node")
+        ax.legend()
+    else:
+        ax.bar(names, [p["nodes"] for p in obj["positions"]])
+        ax.set_ylabel("nodes")
+    ax.set_title(f"bench on {obj['backend']}: {obj['nodes']} nodes")
+    ax.tick_params(axis="x", rotation=45)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+COMMANDS = {"moves": cmd_moves, "perft": cmd_perft, "search": cmd_search, "bench": cmd_bench}
+
+
+def main(argv=None):
+    try:
+        args = _parser().parse_args(argv)
+        if args.command == "board-sim":
+            from .boardcli import board_sim_main
+            return board_sim_main(args)
+        if args.command == "board":
+            from .boardcli import board_info_main
+            return board_info_main(args)
+        if args.command == "synth":
+            from chessaccel.synth.board import run_board_command
+            return run_board_command(args)
+        if args.command == "uci":
+            from .engine.uci import main as uci_main
+            return uci_main()
+        if args.command == "epd":
+            from .engine.epd import EpdError, run as run_epd
+            try:
+                return run_epd(args)
+            except EpdError as e:
+                raise UsageError(str(e)) from None
+        if args.command == "match":
+            from .engine.match import MatchError, run as run_match
+            try:
+                return run_match(args)
+            except MatchError as e:
+                raise UsageError(str(e)) from None
+        try:
+            backend = get_backend(args.backend)
+        except BackendError as e:
+            raise UsageError(str(e)) from None
+        try:
+            status = COMMANDS[args.command](args, backend)
+        finally:
+            backend.close()
+        if status:
+            return status
+    except (UsageError, PositionError) as e:
+        print(f"chessaccel: error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BackendError as e:
+        print(f"chessaccel: error: {e}", file=sys.stderr)
+        return EXIT_FAILURE
+    except KeyboardInterrupt:
+        print("chessaccel: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

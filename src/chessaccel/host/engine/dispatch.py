@@ -1,0 +1,235 @@
+"""The host's dispatch rate: leaf jobs handed out and collected per second when the
+accelerator costs nothing (``chessaccel bench --dispatch``).
+
+``InstantBackend`` answers every job at once with the material balance of its position (so
+that the tree has the shape of a real search: cutoffs where captures win, re-searches where the
+balance shifts), no move and one node. Its batches count as parallel (as a GPU's would), so the search gives it
+speculative work too. Two figures come out:
+
+- **interface**: prebuilt jobs through ``submit``/``wait`` in batches of 1, 32 and 1024, both
+  with the batch run in the submitting thread (``inline_batches``, as such a fast backend
+  would) and through the executor's thread (as a slow one is): what the job interface costs;
+- **search**: the bench positions searched by the host to a fixed depth over that backend:
+  what the host's own work at the top (move generation and ordering, the boards that jobs
+  carry, in engine/hostboard.py's compiled code; the search's bookkeeping in Python) allows.
+  Hydra's host called its FPGA about 100,000 times a second; this is the number to hold
+  against that.
+"""
+
+import cProfile
+import io
+import json
+import os
+import pstats
+import time
+
+import chess
+
+from chessaccel.contract.defs import INF
+from chessaccel.host.backends import Backend
+from chessaccel.contract.bench import BENCH
+from chessaccel.contract.position import parse_position
+from .hostboard import library
+from .jobs import BatchExecutor, Job
+from .search import HostSearch, Limits, SearchOptions
+from .tt import TranspositionTable
+
+__all__ = ["InstantBackend", "measure_interface", "measure_search", "run", "goal_verdict",
+           "GOAL_JOBS_PER_S"]
+
+#: Hydra's rate of FPGA calls per second (docs/engine.md).
+GOAL_JOBS_PER_S = 100_000
+BATCH_SIZES = (1, 32, 1024)
+
+
+class InstantBackend(Backend):
+    """A backend that does no search: the dispatch benchmark's accelerator."""
+
+    name = "instant"
+    parallel_batches = True
+    inline_batches = True
+
+    def search(self, board, depth, alpha, beta):
+        return self.search_many([(board, depth, alpha, beta)])[0]
+
+    def search_many(self, jobs):
+        out = []
+        for job in jobs:
+            board = job[0]
+            balance = sum(map(_VALUE_OF, filter(None, board.sq)))     # C loops, no frames
+            out.append({"score": balance if board.side == 0 else -balance, "best_move": None,
+                        "pv": [], "nodes": 1, "cycles": None})
+        return out
+
+
+def _values():
+    from chessaccel.contract.evaltables import MATERIAL_MG
+    from chessaccel.contract.geometry import CODE
+    table = [0] * 16
+    for piece, value in MATERIAL_MG.items():
+        kind = getattr(piece, "value", piece)
+        table[CODE[0][kind]] = value
+        table[CODE[1][kind]] = -value
+    return table
+
+
+_VALUE = _values()
+_VALUE_OF = _VALUE.__getitem__
+
+
+class ThreadedInstantBackend(InstantBackend):
+    """The same, its batches run by the executor's thread."""
+    inline_batches = False
+
+
+def measure_interface(jobs_total=200_000, sizes=BATCH_SIZES):
+    """{"inline"|"threaded": {batch size: jobs per second}} through submit/wait."""
+    board = parse_position("4k3/8/8/8/8/8/8/4K3 w - - 0 1")[0]
+    out = {}
+    for label, backend in (("inline", InstantBackend()), ("threaded", ThreadedInstantBackend())):
+        executor = BatchExecutor(backend)
+        rates = out[label] = {}
+        try:
+            for size in sizes:
+                jobs = [Job(board, 0, -INF, INF)] * size
+                rounds = max(1, jobs_total // size // (8 if size == 1 else 1))
+                start, cpu = time.perf_counter(), time.process_time()
+                for _ in range(rounds):
+                    batch = executor.submit(jobs)
+                    while not batch.done():
+                        batch.wait(1.0)
+                wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+                rates[size] = {"wall": round(rounds * size / wall),
+                               "cpu": round(rounds * size / max(cpu, 1e-9))}
+        finally:
+            executor.close()
+    return out
+
+
+def measure_search(depth=5, hardware_plies=1, positions=BENCH, profile=False, repeats=3):
+    """Host searches of the bench positions over the instant backend: jobs per second (the
+    median of ``repeats`` runs: one run is a few tenths of a second, short enough for a
+    scheduler's hiccup to show), and (with ``profile``, in one more run under cProfile) where
+    the host's time goes."""
+    library()   # built before the clock starts: a first build takes seconds of g++
+    runs = sorted((_search_run(depth, hardware_plies, positions, None) for _ in range(repeats)),
+                  key=lambda run: run["cpu_seconds"])
+    out = runs[len(runs) // 2]
+    out["runs"] = [{key: run[key] for key in ("seconds", "cpu_seconds", "handed_out_per_second",
+                                              "handed_out_per_cpu_second")} for run in runs]
+    if profile:
+        profiler = cProfile.Profile()
+        _search_run(depth, hardware_plies, positions, profiler)
+        stream = io.StringIO()
+        stats = pstats.Stats(profiler, stream=stream)
+        stats.sort_stats("tottime").print_stats(12)
+        out["profile"] = [line for line in stream.getvalue().splitlines()
+                          if line.strip() and "/" in line][:12]
+    return out
+
+
+def _search_run(depth, hardware_plies, positions, profiler):
+    executor = BatchExecutor(InstantBackend())
+    per_position = []
+    handed_out = executor.stats["jobs"]
+    try:
+        for job in positions:
+            board = chess.Board(job.fen)
+            search = HostSearch(executor, TranspositionTable(16),
+                                SearchOptions(hardware_plies=hardware_plies))
+            if profiler:
+                profiler.enable()
+            start, cpu = time.perf_counter(), time.process_time()
+            result = search.search(board, Limits(depth=depth))
+            seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+            if profiler:
+                profiler.disable()
+            per_position.append({"name": job.name, "jobs": result.jobs,
+                                 "host_nodes": result.host_nodes, "seconds": round(seconds, 4),
+                                 "cpu_seconds": round(cpu, 4),
+                                 "jobs_per_second": round(result.jobs / seconds)})
+    finally:
+        executor.close()
+    jobs = sum(p["jobs"] for p in per_position)
+    handed_out = executor.stats["jobs"] - handed_out
+    seconds = sum(p["seconds"] for p in per_position)
+    cpu = sum(p["cpu_seconds"] for p in per_position)
+    out = {"depth": depth, "hardware_plies": hardware_plies, "jobs": jobs,
+           "jobs_handed_out": handed_out,
+           "host_nodes": sum(p["host_nodes"] for p in per_position),
+           "seconds": round(seconds, 3), "cpu_seconds": round(cpu, 3),
+           "jobs_per_second": round(jobs / seconds),
+           "handed_out_per_second": round(handed_out / seconds),
+           "jobs_per_cpu_second": round(jobs / cpu),
+           "handed_out_per_cpu_second": round(handed_out / cpu),
+           "load_average": os.getloadavg()[0],
+           "positions": per_position}
+    return out
+
+
+def run(args):
+    interface = measure_interface()
+    search = measure_search(depth=args.dispatch_depth, hardware_plies=args.hardware_plies,
+                            profile=True)
+    obj = {"goal_jobs_per_second": GOAL_JOBS_PER_S,
+           "interface_jobs_per_second": {mode: {str(k): v for k, v in rates.items()}
+                                         for mode, rates in interface.items()},
+           "search": search, "cpus": os.cpu_count()}
+    out = args.out or os.path.join("out", "bench-dispatch.json")
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    with open(out, "w") as f:
+        json.dump(obj, f, indent=1)
+    plot = args.plot or os.path.splitext(out)[0] + ".png"
+    _plot(obj, plot)
+    if args.json:
+        print(json.dumps(obj))
+        return 0
+    for mode, rates in interface.items():
+        for size, rate in rates.items():
+            print(f"interface ({mode}), batches of {size:4d}: {rate['wall']:9,d} jobs/s, "
+                  f"{rate['cpu']:9,d} per CPU second")
+    print(f"host search, depth {search['depth']} with HardwarePlies {search['hardware_plies']}: "
+          f"{search['jobs']:,d} jobs used, {search['jobs_handed_out']:,d} handed out and "
+          f"collected (speculative ones included), {search['host_nodes']:,d} host nodes")
+    print(f"  {search['handed_out_per_second']:,d} jobs/s on the clock ({search['seconds']:.2f} s, "
+          f"load average {search['load_average']:.1f} on {os.cpu_count()} CPUs), "
+          f"{search['handed_out_per_cpu_second']:,d} jobs per CPU second "
+          f"({search['cpu_seconds']:.2f} s): what one free core gives; the median of "
+          f"{len(search['runs'])} runs ("
+          + ", ".join(f"{run['handed_out_per_cpu_second']:,d}" for run in search["runs"]) + ")")
+    print(f"the search's rate {goal_verdict(search)} the goal of {GOAL_JOBS_PER_S:,d} jobs/s; "
+          "where the host's time goes:")
+    for line in search["profile"][:8]:
+        print("  " + line.strip())
+    print(f"wrote {out} and {plot}")
+    return 0
+
+
+def goal_verdict(search):
+    """Whether ``measure_search``'s rate (jobs handed out per CPU second) reaches the goal:
+    "meets" (at or above it) or "is below"."""
+    verdict = "meets" if search["handed_out_per_cpu_second"] >= GOAL_JOBS_PER_S else "is below"
+    return verdict
+
+
+def _plot(obj, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    labels, values = [], []
+    for mode, rates in obj["interface_jobs_per_second"].items():
+        for size, rate in rates.items():
+            labels.append(f"{mode}\nbatch {size}")
+            values.append(rate["cpu"])
+    labels += ["search\nhanded out", "search\nused"]
+    values += [obj["search"]["handed_out_per_cpu_second"], obj["search"]["jobs_per_cpu_second"]]
+    fig, ax = plt.subplots(figsize=(9, 4))
+    ax.bar(labels, values, color=["tab:blue"] * (len(values) - 2) + ["tab:orange"] * 2)
+    ax.axhline(obj["goal_jobs_per_second"], color="red", linestyle="--", label="goal (Hydra)")
+    ax.set_ylabel("leaf jobs per CPU second")
+    ax.set_yscale("log")
+    ax.set_title("host dispatch with an instant backend")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)

@@ -1,0 +1,91 @@
+"""Scores across the host/accelerator boundary.
+
+A job is searched as if its position were the root: a mate it finds at its own ply ``q`` scores
+``-(MATE - q)`` (docs/semantics.md, section 5). The host holds the job's position at ply ``p`` of
+its own tree, so the same mate is at ply ``p + q`` there. ``from_job`` shifts a job's score into
+the host's frame; ``job_window`` shifts a host window into the job's frame. The two maps are
+inverse on every score a job can return and monotone, so "score > bound" means the same on both
+sides: a host search whose frontier jobs run on the accelerator computes exactly what one long
+search of the same depth computes (tests/test_engine_frontier.py).
+"""
+
+from chessaccel.contract.defs import INF, MATE, MAX_PLY
+
+__all__ = ["HOST_MAX_PLY", "MATE_BOUND", "from_job", "job_window", "is_mate", "mate_moves",
+           "to_tt", "from_tt", "uci_score"]
+
+#: Deepest host ply the engine ever reaches (iterative deepening stops well before).
+HOST_MAX_PLY = 96
+#: A score at least this far from zero is a mate (host frame: host plies plus job plies).
+MATE_BOUND = MATE - HOST_MAX_PLY - MAX_PLY
+#: Scores a job returns for mates lie beyond this (job frame: at most MAX_PLY plies deep).
+_JOB_MATE = MATE - MAX_PLY
+
+
+def from_job(score, ply):
+    """The host-frame score of a job result for a job whose root is at host ply ``ply``."""
+    if score >= _JOB_MATE:
+        return score - ply
+    if score <= -_JOB_MATE:
+        return score + ply
+    return score
+
+
+def _to_job(bound, ply):
+    threshold = _JOB_MATE - ply     # the host-frame image of the job's mate range
+    if bound >= threshold:
+        return min(bound + ply, INF)
+    if bound <= -threshold:
+        return max(bound - ply, -INF)
+    return bound
+
+
+def job_window(alpha, beta, ply):
+    """The job-frame window (alpha, beta) of a host window for a job rooted at host ply ``ply``.
+
+    Beyond the mate range the bounds clamp to +-INF; a window that lies wholly beyond every
+    possible score keeps one point of width (the job then fails low or high, as the host would).
+    """
+    a, b = _to_job(alpha, ply), _to_job(beta, ply)
+    if a >= b:
+        if a >= INF:
+            a = INF - 1
+        else:
+            b = a + 1
+    return a, b
+
+
+def is_mate(score):
+    return score >= MATE_BOUND or score <= -MATE_BOUND
+
+
+def mate_moves(score):
+    """Moves to mate (negative when the side to move is mated) for a host-frame mate score."""
+    if score >= MATE_BOUND:
+        return (MATE - score + 1) // 2
+    if score <= -MATE_BOUND:
+        return -((MATE + score) // 2)
+    return None
+
+
+def to_tt(score, ply):
+    """A score as stored in the transposition table: mates counted from the stored node."""
+    if score >= MATE_BOUND:
+        return score + ply
+    if score <= -MATE_BOUND:
+        return score - ply
+    return score
+
+
+def from_tt(score, ply):
+    if score >= MATE_BOUND:
+        return score - ply
+    if score <= -MATE_BOUND:
+        return score + ply
+    return score
+
+
+def uci_score(score):
+    """``cp N`` or ``mate N`` as UCI's ``info score`` wants it."""
+    mate = mate_moves(score)
+    return f"mate {mate}" if mate is not None else f"cp {score}"

@@ -1,0 +1,752 @@
+"""The host's search: the top of the tree in software, the last plies on the accelerators.
+
+Iterative deepening with aspiration windows over a fail-soft principal variation search
+(docs/semantics.md's negamax, section 5, with the usual host refinements): a transposition
+table, move ordering at the top (hash move, then the accelerator's own MVV/LVA order with the
+killers placed first among the quiet moves), repetition, fifty-move and dead-material draws (the
+accelerator never sees the game's history: the host must). The host's plies live in a
+``HostBoard`` (engine/hostboard.py: compiled code held to python-chess by the tests): push and
+pop, legal moves in the host's order, the model ``Board`` each job carries, keys and draws;
+python-chess holds the root and its game.
+
+**The frontier.** A node with ``HardwarePlies`` plies or fewer left (below the root) is not
+searched by the host: it becomes a job (position, depth, window) for an accelerator, whose score,
+best move and node count the host uses. Its parent is a *frontier parent*; there the host applies
+*young brothers wait*: the eldest child's job runs alone (it usually sets the bound that cuts off
+or narrows the rest), then every remaining sibling goes out in one batch with the bound the
+eldest set (a null window under PVS), to as many accelerators as the executor has. Results are
+taken in move order as they arrive; a result that the narrower bound of a sibling processed
+earlier makes inconclusive is searched again; a cutoff cancels what is still running. Because
+the batch's window and the order of processing do not depend on timing, the result (score,
+best move, PV, the nodes of the jobs used) is the same for any number of accelerators. At a
+null-window frontier parent (most of them under PVS) the eldest's result cannot narrow the
+window (it fails low or cuts off), so all children go out at once: the same jobs, the same
+results, and when the eldest cuts off, its brothers were speculation and are cancelled.
+
+**Exactness.** With the table, PVS, aspiration, killers and draws switched off
+(``SearchOptions.exact()``), a host search of depth D with frontier H returns the score and best
+move of the accelerator's own search of depth D; with ``parallel=False`` as well (each sibling's
+job waits for the one before, as the accelerator would), it also returns its PV and node count
+(host nodes + job nodes). tests/test_engine_frontier.py holds the host to that.
+"""
+
+import heapq
+import time
+from dataclasses import dataclass, field
+
+from chessaccel.contract.defs import INF, MATE, MAX_DEPTH
+from chessaccel.contract.position import board_from_chess
+from .hostboard import HostBoard
+from .jobs import Job
+from .order import from_model, ordered_moves
+from .scores import HOST_MAX_PLY, MATE_BOUND, from_job, from_tt, is_mate, job_window, mate_moves, to_tt
+from .tt import Bound
+
+__all__ = ["SearchOptions", "Limits", "IterationInfo", "SearchResult", "HostSearch",
+           "SearchAborted", "MAX_ITERATION"]
+
+#: Deepest iteration of iterative deepening (host plies plus the frontier's plies).
+MAX_ITERATION = 64
+#: Longest wait for a job result before the stop flag and the clock are looked at again.
+_POLL_SECONDS = 0.01
+_KILLERS = 2
+
+
+class SearchAborted(Exception):
+    """Stop, a deadline or the node limit ended the search."""
+
+
+@dataclass
+class SearchOptions:
+    hardware_plies: int = 3     # plies (above quiescence) searched by a job
+    tt: bool = True
+    pvs: bool = True
+    aspiration: bool = True
+    killers: bool = True
+    draws: bool = True          # repetition, fifty-move rule, dead material at the top
+    parallel: bool = True       # young brothers wait at frontier parents (batches)
+    aspiration_delta: int = 35
+
+    @classmethod
+    def exact(cls, hardware_plies, parallel=True):
+        """The plain alpha-beta of the contract above the frontier (no table, no pruning)."""
+        return cls(hardware_plies=hardware_plies, tt=False, pvs=False, aspiration=False,
+                   killers=False, draws=False, parallel=parallel)
+
+    def check(self):
+        if not 0 <= self.hardware_plies <= MAX_DEPTH:
+            raise ValueError(f"hardware plies {self.hardware_plies} out of range 0..{MAX_DEPTH}")
+
+
+@dataclass
+class Limits:
+    depth: int = None           # last iteration to search
+    nodes: int = None           # host + accelerator nodes
+    deadline: float = None      # time.monotonic() at which the search stops, mid-iteration
+    soft_deadline: float = None  # no new iteration starts after this
+    mate: int = None            # stop once a mate in this many moves (or fewer) is found
+    root_moves: list = None     # search only these root moves (UCI searchmoves)
+
+
+@dataclass
+class IterationInfo:
+    depth: int
+    seldepth: int
+    score: int
+    bound: str                  # "exact", "lower" (fail high), "upper" (fail low)
+    pv: list
+    host_nodes: int
+    accelerator_nodes: int      # nodes of the jobs the search used
+    speculative_nodes: int      # nodes of jobs finished but not used (cut off siblings)
+    jobs: int
+    seconds: float
+    hashfull: int
+    span_nodes: int             # accelerator nodes on the critical path (see HostSearch)
+
+    @property
+    def nodes(self):
+        return self.host_nodes + self.accelerator_nodes
+
+
+@dataclass
+class SearchResult:
+    best_move: object           # chess.Move or None (no legal move)
+    ponder_move: object
+    score: int
+    depth: int                  # last completed iteration (0: none)
+    pv: list
+    host_nodes: int
+    accelerator_nodes: int
+    speculative_nodes: int
+    jobs: int
+    seconds: float
+    seldepth: int
+    span_nodes: int
+    iterations: list = field(default_factory=list)
+    aborted: bool = False
+    error: str = None
+
+    @property
+    def nodes(self):
+        return self.host_nodes + self.accelerator_nodes
+
+    @property
+    def mate(self):
+        """Moves to mate (negative: mated) when the score is a mate, else None."""
+        return mate_moves(self.score)
+
+
+def makespan(costs, slots):
+    """Finish time of ``costs`` handed in order to ``slots`` accelerators, each job to the first
+    free one (None: all at once). Used for the critical path in accelerator nodes."""
+    if not costs:
+        return 0
+    if slots is None or slots >= len(costs):
+        return max(costs)
+    if slots == 1:
+        return sum(costs)
+    finish = [0] * slots
+    for cost in costs:
+        heapq.heapreplace(finish, finish[0] + cost)
+    return max(finish)
+
+
+class HostSearch:
+    """One engine's search state: executor, table, options and killers.
+
+    ``stop`` is a threading.Event (or anything with ``is_set``); ``on_info(IterationInfo)`` is
+    called after each iteration and after each aspiration failure.
+
+    ``span_nodes`` counts the accelerator nodes on the search's critical path, taking the
+    executor's slot count into account: a lone job adds its nodes, a batch adds the finish time
+    of its used jobs spread in order over the slots. nodes / span is the speed-up the
+    accelerators give when they, not the host, set the pace.
+    """
+
+    def __init__(self, executor, tt=None, options=None, stop=None, on_info=None):
+        self.executor = executor
+        self.tt = tt
+        self.options = options or SearchOptions()
+        self.options.check()
+        self.stop = stop
+        self.on_info = on_info
+        self.killers = [[] for _ in range(HOST_MAX_PLY)]
+        # an executor whose batches run in this thread answers a lone job without a batch
+        self._run_inline = executor.run_inline if getattr(executor, "inline", False) else None
+
+    # --- the driver: iterative deepening ------------------------------------------------------
+
+    def search(self, cb, limits=None):
+        """Search the python-chess board ``cb`` (its move stack is the game's history)."""
+        limits = limits or Limits()
+        self._limits = limits
+        self._start = time.monotonic()
+        self._setup(cb)
+        opts = self.options
+        if self.tt is not None and opts.tt:
+            self.tt.new_search()
+        root_moves = self._root_filter(ordered_moves(self.cb))
+        result = SearchResult(None, None, 0, 0, [], 0, 0, 0, 0, 0.0, 0, 0)
+        if not root_moves:
+            result.score = -MATE if self.cb.is_check() else 0
+            result.host_nodes = 1
+            return result
+        result.best_move = root_moves[0]    # something legal to play, whatever happens
+        previous = None
+        last_depth = min(limits.depth or MAX_ITERATION, MAX_ITERATION)
+        for depth in range(1, last_depth + 1):
+            if depth > 1 and limits.soft_deadline is not None \
+                    and time.monotonic() >= limits.soft_deadline:
+                break
+            try:
+                score, pv, bound = self._iteration(depth, previous)
+            except SearchAborted:
+                result.aborted = True
+                if self._root_best is not None:     # a move this iteration proved better
+                    result.best_move = self._root_best[1]
+                    result.score = self._root_best[0]
+                    result.pv = self._root_best[2]
+                break
+            except Exception as error:      # BackendError and friends: keep what we have
+                from chessaccel.host.backends import BackendError
+                if not isinstance(error, BackendError):
+                    raise
+                result.error = str(error)
+                break
+            previous = score
+            result.score, result.pv, result.depth = score, pv, depth
+            result.best_move = pv[0] if pv else root_moves[0]
+            info = self._info(depth, score, bound, pv)
+            result.iterations.append(info)
+            if self.on_info:
+                self.on_info(info)
+            if len(root_moves) == 1 and limits.deadline is not None:
+                break       # one legal move under a clock: no need to think
+            if limits.mate is not None and 0 < (mate_moves(score) or 0) <= limits.mate:
+                break
+            if limits.depth is None and score >= MATE_BOUND and 2 * mate_moves(score) + 1 <= depth:
+                break       # a mate two plies inside the horizon: deeper only repeats it
+        self._finish(result)
+        return result
+
+    def search_depth(self, cb, depth, alpha=-INF, beta=INF):
+        """One fail-soft search of ``cb`` to ``depth`` plies with the window (alpha, beta): no
+        iterative deepening, no aspiration (what one accelerator job of that depth computes, when
+        the options are ``SearchOptions.exact``). Returns a SearchResult."""
+        if not 1 <= depth <= MAX_ITERATION:
+            raise ValueError(f"depth {depth} out of range 1..{MAX_ITERATION}")
+        self._limits = Limits()
+        self._start = time.monotonic()
+        self._setup(cb)
+        if self.tt is not None and self.options.tt:
+            self.tt.new_search()
+        self._spec_start = self.executor.stats["nodes"]
+        result = SearchResult(None, None, 0, 0, [], 0, 0, 0, 0, 0.0, 0, 0)
+        score, pv = self._node(0, depth, alpha, beta)
+        result.score, result.pv, result.depth = score, pv, depth
+        result.best_move = pv[0] if pv else None
+        self._finish(result)
+        return result
+
+    def _root_filter(self, moves):
+        allowed = self._limits.root_moves
+        if allowed:
+            kept = [m for m in moves if m in allowed]
+            return kept or moves
+        return moves
+
+    def _setup(self, cb):
+        self.cb = cb.copy()         # the root, for what is done once a search
+        self.board = board_from_chess(self.cb)
+        self.hb = HostBoard(self.cb)    # the host's plies (push/pop, moves, keys, draws)
+        # keys of the game's positions back to the last irreversible move, oldest first
+        history = self.cb.copy()
+        keys = [self.hb.key()]
+        earlier = HostBoard(history)
+        for _ in range(min(len(history.move_stack), history.halfmove_clock)):
+            history.pop()
+            earlier.set_root(board_from_chess(history))
+            keys.append(earlier.key())
+        keys.reverse()
+        self.keys = keys
+        self.host_nodes = 0
+        self.accel_nodes = 0
+        self.jobs = 0
+        self.span = 0
+        self.seldepth = 0
+        self._root_best = None
+        self._root_alpha = -INF
+        self._spec_start = self.executor.stats["nodes"]
+
+    def _iteration(self, depth, previous):
+        opts = self.options
+        if opts.aspiration and depth >= 3 and previous is not None and not is_mate(previous):
+            delta = opts.aspiration_delta
+            alpha, beta = max(previous - delta, -INF), min(previous + delta, INF)
+        else:
+            delta = None
+            alpha, beta = -INF, INF
+        self._root_best = None
+        whole = self._root_as_one_job(depth)
+        while True:
+            self._root_alpha = alpha
+            if whole:
+                score, pv = self._root_job(depth, alpha, beta)
+            else:
+                score, pv = self._node(0, depth, alpha, beta)
+            if delta is not None and score <= alpha and alpha > -INF:
+                bound = "upper"
+            elif delta is not None and score >= beta and beta < INF:
+                bound = "lower"
+            else:
+                return score, pv, "exact"
+            if self.on_info:
+                self.on_info(self._info(depth, score, bound, pv))
+            delta *= 2
+            if delta > 8 * opts.aspiration_delta:
+                alpha, beta = -INF, INF
+            elif bound == "upper":
+                alpha = max(score - delta, -INF)
+            else:
+                beta = min(score + delta, INF)
+
+    def _root_as_one_job(self, depth):
+        """Whether this iteration is one job for the whole tree: when it is no deeper than
+        HardwarePlies, there is one accelerator (splitting the root would only add jobs), and
+        no root move needs the host (a draw by repetition or the fifty-move rule, which the
+        accelerator cannot see; a searchmoves restriction)."""
+        if depth > self.options.hardware_plies or self.executor.parallel:
+            return False
+        if self._limits.root_moves:
+            return False
+        return not any(self._child_is_draw(m) for m in ordered_moves(self.cb))
+
+    def _root_job(self, depth, alpha, beta):
+        """The iteration as one job rooted at the root (ply 0: scores need no shift)."""
+        a, b = job_window(alpha, beta, 0)
+        batch = self.executor.submit([Job(self.board.copy(), depth, a, b)])
+        try:
+            result = self._await(batch, 0)
+        finally:
+            if batch.results[0] is None:
+                batch.cancel()
+        self.span += result["nodes"]
+        self.accel_nodes += result["nodes"]
+        self.jobs += 1
+        pv = [from_model(m) for m in result["pv"]]
+        self.seldepth = max(self.seldepth, depth, len(pv))
+        score = result["score"]
+        if pv and score > alpha:
+            self._root_best = (score, pv[0], pv)
+        if self.tt is not None and self.options.tt:
+            bound = Bound.LOWER if score >= beta else Bound.UPPER if score <= alpha else Bound.EXACT
+            self.tt.store(self.keys[-1], depth, bound, score,
+                          pv[0] if pv and bound != Bound.UPPER else None)
+        return score, pv
+
+    def _info(self, depth, score, bound, pv):
+        return IterationInfo(
+            depth=depth, seldepth=max(self.seldepth, depth), score=score, bound=bound,
+            pv=list(pv), host_nodes=self.host_nodes, accelerator_nodes=self.accel_nodes,
+            speculative_nodes=self._speculative(), jobs=self.jobs,
+            seconds=time.monotonic() - self._start,
+            hashfull=self.tt.hashfull() if self.tt is not None and self.options.tt else 0,
+            span_nodes=self.span)
+
+    def _speculative(self):
+        done = self.executor.stats["nodes"] - self._spec_start
+        return max(0, done - self.accel_nodes)
+
+    def _finish(self, result):
+        result.host_nodes = self.host_nodes
+        result.accelerator_nodes = self.accel_nodes
+        result.speculative_nodes = self._speculative()
+        result.jobs = self.jobs
+        result.span_nodes = self.span
+        result.seldepth = max(self.seldepth, result.depth)
+        result.seconds = time.monotonic() - self._start
+        if not result.pv or result.pv[0] != result.best_move:
+            result.pv = [result.best_move] if result.best_move else []
+        result.pv = self._legal_prefix(result.pv)
+        result.ponder_move = result.pv[1] if len(result.pv) > 1 else None
+
+    def _legal_prefix(self, pv):
+        board = self.cb.copy(stack=False)
+        out = []
+        for move in pv:
+            if move is None or not board.is_legal(move):
+                break
+            out.append(move)
+            board.push(move)
+        return out
+
+    # --- limits -------------------------------------------------------------------------------
+
+    def _check(self):
+        if self.stop is not None and self.stop.is_set():
+            raise SearchAborted()
+        limits = self._limits
+        if limits.deadline is not None and time.monotonic() >= limits.deadline:
+            raise SearchAborted()
+        if limits.nodes is not None and self.host_nodes + self.accel_nodes >= limits.nodes:
+            raise SearchAborted()
+
+    def _await(self, batch, index):
+        """The result of job ``index`` of ``batch``, watching stop, clock and node limit."""
+        results = batch.results
+        while results[index] is None:
+            self._check()
+            timeout = _POLL_SECONDS
+            if self._limits.deadline is not None:
+                timeout = max(0.0, min(timeout, self._limits.deadline - time.monotonic()))
+            batch.wait(timeout)
+            results = batch.results
+        return results[index]
+
+    # --- moving at the top --------------------------------------------------------------------
+
+    def _push(self, move):
+        self.keys.append(self.hb.push(move))
+
+    def _pop(self):
+        self.hb.pop()
+        self.keys.pop()
+
+    def _repeats(self, key, halfmoves, keys):
+        """True when ``key`` stands among ``keys`` (the positions before it, the nearest last)
+        an even number of plies back, within the last ``halfmoves`` reversible plies."""
+        for back in range(4, min(halfmoves, len(keys)) + 1, 2):
+            if keys[-back] == key:
+                return True
+        return False
+
+    def _drawn_here(self):
+        """The position just pushed is a draw (repetition, fifty moves, dead material)."""
+        hb = self.hb
+        halfmoves = hb.halfmove_clock
+        if halfmoves >= 4:          # _repeats(keys[-1], halfmoves, keys[:-1]), no copy
+            keys = self.keys
+            key = keys[-1]
+            for back in range(5, min(halfmoves + 1, len(keys)) + 1, 2):
+                if keys[-back] == key:
+                    return True
+        return hb.is_drawn()        # fifty moves (unless mate), dead material
+
+    def _child_is_draw(self, move):
+        """A frontier child that is a draw by repetition or the fifty-move rule (a capture or a
+        pawn move resets both; only those can leave dead material, which jobs score well
+        enough). Pushes only when a draw is possible."""
+        hb = self.hb
+        halfmoves = hb.halfmove_clock + 1
+        if halfmoves < 4 or not self.options.draws or hb.is_zeroing(move):
+            return False
+        key = hb.push(move)
+        try:
+            if self._repeats(key, halfmoves, self.keys):
+                return True
+            return hb.is_fifty_moves()
+        finally:
+            hb.pop()
+
+    def _ordered(self, ply, tt_move):
+        """The node's legal moves: the hash move, captures in the accelerator's order, the
+        killers (legal here, not the hash move), quiet moves in the accelerator's order."""
+        opts = self.options
+        killers = self.killers[ply] if opts.killers and ply < HOST_MAX_PLY else ()
+        return self.hb.ordered(tt_move, opts.tt, killers)
+
+    def _remember_killer(self, ply, move):
+        if ply >= HOST_MAX_PLY or not self.options.killers:
+            return
+        if move.promotion or self.hb.is_capture(move):
+            return
+        killers = self.killers[ply]
+        if move in killers:
+            killers.remove(move)
+        killers.insert(0, move)
+        del killers[_KILLERS:]
+
+    # --- the tree -----------------------------------------------------------------------------
+
+    def _node(self, ply, depth, alpha, beta):
+        """A host node (the root, or one with more than HardwarePlies plies left): fail-soft
+        negamax. Returns (score, pv)."""
+        self.host_nodes += 1
+        self._check()
+        if ply > self.seldepth:
+            self.seldepth = ply
+        opts = self.options
+        tt = self.tt if opts.tt else None
+        key = self.keys[-1]
+        tt_move = None
+        if tt is not None:
+            entry = tt.probe(key)
+            if entry is not None:
+                tt_move = entry.move
+                if ply > 0 and entry.depth >= depth:
+                    score = from_tt(entry.score, ply)
+                    if (entry.bound == Bound.EXACT
+                            or (entry.bound == Bound.LOWER and score >= beta)
+                            or (entry.bound == Bound.UPPER and score <= alpha)):
+                        return score, ([tt_move] if tt_move else [])
+        alpha0 = alpha
+        if ply and depth - 1 <= opts.hardware_plies:
+            # a frontier parent: its moves stay in the host board's buffer, made into a list
+            # only when the eldest's job does not cut off (most do)
+            killers = self.killers[ply] if opts.killers and ply < HOST_MAX_PLY else ()
+            count = self.hb.order(tt_move, opts.tt, killers)
+            if not count:
+                return (-(MATE - ply) if self.hb.is_check() else 0), []
+            best, best_move, pv = self._frontier(ply, depth, alpha, beta, None, count)
+        else:
+            moves = self._ordered(ply, tt_move)
+            if ply == 0:
+                moves = self._root_filter(moves)
+            if not moves:
+                return (-(MATE - ply) if self.hb.is_check() else 0), []
+            if depth - 1 <= opts.hardware_plies:
+                best, best_move, pv = self._frontier(ply, depth, alpha, beta, moves, len(moves))
+            else:
+                best, best_move, pv = self._expand(ply, depth, alpha, beta, moves)
+        if best >= beta:
+            self._remember_killer(ply, best_move)
+        if tt is not None:
+            bound = Bound.LOWER if best >= beta else Bound.UPPER if best <= alpha0 else Bound.EXACT
+            tt.store(key, depth, bound, to_tt(best, ply),
+                     best_move if bound != Bound.UPPER else None)
+        return best, pv
+
+    def _note_root(self, ply, score, move, pv):
+        if ply == 0 and score > self._root_alpha:
+            self._root_best = (score, move, pv)
+
+    def _expand(self, ply, depth, alpha, beta, moves):
+        """Children searched by the host, one after another (PVS)."""
+        best, best_move, best_pv = -INF, None, []
+        pvs = self.options.pvs
+        draws = self.options.draws
+        hb, keys = self.hb, self.keys
+        for index, move in enumerate(moves):
+            keys.append(hb.push(move))      # _push
+            try:
+                if draws and self._drawn_here():
+                    self.host_nodes += 1
+                    score, tail = 0, []
+                elif index == 0 or not pvs:
+                    score, tail = self._node(ply + 1, depth - 1, -beta, -alpha)
+                    score = -score
+                else:
+                    score, tail = self._node(ply + 1, depth - 1, -alpha - 1, -alpha)
+                    score = -score
+                    if alpha < score < beta:
+                        score, tail = self._node(ply + 1, depth - 1, -beta, -alpha)
+                        score = -score
+            finally:
+                hb.pop()                    # _pop
+                keys.pop()
+            if score > best:
+                best, best_move, best_pv = score, move, [move] + tail
+                self._note_root(ply, score, move, best_pv)
+                if score > alpha:
+                    alpha = score
+                    if score >= beta:
+                        break
+        return best, best_move, best_pv
+
+    def _child_board(self, move):
+        return self.hb.child_board(move)
+
+    def _take(self, result, child_ply, job_depth, count=True):
+        """Account for a used job result (unless counted already); its host-frame score from
+        the parent's view and the PV tail it gives."""
+        if count:
+            self.accel_nodes += result["nodes"]
+            self.jobs += 1
+        pv = result["pv"]
+        if pv:
+            pv = list(map(from_model, pv))
+            reach = child_ply + max(job_depth, len(pv))
+        else:
+            pv = []
+            reach = child_ply + job_depth
+        if reach > self.seldepth:
+            self.seldepth = reach
+        return -from_job(result["score"], child_ply), pv
+
+    def _single(self, child_ply, job_depth, move, alpha, beta):
+        """One child as a lone job with the parent-frame window (alpha, beta)."""
+        a, b = job_window(-beta, -alpha, child_ply)
+        batch = self.executor.submit([Job(self._child_board(move), job_depth, a, b)])
+        try:
+            result = self._await(batch, 0)
+        finally:
+            if batch.results[0] is None:
+                batch.cancel()
+        self.span += result["nodes"]
+        return self._take(result, child_ply, job_depth)
+
+    def _frontier(self, ply, depth, alpha, beta, moves, count):
+        """A frontier parent: its children are jobs (young brothers wait, see the module).
+        ``moves``: the ``count`` moves in order, or None when they wait in the host board's
+        buffer (HostBoard.order)."""
+        child_ply, job_depth = ply + 1, depth - 1
+        opts = self.options
+        nothing = (-INF, None, [])
+        if opts.parallel and alpha + 1 >= beta and self.executor.speculate:
+            # a null-window node: the eldest's result cannot narrow the window (it fails low,
+            # or cuts off), so its brothers need not wait for it; if it cuts off, their jobs
+            # were speculation, cancelled
+            if moves is None:
+                moves = self.hb.listed()
+            return self._brothers(ply, child_ply, job_depth, alpha, beta, moves, nothing)
+        # the eldest brother alone (_single, written out: this is the host's busiest path)
+        hb = self.hb
+        first = moves[0] if moves is not None else hb.first()
+        if hb.halfmove_clock >= 3 and self._child_is_draw(first):
+            self.host_nodes += 1
+            score, tail = 0, []
+        else:
+            a, b = job_window(-beta, -alpha, child_ply)
+            job = Job(hb.child_board(first), job_depth, a, b)
+            if self._run_inline is not None:
+                result = self._run_inline(job)
+            else:
+                batch = self.executor.submit([job])
+                result = batch.results[0]
+                if result is None:
+                    try:
+                        result = self._await(batch, 0)
+                    finally:
+                        if batch.results[0] is None:
+                            batch.cancel()
+            self.span += result["nodes"]
+            score, tail = self._take(result, child_ply, job_depth)
+        eldest = (score, first, [first] + tail)
+        if not ply:
+            self._note_root(ply, score, first, eldest[2])
+        if score > alpha:
+            alpha = score
+        if alpha >= beta or count == 1:
+            return eldest
+        if moves is None:
+            moves = self.hb.listed()
+        if not opts.parallel:
+            return self._frontier_in_turn(ply, child_ply, job_depth, alpha, beta, moves, eldest)
+        return self._brothers(ply, child_ply, job_depth, alpha, beta, moves[1:], eldest)
+
+    def _brothers(self, ply, child_ply, job_depth, alpha, beta, moves, best_so_far):
+        """``moves``' jobs in one batch with the window (alpha, beta) as it stands (a null
+        window at alpha under PVS), taken in move order as they finish.
+
+        Under PVS a null-window result between alpha and beta is only a lower bound. With one
+        accelerator such a move is searched again at once with alpha as it stands (PVS as
+        usual). With several, at the first such result the host waits for the whole batch and
+        searches every such move again in a second batch, with the window (alpha, beta) the
+        first batch had: nothing before them raised alpha (a null-window result either fails
+        low or cuts off), so these re-searches are exact, whatever an earlier one then does to
+        alpha. Either way the values, best move and PV are those of sequential PVS."""
+        best, best_move, best_pv = best_so_far
+        null = self.options.pvs and alpha + 1 < beta
+        win_alpha, win_beta = alpha, (alpha + 1 if null else beta)
+        job_alpha, job_beta = job_window(-win_beta, -win_alpha, child_ply)
+        if self.hb.halfmove_clock + 1 < 4 or not self.options.draws:
+            live = moves            # no child can be a draw (_child_is_draw)
+            slots = list(range(len(moves)))
+        else:
+            slots, live = [], []
+            for move in moves:
+                if self._child_is_draw(move):
+                    slots.append(None)
+                else:
+                    slots.append(len(live))
+                    live.append(move)
+        jobs = [Job(board, job_depth, job_alpha, job_beta)
+                for board in self.hb.child_boards(live)]
+        batch = self.executor.submit(jobs) if jobs else None
+        again = None        # the re-search batch: slot -> index in it
+        used, used_again = [], []
+        try:
+            for position, (move, slot) in enumerate(zip(moves, slots)):
+                if slot is None:
+                    self.host_nodes += 1
+                    score, tail = 0, []
+                else:
+                    result = batch.results[slot]
+                    if result is None:
+                        result = self._await(batch, slot)
+                    score = -from_job(result["score"], child_ply)
+                    counted = again is not None     # _research counted the whole first batch
+                    if null and win_alpha < score < beta and not self.executor.parallel:
+                        # one accelerator: the usual PVS re-search, with alpha as it is now
+                        used.append(result["nodes"])
+                        self._take(result, child_ply, job_depth)
+                        result = None
+                        score, tail = self._single(child_ply, job_depth, move, alpha, beta)
+                    elif null and win_alpha < score < beta:
+                        if again is None:
+                            again = self._research(batch, slots[position:], child_ply,
+                                                   job_depth, win_alpha, beta, used)
+                        result = self._await(again[0], again[1][slot])
+                        used_again.append(result["nodes"])
+                        counted = False
+                    elif again is None:
+                        used.append(result["nodes"])
+                    if result is not None:
+                        score, tail = self._take(result, child_ply, job_depth,
+                                                 count=not counted)
+                if score > best:
+                    best, best_move, best_pv = score, move, [move] + tail
+                    self._note_root(ply, score, move, best_pv)
+                    if score > alpha:
+                        alpha = score
+                        if score >= beta:
+                            break
+        finally:
+            slots = self.executor.slots if self.executor.parallel else 1
+            self.span += makespan(used, slots)
+            self.span += makespan(used_again, slots)
+            for pending in (batch, again[0] if again else None):
+                if pending is not None and not pending.done():
+                    pending.cancel()
+        return best, best_move, best_pv
+
+    def _research(self, batch, slots, child_ply, job_depth, alpha, beta, used):
+        """Wait for the rest of ``batch``; search again, in one batch with the window
+        (alpha, beta), every move of ``slots`` whose null-window result was only a lower
+        bound. Returns (batch, {slot: index in it}). The first batch's results from here on
+        are all looked at: they are counted here, once."""
+        wanted = [slot for slot in slots if slot is not None]
+        for slot in wanted:
+            self._await(batch, slot)
+        job_alpha, job_beta = job_window(-beta, -alpha, child_ply)
+        jobs, index = [], {}
+        for slot in wanted:
+            result = batch.results[slot]
+            score = -from_job(result["score"], child_ply)
+            if alpha < score < beta:
+                index[slot] = len(jobs)
+                job = batch.jobs[slot]
+                jobs.append(Job(job.board, job_depth, job_alpha, job_beta))
+            self.accel_nodes += result["nodes"]
+            self.jobs += 1
+            used.append(result["nodes"])
+        return self.executor.submit(jobs), index
+
+    def _frontier_in_turn(self, ply, child_ply, job_depth, alpha, beta, moves, eldest):
+        """The siblings one job at a time, each with the window the ones before it left: the
+        accelerator's own order of work (node for node)."""
+        best, best_move, best_pv = eldest
+        for move in moves[1:]:
+            if self._child_is_draw(move):
+                self.host_nodes += 1
+                score, tail = 0, []
+            else:
+                score, tail = self._single(child_ply, job_depth, move, alpha, beta)
+            if score > best:
+                best, best_move, best_pv = score, move, [move] + tail
+                self._note_root(ply, score, move, best_pv)
+                if score > alpha:
+                    alpha = score
+                    if score >= beta:
+                        break
+        return best, best_move, best_pv

@@ -1,0 +1,531 @@
+"""The UCI protocol: ``chessaccel uci``.
+
+A reader thread takes lines from the GUI; ``stop`` and ``quit`` act at once (they set the flag the
+search looks at between host nodes and while it waits for a job), everything else is handled in
+order by the command loop: the lines sent before a ``quit`` or the end of input are still
+answered (``printf 'uci\nisready\ngo depth 3\n' | chessaccel uci`` prints uciok, readyok and a
+bestmove, as Stockfish does), and a ``go`` among them is stopped as soon as it starts. A search
+runs in its own thread, so ``isready`` is answered at once while it thinks. Bad input of any kind (an unknown command, a malformed ``go``, an illegal move
+in ``position``, an unknown option or value, a backend that cannot start or fails mid-search)
+gets one ``info string error: ...`` line and the engine stays up, never a traceback.
+
+Options: ``Hash`` (MiB), ``Clear Hash``, ``Backend`` (any spec ``get_backend`` accepts: model,
+rtl, verilator, serial:PORT, opencl...), ``HardwarePlies`` (plies each job searches above
+quiescence), ``Accelerators`` (model worker processes, simulated board cores), ``Move
+Overhead`` (ms kept in hand under a clock).
+"""
+
+import os
+import queue
+import sys
+import threading
+import time
+
+import chess
+
+from chessaccel.contract.defs import MAX_DEPTH
+from chessaccel.host.backends import BackendError
+from chessaccel.contract.position import PositionError, parse_position
+from .jobs import make_executor
+from .scores import uci_score
+from .search import HostSearch, Limits, SearchOptions
+from .timeman import DEFAULT_OVERHEAD_MS, GoLimits, LagMeter, plan
+from .tt import MAX_HASH_MB, TranspositionTable
+
+__all__ = ["UciEngine", "main", "ENGINE_NAME"]
+
+ENGINE_NAME = "chessaccel"
+ENGINE_AUTHOR = "the chessaccel developers"
+#: Seconds a ``quit`` waits for the command loop before the engine exits regardless.
+QUIT_GRACE = 5.0
+MAX_ACCELERATORS = 64
+
+
+class _Spin:
+    def __init__(self, name, default, low, high):
+        self.name, self.default, self.low, self.high = name, default, low, high
+
+    def declare(self):
+        return (f"option name {self.name} type spin default {self.default} "
+                f"min {self.low} max {self.high}")
+
+    def parse(self, text):
+        try:
+            value = int(text)
+        except (TypeError, ValueError):
+            raise ValueError(f"option {self.name} needs an integer, got {text!r}") from None
+        if not self.low <= value <= self.high:
+            raise ValueError(f"option {self.name} value {value} out of range "
+                             f"{self.low}..{self.high}")
+        return value
+
+
+class _String:
+    def __init__(self, name, default):
+        self.name, self.default = name, default
+
+    def declare(self):
+        return f"option name {self.name} type string default {self.default}"
+
+    def parse(self, text):
+        if text is None or not text.strip():
+            raise ValueError(f"option {self.name} needs a value")
+        return text.strip()
+
+
+class _Button:
+    def __init__(self, name):
+        self.name, self.default = name, None
+
+    def declare(self):
+        return f"option name {self.name} type button"
+
+    def parse(self, text):
+        return None
+
+
+OPTIONS = (
+    _Spin("Hash", 16, 1, MAX_HASH_MB),
+    _Button("Clear Hash"),
+    _String("Backend", "model"),
+    _Spin("HardwarePlies", 3, 0, MAX_DEPTH),
+    _Spin("Accelerators", 1, 1, MAX_ACCELERATORS),
+    _Spin("Move Overhead", DEFAULT_OVERHEAD_MS, 0, 5000),
+)
+_BY_NAME = {o.name.lower(): o for o in OPTIONS}
+
+_GO_INTS = ("depth", "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo", "mate")
+_GO_FLAGS = ("infinite", "ponder")
+
+
+class UciError(ValueError):
+    """A command the engine cannot follow: reported as one ``info string error`` line."""
+
+
+class UciEngine:
+    def __init__(self, output=None):
+        self._out = output or sys.stdout
+        self._out_lock = threading.Lock()
+        self.values = {o.name: o.default for o in OPTIONS if o.default is not None}
+        self.tt = TranspositionTable(self.values["Hash"])
+        self.board = chess.Board()
+        self.executor = None
+        self._executor_key = None
+        self._killers = None
+        self._commands = queue.Queue()
+        self._stop = threading.Event()
+        self._quit = threading.Event()      # exit now: the output is gone
+        self._quitting = threading.Event()  # quit or end of input read: finish what came before
+        self._exited = threading.Event()
+        self._search_thread = None
+        self._search_over = threading.Event()
+        self.lag = LagMeter()
+
+    # --- output -------------------------------------------------------------------------------
+
+    def send(self, line):
+        with self._out_lock:
+            try:
+                self._out.write(line + "\n")
+                self._out.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                self._quit.set()
+                self._stop.set()
+
+    def error(self, message):
+        self.send(f"info string error: {message}")
+
+    # --- the loops ----------------------------------------------------------------------------
+
+    def run(self, infile=None):
+        """Serve UCI on ``infile`` (stdin) until ``quit`` or end of input. Returns 0."""
+        infile = infile or sys.stdin
+        reader = threading.Thread(target=self._read, args=(infile,), name="uci-reader",
+                                  daemon=True)
+        reader.start()
+        try:
+            while True:
+                line = self._commands.get()
+                if line is None:
+                    break
+                try:
+                    self.handle(line)
+                except UciError as error:
+                    self.error(str(error))
+                except Exception as error:  # a bug must not take the engine down mid-game
+                    self.error(f"internal error on {line[:40]!r}: {type(error).__name__}: "
+                               f"{str(error)[:120]}")
+                if self._quit.is_set():
+                    break
+        finally:
+            self.shutdown()
+            self._exited.set()
+        return 0
+
+    def _read(self, infile):
+        try:
+            for raw in infile:
+                line = raw.strip()
+                word = line.split(maxsplit=1)[0] if line else ""
+                if word == "stop":
+                    self._stop.set()
+                elif word == "quit":
+                    break
+                self._commands.put(line)
+        except (OSError, ValueError, UnicodeDecodeError) as error:
+            self.error(f"input unreadable ({type(error).__name__}); quitting")
+        # quitting before stop: cmd_go clears stop, then looks at quitting (no lost wake-up)
+        self._quitting.set()
+        self._stop.set()
+        self._commands.put(None)
+        self._exit_if_stuck()
+
+    def _exit_if_stuck(self):
+        """``quit`` must work at any moment: if the command loop is stuck (a backend that is
+        still starting), end the process after QUIT_GRACE seconds, workers first."""
+        if self._exited.wait(QUIT_GRACE):
+            return
+        executor = self.executor
+        if executor is not None and hasattr(executor, "worker_pids"):
+            for pid in executor.worker_pids():
+                try:
+                    os.kill(pid, 9)
+                except OSError:
+                    pass
+        os._exit(0)
+
+    def shutdown(self):
+        self._stop.set()
+        if self._search_thread is not None:
+            self._search_thread.join()
+            self._search_thread = None
+            self._search_over.set()
+        if self.executor is not None:
+            self.executor.close()
+            self.executor = None
+
+    def searching(self):
+        """True from ``go`` until the bestmove line has been written (not until the thread
+        ends: a GUI may send the next command the moment it reads bestmove)."""
+        if self._search_thread is None:
+            return False
+        if self._search_over.is_set():
+            self._search_thread.join()
+            self._search_thread = None
+            return False
+        return True
+
+    # --- commands -----------------------------------------------------------------------------
+
+    def handle(self, line):
+        words = line.split()
+        if not words:
+            return
+        command, args = words[0], words[1:]
+        handler = {
+            "uci": self.cmd_uci, "isready": self.cmd_isready, "ucinewgame": self.cmd_ucinewgame,
+            "setoption": self.cmd_setoption, "position": self.cmd_position, "go": self.cmd_go,
+            "stop": self.cmd_stop, "ponderhit": self.cmd_ponderhit, "debug": self.cmd_ignore,
+            "register": self.cmd_ignore, "d": self.cmd_display,
+        }.get(command)
+        if handler is None:
+            raise UciError(f"unknown command {line[:60]!r}")
+        handler(args)
+
+    def cmd_uci(self, args):
+        self.send(f"id name {ENGINE_NAME}")
+        self.send(f"id author {ENGINE_AUTHOR}")
+        for option in OPTIONS:
+            self.send(option.declare())
+        self.send("uciok")
+
+    def cmd_isready(self, args):
+        if not self.searching():
+            self._ensure_executor()
+        self.send("readyok")
+
+    def cmd_ignore(self, args):
+        pass
+
+    def cmd_ponderhit(self, args):
+        raise UciError("ponderhit: this engine does not ponder (no Ponder option)")
+
+    def cmd_stop(self, args):
+        """The reader set the stop flag the moment the line arrived; here, in order with the
+        other commands, wait for the bestmove, so that what follows a stop (a new position, a
+        go) never finds the old search still running."""
+        self._stop.set()
+        if self._search_thread is not None:
+            self._search_over.wait()
+            self.searching()
+
+    def cmd_display(self, args):
+        self.send(f"info string fen {self.board.fen()}")
+        self.send(f"info string lag {int(self.lag.lag_ms)} ms")
+
+    def cmd_ucinewgame(self, args):
+        self._refuse_while_searching("ucinewgame")
+        self.tt.clear()
+        self._killers = None
+
+    def _refuse_while_searching(self, what):
+        if self._quitting.is_set():     # the search is stopping: what was sent before quit waits
+            self.cmd_stop([])
+        if self.searching():
+            raise UciError(f"{what} while searching: ignored (send stop first)")
+
+    def cmd_setoption(self, args):
+        self._refuse_while_searching("setoption")
+        if not args or args[0] != "name":
+            raise UciError("setoption needs 'name <id> [value <x>]'")
+        if "value" in args:
+            at = args.index("value")
+            name, value = " ".join(args[1:at]), " ".join(args[at + 1:])
+        else:
+            name, value = " ".join(args[1:]), None
+        option = _BY_NAME.get(name.lower())
+        if option is None:
+            raise UciError(f"unknown option {name!r}")
+        try:
+            parsed = option.parse(value)
+        except ValueError as error:
+            raise UciError(str(error)) from None
+        if option.name == "Clear Hash":
+            self.tt.clear()
+            return
+        if option.name == "Hash":
+            self.tt.resize(parsed)
+        if option.name in ("Backend", "Accelerators"):
+            wanted = dict(self.values, **{option.name: parsed})
+            if self.executor is not None or option.name == "Backend":
+                self._replace_executor(wanted["Backend"], wanted["Accelerators"])
+        self.values[option.name] = parsed
+
+    def _replace_executor(self, spec, accelerators):
+        """Start the executor for (spec, accelerators); on failure keep the old one."""
+        key = (spec, accelerators)
+        if self.executor is not None and key == self._executor_key and not self.executor.broken:
+            return
+        try:
+            executor = make_executor(spec, accelerators, log=self._log_backend)
+        except BackendError as error:
+            raise UciError(f"backend {spec!r}: {error}") from None
+        try:
+            _warm_up(executor)
+        except BackendError as error:
+            executor.close()
+            raise UciError(f"backend {spec!r}: {error}") from None
+        if self.executor is not None:
+            self.executor.close()
+        self.executor, self._executor_key = executor, key
+        if spec.startswith("serial:") and executor.slots != accelerators:
+            self.send(f"info string {spec} has {executor.slots} core(s): Accelerators is the "
+                      "board's, not ours")
+
+    def _log_backend(self, line):
+        self.send(f"info string {line}")
+
+    def _ensure_executor(self):
+        """The executor of the current options, started if needed; None when it cannot be
+        (after an error line)."""
+        spec, accelerators = self.values["Backend"], self.values["Accelerators"]
+        if (self.executor is not None and not self.executor.broken
+                and self._executor_key == (spec, accelerators)):
+            return self.executor
+        try:
+            self._replace_executor(spec, accelerators)
+        except UciError as error:
+            self.error(str(error))
+            if spec == "model":
+                return None
+            self.error(f"searching on the model until the backend {spec!r} works")
+            try:
+                self._replace_executor("model", accelerators)
+            except UciError as error:
+                self.error(str(error))
+                return None
+        return self.executor
+
+    def cmd_position(self, args):
+        if not args:
+            raise UciError("position needs 'startpos' or 'fen <FEN>', then optional 'moves ...'")
+        if "moves" in args:
+            at = args.index("moves")
+            spec, moves = args[:at], args[at + 1:]
+        else:
+            spec, moves = args, []
+        if not spec:
+            raise UciError("position needs 'startpos' or 'fen <FEN>' before 'moves'")
+        if spec[0] == "startpos" and len(spec) == 1:
+            board = chess.Board()
+        elif spec[0] == "fen" and len(spec) > 1:
+            fen = " ".join(spec[1:])
+            try:
+                parse_position(fen)
+                board = chess.Board(fen)
+            except (PositionError, ValueError) as error:
+                raise UciError(f"position: {error}") from None
+        else:
+            raise UciError(f"position: expected 'startpos' or 'fen <FEN>', got "
+                           f"{' '.join(spec)[:60]!r}")
+        for text in moves:
+            try:
+                move = chess.Move.from_uci(text)
+            except ValueError:
+                move = None
+            if move is None or not board.is_legal(move):
+                raise UciError(f"position: illegal move {text!r} in {board.fen()} "
+                               "(position unchanged)")
+            board.push(move)
+        self.board = board
+
+    def _parse_go(self, args):
+        fields = {}
+        i = 0
+        while i < len(args):
+            word = args[i]
+            if word in _GO_INTS:
+                if i + 1 >= len(args):
+                    raise UciError(f"go: {word} needs a number")
+                try:
+                    value = int(args[i + 1])
+                except ValueError:
+                    raise UciError(f"go: {word} needs an integer, got {args[i + 1]!r}") from None
+                low = 0 if word in ("wtime", "btime", "winc", "binc") else 1
+                if word in ("wtime", "btime"):
+                    low = -10**9     # a GUI may send a negative clock after a flag: think least
+                if value < low:
+                    raise UciError(f"go: {word} {value} must be at least {low}")
+                fields[word] = value
+                i += 2
+            elif word in _GO_FLAGS:
+                fields[word] = True
+                i += 1
+            elif word == "searchmoves":
+                moves = []
+                i += 1
+                while i < len(args) and args[i] not in _GO_INTS + _GO_FLAGS:
+                    move = None
+                    try:
+                        move = chess.Move.from_uci(args[i])
+                    except ValueError:
+                        pass
+                    if move is None or not self.board.is_legal(move):
+                        raise UciError(f"go: searchmoves: illegal move {args[i]!r}")
+                    moves.append(move)
+                    i += 1
+                fields["searchmoves"] = moves
+            else:
+                raise UciError(f"go: unknown parameter {word!r}")
+        return fields
+
+    def cmd_go(self, args):
+        self._refuse_while_searching("go")
+        fields = self._parse_go(args)
+        executor = self._ensure_executor()
+        board = self.board.copy()
+        self._stop.clear()
+        if self._quitting.is_set():     # a go sent before quit: searched only to a bestmove
+            self._stop.set()
+        if executor is None:
+            self._play_without_search(board)
+            return
+        clock = GoLimits(wtime=_clock(fields.get("wtime")), btime=_clock(fields.get("btime")),
+                         winc=fields.get("winc"), binc=fields.get("binc"),
+                         movestogo=fields.get("movestogo"), movetime=fields.get("movetime"),
+                         infinite=fields.get("infinite", False) or fields.get("ponder", False))
+        start = time.monotonic()
+        white = board.turn == chess.WHITE
+        our_clock = clock.wtime if white else clock.btime
+        our_increment = clock.winc if white else clock.binc
+        self.lag.before_go(board.ply(), our_clock)
+        budget = plan(clock, white, self.lag.expected_ms(self.values["Move Overhead"]))
+        soft, hard = budget.deadlines(start)
+        limits = Limits(depth=fields.get("depth"), nodes=fields.get("nodes"), deadline=hard,
+                        soft_deadline=soft, mate=fields.get("mate"),
+                        root_moves=fields.get("searchmoves"))
+        options = SearchOptions(hardware_plies=self.values["HardwarePlies"])
+        search = HostSearch(executor, self.tt, options, stop=self._stop, on_info=self._info)
+        if self._killers is not None:
+            search.killers = self._killers
+        self._killers = search.killers
+        wait_for_stop = clock.infinite
+        self._search_over.clear()
+        self._search_thread = threading.Thread(
+            target=self._think,
+            args=(search, board, limits, wait_for_stop, (start, our_clock, our_increment)),
+            name="uci-search", daemon=True)
+        self._search_thread.start()
+
+    def _play_without_search(self, board):
+        moves = list(board.legal_moves)
+        self.error("no backend can search: playing the first legal move")
+        self.send(f"bestmove {moves[0].uci() if moves else '(none)'}")
+
+    def _think(self, search, board, limits, wait_for_stop, clock=(None, None, None)):
+        try:
+            result = search.search(board, limits)
+            if result.error:
+                self.error(f"backend failed: {result.error}")
+            if wait_for_stop:
+                self._stop.wait()
+            best = result.best_move
+            if best is None:
+                line = "bestmove (none)"
+            elif result.ponder_move is not None:
+                line = f"bestmove {best.uci()} ponder {result.ponder_move.uci()}"
+            else:
+                line = f"bestmove {best.uci()}"
+        except Exception as error:      # the engine stays up: one line, and a legal move
+            self.error(f"search failed: {type(error).__name__}: {error}")
+            moves = list(board.legal_moves)
+            line = f"bestmove {moves[0].uci() if moves else '(none)'}"
+        started, our_clock, our_increment = clock
+        if started is not None:
+            self.lag.after_move(board.ply(), our_clock, our_increment,
+                                (time.monotonic() - started) * 1000)
+        self._search_over.set()
+        self.send(line)
+
+    def _info(self, info):
+        elapsed_ms = max(1, int(info.seconds * 1000))
+        nodes = info.nodes
+        bound = {"lower": " lowerbound", "upper": " upperbound"}.get(info.bound, "")
+        pv = " ".join(m.uci() for m in info.pv)
+        self.send(f"info depth {info.depth} seldepth {info.seldepth} multipv 1 "
+                  f"score {uci_score(info.score)}{bound} nodes {nodes} "
+                  f"nps {nodes * 1000 // elapsed_ms} hashfull {info.hashfull} "
+                  f"time {elapsed_ms} pv {pv}".rstrip())
+        if info.bound == "exact":
+            self.send(f"info string host nodes {info.host_nodes} accelerator nodes "
+                      f"{info.accelerator_nodes} speculative nodes {info.speculative_nodes} "
+                      f"jobs {info.jobs} span nodes {info.span_nodes}")
+
+
+#: Seconds a new backend has to answer its first job.
+WARM_UP_SECONDS = 300
+
+
+def _warm_up(executor):
+    """One tiny job (the start position, depth 0: one node) on a new executor, before any game:
+    the backend's first-job costs (imports, tables, a simulator's start) are paid here, and a
+    backend that cannot answer is found out at setoption time, not in the middle of a game."""
+    from chessaccel.contract.defs import INF
+    from chessaccel.contract.position import board_from_chess
+    from .jobs import Job
+    batch = executor.submit([Job(board_from_chess(chess.Board()), 0, -INF, INF)])
+    deadline = time.monotonic() + WARM_UP_SECONDS
+    while batch.results[0] is None:
+        if time.monotonic() > deadline:
+            batch.cancel()
+            raise BackendError(f"no answer to a one-node job in {WARM_UP_SECONDS} s")
+        batch.wait(1.0)
+
+
+def _clock(ms):
+    return None if ms is None else max(ms, 0)
+
+
+def main(argv=None):
+    """``chessaccel uci``: serve UCI on stdin/stdout."""
+    return UciEngine().run(sys.stdin)

@@ -1,0 +1,559 @@
+"""The OpenCL backend: the search contract on any OpenCL device, node for node.
+
+- ``moves``: the contract's generator, make and TestCheck in a kernel (``list_moves``).
+- ``search`` / ``search_many``: one leaf job per work-item (``search_jobs``); thousands of jobs
+  go in one launch, work-items taking the next job from a shared counter.
+- ``perft``: the host expands the tree breadth-first near the root (a count pass, a prefix sum,
+  a write pass per ply, on the device) until the frontier fills the device, then every frontier
+  position is finished depth-first by one work-item. Two counting modes: ``bulk`` counts the
+  legal moves of the last ply without making them; ``make`` makes every leaf with the
+  contract's generator and TestCheck, as the accelerator does.
+
+docs/opencl.md describes the mapping, the memory layout and the measured limits.
+"""
+
+import time
+
+import numpy as np
+
+from chessaccel.contract.defs import INF, MAX_DEPTH, MAX_PLY, PieceType
+from chessaccel.contract.geometry import COLOR_OF, TYPE_OF
+from chessaccel.host.backends import Backend
+from chessaccel.model.search import SearchError
+from .device import OpenCLError, open_device
+from .layout import MAX_MOVES, POSITION_WORDS, decode_moves, pack_positions
+
+__all__ = ["OpenCLBackend", "COUNT_MODES"]
+
+#: Perft counting modes: bulk-count the last ply, or make every leaf (the hardware's way).
+COUNT_MODES = ("bulk", "make")
+_KING = PieceType.KING.value
+#: Nodes a job (or a part of one) counts before it publishes its nodes for other lanes
+#: (run_search_split; docs/opencl.md, "Splitting long jobs on the device").
+SPLIT_BUDGET = 100_000
+#: Lanes per compute unit that stay without work to help (run_search_split): none was best
+#: on the H100 (docs/opencl.md): lanes that finish their work take the parts as they come.
+SPLIT_IDLE = 0
+#: Priority for long work in run_search_split (kernels built with SPLIT_PRIO = 1): a lane whose
+#: job or part has counted this many nodes has its warp to itself (0: never), for at most
+#: SPLIT_PRIO_MAX lanes per compute unit.
+SPLIT_PRIO_NODES = 0
+SPLIT_PRIO_MAX = 1
+#: Deepest remainder the bulk leaf kernel finishes per work-item (perft_below).
+_BULK_LEAF_MAX = 3
+#: Work-group size of the bulk perft and expansion kernels on a GPU: with the attack tables in
+#: local memory (device.PERFT_LOCAL_LINES_GPU) 256 work-items share one copy; measured on the H100
+#: against 64 (docs/opencl.md, "Perft").
+PERFT_LOCAL_SIZE = 256
+
+
+def _check_kings(board):
+    # the kernels find each side's king in its bit-plane: a job needs exactly one of each
+    for color, name in ((0, "white"), (1, "black")):
+        kings = sum(1 for code in board.sq if code and TYPE_OF[code] == _KING and COLOR_OF[code] == color)
+        if kings != 1:
+            raise SearchError(f"the position has {kings} {name} kings (a job needs exactly one)")
+
+
+def _check_job(board, depth, alpha, beta):
+    if not isinstance(depth, (int, np.integer)) or not 0 <= depth <= MAX_DEPTH:
+        raise SearchError(f"depth {depth} out of range 0..{MAX_DEPTH}")
+    if not -INF <= alpha < beta <= INF:
+        raise SearchError(f"window ({alpha}, {beta}) must satisfy {-INF} <= alpha < beta <= {INF}")
+    _check_kings(board)
+
+
+class OpenCLBackend(Backend):
+    """``opencl`` or ``opencl:PLATFORM-SUBSTRING``. The device is opened (and the program
+    built or loaded from the cache) on first use, so a missing device is a run-time failure
+    (exit 1), not bad input.
+
+    Tunables (the benchmark sweeps them): ``local_size`` (work-group size on a GPU),
+    ``perft_local_size`` (that of the bulk perft and expansion kernels; default ``local_size``
+    when given, else PERFT_LOCAL_SIZE on a GPU), ``threads_per_unit`` (work-items per compute
+    unit for the job-queue kernels),
+    ``bulk_leaf_depth`` (plies finished per work-item in bulk perft), ``frontier_target``
+    (frontier size per compute unit at which breadth-first expansion stops).
+    """
+
+    count_modes = COUNT_MODES
+
+    def __init__(self, platform=None, *, local_size=None, threads_per_unit=None,
+                 bulk_leaf_depth=2, make_leaf_depth=3, frontier_target=None,
+                 memory_fraction=0.25, overrides=None, perft_local_size=None):
+        self.platform = platform
+        self.overrides = overrides
+        self.name = "opencl" + (f":{platform}" if platform else "")
+        self._device = None
+        self.local_size = local_size
+        self.perft_local_size = perft_local_size
+        self.threads_per_unit = threads_per_unit
+        self.bulk_leaf_depth = bulk_leaf_depth
+        self.make_leaf_depth = make_leaf_depth
+        self.frontier_target = frontier_target
+        self.memory_fraction = memory_fraction
+        #: figures of the last call, for the benchmark: kernel seconds, launches, frontier sizes
+        self.last_run = {}
+        #: device buffers of the perft expansion kept from call to call (_pooled)
+        self._pool = {}
+
+    # --- device --------------------------------------------------------------------------------
+
+    @property
+    def device(self):
+        if self._device is None:
+            self._device = open_device(self.platform, self.overrides)
+        return self._device
+
+    def describe(self):
+        return self.device.describe()
+
+    def _cl(self):
+        return self.device.cl
+
+    def _defaults(self):
+        d = self.device
+        local = self.local_size or (64 if d.is_gpu else 1)
+        # measured on the H100 (docs/opencl.md): more work-items per unit only slow the tail
+        per_unit = self.threads_per_unit or (128 if d.is_gpu else 1)
+        target = self.frontier_target or (8192 if d.is_gpu else 64)
+        return local, per_unit, target
+
+    def _perft_local(self):
+        """Work-group size of the bulk perft and expansion kernels (a power of two)."""
+        d = self.device
+        local = self.perft_local_size or self.local_size or (PERFT_LOCAL_SIZE if d.is_gpu else 1)
+        return 1 << (int(local).bit_length() - 1)      # the reduction wants a power of two
+
+    def _guard(self, what, call, *args, **kwargs):
+        """Run a device call; OpenCL failures become one-line OpenCLErrors."""
+        cl = self._cl()
+        try:
+            return call(*args, **kwargs)
+        except cl.MemoryError as e:
+            raise OpenCLError(f"{self.describe()} ran out of memory during {what} "
+                              f"({str(e).strip().splitlines()[0]})") from None
+        except cl.Error as e:
+            text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            if "OUT_OF_RESOURCES" in text or "MEM_OBJECT_ALLOCATION" in text or "OUT_OF_HOST" in text:
+                raise OpenCLError(f"{self.describe()} ran out of memory during {what} ({text})") from None
+            raise OpenCLError(f"OpenCL {what} failed on {self.describe()}: {text}") from None
+
+    def _buffer(self, array=None, nbytes=None, write=False):
+        cl = self._cl()
+        ctx = self.device.context
+        mf = cl.mem_flags
+        if array is not None:
+            flags = (mf.READ_WRITE if write else mf.READ_ONLY) | mf.COPY_HOST_PTR
+            return self._guard("allocation", cl.Buffer, ctx, flags, 0, np.ascontiguousarray(array))
+        return self._guard("allocation", cl.Buffer, ctx, mf.READ_WRITE, max(int(nbytes), 8))
+
+    def _read(self, buf, dtype, count):
+        out = np.empty(count, dtype=dtype)
+        if count:
+            self._guard("read-back", self._cl().enqueue_copy, self.device.queue, out, buf)
+        return out
+
+    def _run(self, what, kernel, global_size, local_size, *args):
+        """Launch and wait; every kernel takes the attack tables as its last argument."""
+        queue = self.device.queue
+        kernel.set_args(*args, self.device.line_values)
+        self._guard(what, self._cl().enqueue_nd_range_kernel, queue, kernel,
+                    (int(global_size),), None if local_size is None else (int(local_size),))
+        self._guard(what, queue.finish)
+
+    def kernel(self, name):
+        return self.device.kernel(name)
+
+    def close(self):
+        self._pool.clear()
+        self._device = None
+
+    # --- moves ---------------------------------------------------------------------------------
+
+    def moves(self, board):
+        return self.moves_many([board])[0]
+
+    def moves_many(self, boards):
+        """The legal moves of each board in generation order, all in one launch."""
+        boards = list(boards)
+        for board in boards:
+            _check_kings(board)
+        n = len(boards)
+        if not n:
+            return []
+        buf = self._buffer(pack_positions(boards))
+        out = self._buffer(nbytes=MAX_MOVES * 2 * n)
+        counts = self._buffer(nbytes=4 * n)
+        self._launch_1d("move listing", "list_moves", n, buf, np.uint32(n), out, counts)
+        counts = self._read(counts, np.uint32, n)
+        packed = self._read(out, np.uint16, MAX_MOVES * n).reshape(n, MAX_MOVES)
+        return [decode_moves(packed[i, :counts[i]], boards[i].side == 1) for i in range(n)]
+
+    # --- search --------------------------------------------------------------------------------
+
+    def search(self, board, depth, alpha, beta):
+        return self.search_many([(board, depth, alpha, beta)], pv=True)[0]
+
+    def search_many(self, jobs, pv=False):
+        """Run every (board, depth, alpha, beta) job in one launch. Each result is a dict with
+        score, best_move, pv, nodes and cycles (None). ``pv=True`` returns the principal
+        variation as the model does; otherwise ``pv`` is ``[best_move]`` (as the hardware)."""
+        jobs = list(jobs)
+        if not jobs:
+            return []
+        for board, depth, alpha, beta in jobs:
+            _check_job(board, depth, alpha, beta)
+        n = len(jobs)
+        boards = [job[0] for job in jobs]
+        positions = pack_positions(boards)
+        params = np.zeros((n, 4), dtype=np.int32)
+        params[:, 0] = [j[1] for j in jobs]
+        params[:, 1] = [j[2] for j in jobs]
+        params[:, 2] = [j[3] for j in jobs]
+        raw = self.run_search(positions, params, pv=pv)
+        black = np.array([b.side == 1 for b in boards])
+        best = decode_moves(raw["best_moves"], black)
+        results = []
+        for i in range(n):
+            if pv:
+                length = int(raw["pv_lengths"][i])
+                plies = np.arange(length)
+                line = decode_moves(raw["pv_moves"][i, :length], black[i] ^ (plies & 1).astype(bool))
+            else:
+                line = [best[i]] if best[i] else []
+            results.append({"score": int(raw["scores"][i]), "best_move": best[i], "pv": line,
+                            "nodes": int(raw["nodes"][i]), "cycles": None})
+        return results
+
+    def _search_shape(self, n):
+        """(work-group size, global size) of a search launch over ``n`` jobs: as many lanes as
+        the device keeps busy, never more than jobs (and at least one group)."""
+        local, per_unit, _ = self._defaults()
+        workers = max(1, min(n, self.device.compute_units * per_unit))
+        return local, -(-workers // local) * local
+
+    def _read_results(self, scores, moves, nodes, n):
+        return {"scores": self._read(scores, np.int32, n),
+                "best_moves": self._read(moves, np.uint32, n),
+                "nodes": self._read(nodes, np.uint64, n)}
+
+    def _job_buffers(self, positions, params):
+        """The device buffers every search launch takes: the jobs in, the results out."""
+        n = len(positions)
+        return {"positions": self._buffer(positions), "params": self._buffer(params),
+                "scores": self._buffer(nbytes=4 * n), "moves": self._buffer(nbytes=4 * n),
+                "nodes": self._buffer(nbytes=8 * n)}
+
+    def run_search(self, positions, params, pv=False, node_budget=0):
+        """The search kernel on packed arrays (positions: (N, POSITION_WORDS) uint64, params:
+        (N, 4) int32 depth/alpha/beta/ply, ply 0 for a whole job). Returns numpy arrays;
+        ``last_run`` gets the timing. A job that would count more than ``node_budget`` nodes
+        (0: no budget) is given up and comes back with 0 nodes (split.search_split)."""
+        n = len(positions)
+        local, global_size = self._search_shape(n)
+        jb = self._job_buffers(positions, params)
+        counter = self._buffer(np.zeros(1, dtype=np.uint32), write=True)
+        stride = (self.overrides or {}).get("MAX_PLY", MAX_PLY) + 1   # the kernel's PV_STRIDE
+        pv_moves = self._buffer(nbytes=2 * stride * stride * n if pv else 8)
+        pv_lengths = self._buffer(nbytes=stride * n if pv else 8)
+        t0 = time.perf_counter()
+        self._run("search", self.kernel("search_jobs"), global_size, local, jb["positions"],
+                  jb["params"], np.uint32(n), np.uint64(node_budget), counter, jb["scores"],
+                  jb["moves"], jb["nodes"],
+                  np.uint32(1 if pv else 0),
+                  pv_moves, pv_lengths, self.device.eval_values)
+        seconds = time.perf_counter() - t0
+        out = self._read_results(jb["scores"], jb["moves"], jb["nodes"], n)
+        if pv:
+            out["pv_moves"] = self._read(pv_moves, np.uint16, n * stride * stride
+                                         ).reshape(n, stride, stride)[:, 0, :]
+            out["pv_lengths"] = self._read(pv_lengths, np.uint8, n * stride
+                                           ).reshape(n, stride)[:, 0]
+        self.last_run = {"kernel": "search_jobs", "jobs": n, "work_items": global_size,
+                         "local_size": local, "seconds": seconds,
+                         "nodes": int(out["nodes"].sum())}
+        return out
+
+    def run_search_split(self, positions, params, split_budget=SPLIT_BUDGET, min_depth=1,
+                         entries=None, split_points=None, timeline=False, max_idle=None,
+                         prio_nodes=None, prio_max=None, prio_exit=False, prio_first=0,
+                         tail_budget=None):
+        """``run_search`` with long jobs split on the device (search_jobs_split, docs/opencl.md):
+        a job or part that has counted ``split_budget`` nodes publishes the node it returns
+        into (depth >= ``min_depth``), and lanes without work search its remaining children;
+        once the queue of jobs is empty the budget is ``tail_budget`` (default: split_budget).
+        The same scores, best moves and node counts; ``last_run`` tells how much was split.
+        ``timeline``: also each job's start and end on the device's clock in ns ("times", (N, 2);
+        zeros where the device has no clock to read). ``max_idle``: lanes without work that stay
+        to help (the others end; default SPLIT_IDLE per compute unit). ``prio_nodes``: a lane
+        whose job or part has counted that many nodes takes priority in its warp (its other
+        lanes take no new work while it lasts; 0: never; default SPLIT_PRIO_NODES), for at most
+        ``prio_max`` lanes at once (default SPLIT_PRIO_MAX per compute unit); ``prio_exit``:
+        1 (True): those lanes end instead of waiting; 2: they still take entries, not jobs; ``prio_first``: the first jobs of the batch (a host's
+        predicted long ones) take priority from their start (with RESERVE_SMS: the reserved
+        multiprocessors take them from a queue of their own). Priority needs a kernel built with
+        ``overrides={"SPLIT_PRIO": 1}`` (measured not to help on the H100, docs/opencl.md)."""
+        n = len(positions)
+        d = self.device
+        local, global_size = self._search_shape(n)
+        if entries is None:
+            entries = (16 << 20) if d.is_gpu else (1 << 16)
+        if split_points is None:
+            split_points = entries // 8
+        entries = int(min(entries, self._memory_budget() // (8 * POSITION_WORDS)))
+        if (prio_nodes or prio_first) and not (self.overrides or {}).get("SPLIT_PRIO"):
+            raise SearchError("priority for long work needs a kernel built with SPLIT_PRIO = 1 "
+                              "(overrides={'SPLIT_PRIO': 1})")
+        if prio_nodes is None:
+            prio_nodes = SPLIT_PRIO_NODES
+        if prio_max is None:
+            prio_max = d.compute_units * SPLIT_PRIO_MAX
+        jb = self._job_buffers(positions, params)
+        ctl0 = np.zeros(16, dtype=np.uint32)
+        if prio_first and (self.overrides or {}).get("RESERVE_SMS"):
+            ctl0[0] = min(prio_first, n)    # the first jobs go to the reserved multiprocessors
+        ctl = self._buffer(ctl0, write=True)
+        warp_hot = self._buffer(np.zeros(max(global_size // 32 + 1, 1024), dtype=np.uint32),
+                                write=True)   # per warp, or per multiprocessor (PRIO_SM)
+        sp_alpha = self._buffer(nbytes=4 * split_points)
+        sp_info = self._buffer(nbytes=16 * split_points)
+        e_pos = self._buffer(nbytes=8 * POSITION_WORDS * entries)
+        e_state = self._buffer(np.zeros(entries, dtype=np.uint32), write=True)
+        e_sp = self._buffer(nbytes=4 * entries)
+        e_result = self._buffer(np.zeros(entries, dtype=np.uint64), write=True)
+        times = self._buffer(np.zeros(2 * n if timeline else 1, dtype=np.uint64), write=True)
+        t0 = time.perf_counter()
+        self._run("search", self.kernel("search_jobs_split"), global_size, local,
+                  jb["positions"], jb["params"], np.uint32(n), ctl, jb["scores"], jb["moves"],
+                  jb["nodes"], sp_alpha, sp_info,
+                  np.uint32(split_points), e_pos, e_state, e_sp, e_result, np.uint32(entries),
+                  np.uint64(split_budget), np.int32(min_depth), times,
+                  np.uint32(1 if timeline else 0),
+                  np.uint32(d.compute_units * SPLIT_IDLE if max_idle is None else max_idle),
+                  warp_hot, np.uint32(prio_nodes), np.uint32(prio_max),
+                  np.uint32(int(prio_exit)), np.uint32(prio_first),
+                  np.uint64(split_budget if tail_budget is None else tail_budget),
+                  self.device.eval_values)
+        seconds = time.perf_counter() - t0
+        out = self._read_results(jb["scores"], jb["moves"], jb["nodes"], n)
+        if timeline:
+            out["times"] = self._read(times, np.uint64, 2 * n).reshape(n, 2)
+        c = self._read(ctl, np.uint32, 16)
+        self.last_run = {"kernel": "search_jobs_split", "jobs": n, "work_items": global_size,
+                         "local_size": local, "seconds": seconds,
+                         "nodes": int(out["nodes"].sum()), "split_points": int(c[3]),
+                         "entries": int(c[1]), "entries_helped": int(c[5]),
+                         "helper_nodes": int(c[8]) << 10, "helper_nodes_used": int(c[9]) << 10,
+                         "republished": int(c[11]), "owner_waits": int(c[12]),
+                         "owner_claimed": int(c[13]), "prio_events": int(c[15]),
+                         "prio_nodes": int(prio_nodes), "prio_max": int(prio_max),
+                         "prio_exit": int(prio_exit), "prio_first": int(prio_first),
+                         "split_budget": int(split_budget), "min_depth": int(min_depth),
+                         "tail_budget": int(split_budget if tail_budget is None else tail_budget)}
+        return out
+
+    def node_children(self, positions, params):
+        """What the search finds on entering each packed node (params: depth/-/-/ply): the
+        number of legal children, whether it is in check, its stand-pat value, and the children
+        in generation order (captures only in quiescence): "moves" and "children" are lists
+        with one array per node, of its count's packed moves and positions."""
+        n = len(positions)
+        chunk = max(1, int(self._memory_budget() // (8 * POSITION_WORDS * MAX_MOVES)))
+        if n > chunk:
+            parts = [self.node_children(positions[i:i + chunk], params[i:i + chunk])
+                     for i in range(0, n, chunk)]
+            return {key: (sum((p[key] for p in parts), []) if isinstance(parts[0][key], list)
+                          else np.concatenate([p[key] for p in parts])) for key in parts[0]}
+        pos_buf = self._buffer(positions)
+        par_buf = self._buffer(params)
+        moves = self._buffer(nbytes=4 * MAX_MOVES * n)
+        children = self._buffer(nbytes=8 * POSITION_WORDS * MAX_MOVES * n)
+        info = self._buffer(nbytes=12 * n)
+        self._launch_1d("node expansion", "node_children", n, pos_buf, par_buf, np.uint32(n),
+                        moves, children, info, self.device.eval_values)
+        info = self._read(info, np.int32, 3 * n).reshape(n, 3)
+        counts = info[:, 0]
+        all_moves = self._read(moves, np.uint32, MAX_MOVES * n).reshape(n, MAX_MOVES)
+        all_children = self._read(children, np.uint64, POSITION_WORDS * MAX_MOVES * n
+                                  ).reshape(n, MAX_MOVES, POSITION_WORDS)
+        # only the real children: the slots past each count hold whatever the buffer held
+        return {"counts": counts, "in_check": info[:, 1].astype(bool), "stand_pat": info[:, 2],
+                "moves": [all_moves[i, :c].copy() for i, c in enumerate(counts)],
+                "children": [all_children[i, :c].copy() for i, c in enumerate(counts)]}
+
+    # --- perft ---------------------------------------------------------------------------------
+
+    def perft(self, board, depth, divide=False, count_mode="bulk"):
+        if count_mode not in COUNT_MODES:
+            raise SearchError(f"unknown counting mode {count_mode!r} (choose from: {', '.join(COUNT_MODES)})")
+        if not isinstance(depth, (int, np.integer)) or not 0 <= depth <= MAX_DEPTH:
+            raise SearchError(f"depth {depth} out of range 0..{MAX_DEPTH}")
+        _check_kings(board)
+        if divide and depth >= 1:
+            parts = {}
+            for move in self.moves(board):
+                child = board.copy()
+                child.make(move)
+                parts[move] = self.perft_positions(pack_positions([child]), depth - 1, count_mode)
+            return {"nodes": sum(parts.values()), "divide": parts, "cycles": None}
+        nodes = self.perft_positions(pack_positions([board]), depth, count_mode)
+        return {"nodes": nodes, "divide": None, "cycles": None}
+
+    def perft_positions(self, positions, depth, count_mode="bulk"):
+        """Sum of perft(depth) over packed positions, expanding breadth-first first."""
+        if depth == 0:
+            return len(positions)
+        t0 = time.perf_counter()
+        self.last_run = {"kernel": f"perft-{count_mode}", "launches": 0, "frontiers": [],
+                         "depth": depth}
+        buf = self._buffer(positions)
+        total = self._frontier(buf, len(positions), depth, count_mode)
+        self.last_run["seconds"] = time.perf_counter() - t0
+        self.last_run["nodes"] = total
+        return total
+
+    def _frontier(self, buf, n, remaining, count_mode):
+        local, _, target_per_unit = self._defaults()
+        leaf_max = self.bulk_leaf_depth if count_mode == "bulk" else self.make_leaf_depth
+        leaf_max = max(1, min(leaf_max, _BULK_LEAF_MAX if count_mode == "bulk" else MAX_DEPTH))
+        target = self.device.compute_units * target_per_unit
+        self.last_run["frontiers"].append((remaining, n))
+        if remaining <= leaf_max and (n >= target or remaining == 1):
+            return self._leaves(buf, n, remaining, count_mode)
+        # one breadth-first ply: count the children, prefix-sum, write them
+        t0 = time.perf_counter()
+        counts_buf = self._pooled(("counts", remaining), 4 * n)
+        self._launch_1d("child count", "count_children", n, buf, np.uint32(n), counts_buf,
+                        local=self._perft_local())
+        t0 = self._stage("count", t0)
+        offsets_buf = self._pooled(("offsets", remaining), 8 * (n + 1))
+        children = self._prefix_sum(counts_buf, n, offsets_buf)
+        t0 = self._stage("prefix", t0)
+        if children == 0:
+            return 0
+        budget = max(1, int(self._memory_budget() // (POSITION_WORDS * 8)))
+        if children <= budget:
+            return self._expand_chunk(buf, 0, n, None, remaining, count_mode,
+                                      offsets_buf=offsets_buf, children=children, t0=t0)
+        offsets = self._read(offsets_buf, np.uint64, n + 1)
+        total = 0
+        start = 0
+        while start < n:
+            # the largest run of parents whose children fit in the budget (at least one)
+            end = int(np.searchsorted(offsets, offsets[start] + budget, side="right")) - 1
+            end = min(max(end, start + 1), n)
+            total += self._expand_chunk(buf, start, end, offsets, remaining, count_mode)
+            start = end
+        return total
+
+    def _stage(self, name, t0):
+        """Add the time since t0 to last_run's stage_seconds[name] (the expansion's steps, apart
+        from leaf_seconds); the time now."""
+        now = time.perf_counter()
+        stages = self.last_run.setdefault("stage_seconds", {})
+        stages[name] = stages.get(name, 0.0) + now - t0
+        return now
+
+    def _prefix_sum(self, counts_buf, n, offsets_buf):
+        """offsets_buf[0..n] = the exclusive prefix sum of the n uint32 counts, on the device
+        (scan_groups, the host's sum of the group totals, add_group_bases); the total."""
+        if n == 0:
+            return 0
+        local = 256 if self.device.is_gpu else 64
+        groups = -(-n // local)
+        totals_buf = self._pooled(("group totals", local), 8 * groups)
+        self._run("prefix sum", self.kernel("scan_groups"), groups * local, local, counts_buf,
+                  np.uint32(n), offsets_buf, totals_buf, self._cl().LocalMemory(8 * local))
+        totals = self._read(totals_buf, np.uint64, groups)
+        bases = np.zeros(groups, dtype=np.uint64)
+        np.cumsum(totals[:-1], out=bases[1:])
+        bases_buf = self._buffer(bases)
+        self._run("prefix sum", self.kernel("add_group_bases"), groups * local, local, offsets_buf,
+                  np.uint32(n), bases_buf)
+        self.last_run["launches"] = self.last_run.get("launches", 0) + 2
+        return int(bases[-1] + totals[-1])
+
+    def _pooled(self, key, nbytes):
+        """A device buffer of at least ``nbytes`` kept for the next call with the same ``key`` (a
+        level of the expansion): allocating the frontier's gigabytes anew in every perft cost
+        some 50 ms of a start position perft 8 on the H100 (docs/opencl.md)."""
+        held = self._pool.get(key)
+        if held is not None and held.size >= nbytes:
+            return held
+        self._pool.pop(key, None)           # the smaller one goes before the larger is made
+        buf = self._pool[key] = self._buffer(nbytes=nbytes)
+        return buf
+
+    def _expand_chunk(self, buf, start, end, offsets, remaining, count_mode, offsets_buf=None,
+                      children=None, t0=None):
+        """Write the children of parents start..end and count below them. ``offsets``: the
+        host's copy of every parent's first child (a chunk of the level); or ``offsets_buf``,
+        the device's, with the number of ``children``, when the level is one chunk."""
+        cl = self._cl()
+        t0 = t0 or time.perf_counter()
+        m = end - start
+        if offsets_buf is not None:
+            parents, off_buf = buf, offsets_buf
+        else:
+            base = offsets[start]
+            chunk_offsets = (offsets[start:end + 1] - base).astype(np.uint64)
+            children = int(chunk_offsets[-1])
+            if children == 0:
+                return 0
+            if start == 0 and end == len(offsets) - 1:
+                parents = buf
+            else:
+                parents = self._buffer(nbytes=m * POSITION_WORDS * 8)
+                self._guard("copy", cl.enqueue_copy, self.device.queue, parents, buf,
+                            src_offset=start * POSITION_WORDS * 8, byte_count=m * POSITION_WORDS * 8)
+            off_buf = self._buffer(chunk_offsets)
+        child_buf = self._pooled(("children", remaining), children * POSITION_WORDS * 8)
+        flag = self._buffer(np.zeros(1, dtype=np.uint32), write=True)
+        t0 = self._stage("buffers", t0)
+        self._launch_1d("expansion", "expand", m, parents, np.uint32(m), off_buf, child_buf, flag,
+                        local=self._perft_local())
+        if self._read(flag, np.uint32, 1)[0]:
+            raise OpenCLError("perft expansion: the move count and the move list disagree (a kernel bug)")
+        self._stage("expand", t0)
+        del off_buf, parents
+        return self._frontier(child_buf, children, remaining - 1, count_mode)
+
+    def _memory_budget(self):
+        d = self.device.device
+        return min(d.max_mem_alloc_size, d.global_mem_size * self.memory_fraction)
+
+    def _launch_1d(self, what, name, n, *args, local=None):
+        local = local or self._defaults()[0]
+        global_size = -(-n // local) * local
+        self._run(what, self.kernel(name), global_size, local, *args)
+        self.last_run["launches"] = self.last_run.get("launches", 0) + 1
+
+    def _leaves(self, buf, n, remaining, count_mode):
+        self.last_run["leaf_positions"] = self.last_run.get("leaf_positions", 0) + n
+        self.last_run["leaf_depth"] = remaining
+        if count_mode == "bulk":
+            local = self._perft_local()
+            groups = -(-n // local)
+            partial = self._buffer(nbytes=8 * groups)
+            cl = self._cl()
+            t0 = time.perf_counter()
+            self._run("bulk perft", self.kernel(f"perft_bulk_{remaining}"), groups * local, local,
+                      buf, np.uint32(n), partial, cl.LocalMemory(8 * local))
+            # the leaf kernels' own time (launch to finish), apart from the expansion's
+            self.last_run["leaf_seconds"] = (self.last_run.get("leaf_seconds", 0.0)
+                                             + time.perf_counter() - t0)
+            self.last_run["launches"] += 1
+            return int(self._read(partial, np.uint64, groups).sum())
+        local, _, _ = self._defaults()
+        # the walk's jobs are alike (same depth): a full device, unlike the search's tail
+        per_unit = self.threads_per_unit or (1024 if self.device.is_gpu else 1)
+        workers = min(n, self.device.compute_units * per_unit)
+        global_size = -(-workers // local) * local
+        depths = self._buffer(np.full(n, remaining, dtype=np.int32))
+        counter = self._buffer(np.zeros(1, dtype=np.uint32), write=True)
+        counts = self._buffer(nbytes=8 * n)
+        self._run("perft walk", self.kernel("perft_walk"), global_size, local, buf, depths,
+                  np.uint32(n), counter, counts)
+        self.last_run["launches"] += 1
+        return int(self._read(counts, np.uint64, n).sum())

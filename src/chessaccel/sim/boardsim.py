@@ -1,0 +1,240 @@
+"""The simulated board: hdl/boardtop.py under Verilator, served on a pseudo-terminal.
+
+``build_board_sim`` exports the board top-level (the same ``BoardTop`` that goes into the
+bitstream, UART included) to Verilog and compiles it with Debian's Verilator 5.006 and our own
+C++ harness (sim/verilator/harness.cpp) into a git-ignored cache folder (``build/verilator``, or
+``$CHESSACCEL_VERILATOR_BUILD``), once per design: the key hashes the design sources, the
+parameters, the harness and the Verilator version.
+
+``BoardSim`` runs one and exposes its ``port`` (a /dev/pts path): pyserial, a terminal or
+``chessaccel board info --port PORT`` talk to it as to a real board. In simulation the UART runs
+at ``clocks_per_bit`` (default SIM_CLOCKS_PER_BIT) clock cycles per bit instead of the board's
+434 (115200 baud at 50 MHz): the real UART, only fewer cycles per bit. INFO reports the divisor.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from chessaccel.sim.buildtools import (NETLIST_SCRIPT, PACKAGE_ROOT, VERILATOR_FLAGS, VERILATOR_MAKEFLAGS, build_root,
+                                        locked, make_arguments,
+                                        verilator_missing as _verilator_missing,
+                                        verilator_netlist, verilator_version)
+
+__all__ = ["SIM_CLOCKS_PER_BIT", "SIM_CLOCK_HZ", "BUILD_ROOT", "BoardSimError",
+           "SIM_REPLY_TIMEOUT", "verilator_missing", "build_board_sim", "BoardSim", "board_sim_main"]
+
+_HARNESS = Path(__file__).resolve().parent / "verilator" / "harness.cpp"
+BUILD_ROOT = build_root("verilator", "CHESSACCEL_VERILATOR_BUILD")
+#: Clock cycles per UART bit in simulation: the smallest divisor the UART takes (the board
+#: simulates at about 180 k cycles per CPU second, docs/synthesis.md: link cycles are dear).
+SIM_CLOCKS_PER_BIT = 4
+#: Seconds the host waits for a reply of the simulated board: a frame costs thousands of
+#: simulated cycles, and the simulator shares loaded machines (and once ran at 1.7 k cycles/s).
+SIM_REPLY_TIMEOUT = 5.0
+#: The clock the simulated board reports (that of the real board it stands for).
+SIM_CLOCK_HZ = 50_000_000
+TOP_NAME = "boardtop"
+_VERILATOR_FLAGS = VERILATOR_FLAGS
+_BUILDTOOLS = Path(__file__).resolve().parent / "buildtools.py"
+_STARTUP_SECONDS = 30
+
+
+class BoardSimError(RuntimeError):
+    """The simulated board could not be built or started."""
+
+
+def verilator_missing():
+    """A one-line reason the Verilator build cannot run here, or None when it can."""
+    return _verilator_missing("the simulated board")
+
+
+def _key(cores, clocks_per_bit, threads=1):
+    import amaranth
+    digest = hashlib.sha256()
+    digest.update(f"{cores}|{threads}|{clocks_per_bit}|{SIM_CLOCK_HZ}|{amaranth.__version__}|"
+                  f"{verilator_version()}|{_VERILATOR_FLAGS}|{VERILATOR_MAKEFLAGS}|"
+                  f"{NETLIST_SCRIPT}|".encode())
+    digest.update(_HARNESS.read_bytes())
+    digest.update(_BUILDTOOLS.read_bytes())
+    for path in _design_files(cores):
+        digest.update(str(path.relative_to(PACKAGE_ROOT)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+#: The modules the board's link is elaborated from.
+LINK_MODULES = ("chessaccel.contract.defs", "chessaccel.contract.protocol", "chessaccel.hdl.uart",
+                "chessaccel.hdl.link", "chessaccel.hdl.boardtop")
+
+
+def _design_files(cores):
+    """Sources whose change changes the board: the link's, and the SearchCore's when it has one
+    (edits elsewhere in hdl/ do not force a rebuild of minutes)."""
+    import importlib
+    names = list(LINK_MODULES)
+    paths = {Path(importlib.import_module(name).__file__).resolve() for name in names}
+    if cores:
+        try:
+            from chessaccel.sim.rtl_search import DESIGN_MODULES
+            paths |= {Path(importlib.import_module(name).__file__).resolve()
+                      for name in DESIGN_MODULES}
+        except ImportError:
+            paths |= set((PACKAGE_ROOT / "hdl").glob("*.py"))
+    return sorted(paths)
+
+
+_locked = locked
+
+
+def build_board_sim(cores=1, clocks_per_bit=SIM_CLOCKS_PER_BIT, log=None, threads=1):
+    """Path of the compiled simulated board, building it on first use (minutes for big designs).
+
+    ``log`` (a callable taking a line) hears about a build that has to happen; ``threads``: the
+    jobs each core interleaves (BoardTop's parameter).
+    """
+    from chessaccel.contract.protocol import MAX_CORES
+    if cores * threads > MAX_CORES:
+        raise ValueError(f"{cores} cores of {threads} threads are {cores * threads} job slots; "
+                         f"the link addresses at most {MAX_CORES}")
+    reason = verilator_missing()
+    if reason:
+        raise BoardSimError(reason)
+    key = _key(cores, clocks_per_bit, threads)
+    layout = f"{cores}c" if threads == 1 else f"{cores}c{threads}t"
+    folder = BUILD_ROOT / f"{TOP_NAME}-{layout}-{key}"
+    executable = folder / "obj_dir" / "boardsim"
+    if executable.exists():
+        return executable
+    with _locked(BUILD_ROOT / f".{folder.name}.lock"):
+        if executable.exists():
+            return executable
+        if log:
+            log(f"building the simulated board ({cores} core(s) of {threads} thread(s), "
+                f"{clocks_per_bit} clocks/bit) into {folder} ...")
+        from chessaccel.hdl.boardtop import BoardTop
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=BUILD_ROOT))
+        top = BoardTop(cores=cores, clock_hz=SIM_CLOCK_HZ, clocks_per_bit=clocks_per_bit,
+                       build_id=int(key[:8], 16), threads=threads)
+        (staging / f"{TOP_NAME}.v").write_text(verilator_netlist(top, TOP_NAME))
+        command = ["verilator", "--cc", "--exe", "--build", *_VERILATOR_FLAGS,
+                   *make_arguments(), "--top-module", TOP_NAME, "-o", "boardsim", "-j", "2",
+                   "-CFLAGS", f"-DCLOCKS_PER_BIT={clocks_per_bit}",
+                   f"{TOP_NAME}.v", str(_HARNESS)]
+        done = subprocess.run(command, cwd=staging, capture_output=True, text=True)
+        (staging / "build.log").write_text(done.stdout + done.stderr)
+        if done.returncode != 0:
+            raise BoardSimError(f"Verilator could not build the board (log in {staging / 'build.log'}):\n"
+                                + (done.stdout + done.stderr)[-2000:])
+        if folder.exists():     # an unfinished build (no executable) left by a killed run
+            shutil.rmtree(folder)
+        os.replace(staging, folder)
+    return executable
+
+
+class BoardSim:
+    """A running simulated board; ``port`` is its pseudo-terminal. Use as a context manager.
+
+    ``stats`` (after ``close``): {"cycles": simulated clock cycles, "ticking_seconds": wall time
+    the harness spent ticking the design, "cpu_seconds": CPU time of the whole simulator
+    process (user + system, ticking, pty and idle polls together)}.
+    """
+
+    def __init__(self, cores=1, clocks_per_bit=SIM_CLOCKS_PER_BIT, log=None, threads=1):
+        self.cores = cores
+        self.threads = threads
+        self.clocks_per_bit = clocks_per_bit
+        executable = build_board_sim(cores, clocks_per_bit, log=log, threads=threads)
+        self._stats_file = Path(tempfile.mkstemp(prefix="boardsim-", suffix=".json")[1])
+        self.stats = None
+        self.process = subprocess.Popen([str(executable), "--stats", str(self._stats_file)],
+                                        stdout=subprocess.PIPE, text=True)
+        ready, _, _ = select.select([self.process.stdout], [], [], _STARTUP_SECONDS)
+        line = self.process.stdout.readline() if ready else ""
+        if not line.startswith("PTY "):
+            self.close()
+            raise BoardSimError(f"the simulated board did not start (said {line.strip()!r})")
+        self.port = line.split(None, 1)[1].strip()
+
+    def close(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process.stdout.close()
+        try:
+            text = self._stats_file.read_text()
+            self.stats = json.loads(text) if text else None
+        finally:
+            self._stats_file.unlink(missing_ok=True)
+        return self.stats
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def board_sim_main(args):
+    """``chessaccel board-sim``: serve the simulated board on a pty until interrupted.
+
+    ``args`` has ``cores`` and ``clocks_per_bit``. Prints the pty path on stdout. Returns the
+    exit status (2 on a problem, with a one-line message on stderr).
+    """
+    def note(line):
+        print(line, file=sys.stderr, flush=True)
+    try:
+        sim = BoardSim(cores=args.cores, clocks_per_bit=args.clocks_per_bit, log=note,
+                       threads=args.threads)
+    except (BoardSimError, ValueError) as error:
+        note(f"chessaccel board-sim: {str(error).splitlines()[0]}")
+        return 2
+    print(sim.port, flush=True)
+    note(f"simulated board ({args.cores} core(s) of {args.threads} thread(s), "
+         f"{args.clocks_per_bit} clocks/bit) on {sim.port}; Ctrl-C to stop")
+    stopped = False
+
+    def stop(*_):
+        nonlocal stopped
+        stopped = True
+    old = signal.signal(signal.SIGTERM, stop)
+    try:
+        while not stopped and sim.process.poll() is None:
+            try:
+                sim.process.wait(timeout=0.5)
+            except subprocess.TimeoutExpired:
+                pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, old)
+        stats = sim.close()
+    if stats:
+        note(f"simulated {stats['cycles']} cycles in {stats['ticking_seconds']:.2f} s of ticking")
+    return 0
+
+
+def add_board_sim_arguments(parser):
+    parser.add_argument("--cores", type=int, default=1, help="SearchCores on the board (default 1)")
+    parser.add_argument("--threads", type=int, default=1, choices=(1, 2),
+                        help="jobs each core interleaves (default 1; 2: the C-slow core, "
+                             "hdl/interleave.py); the host sees cores x threads job slots")
+    parser.add_argument("--clocks-per-bit", type=int, default=SIM_CLOCKS_PER_BIT,
+                        help=f"UART divisor in simulation (default {SIM_CLOCKS_PER_BIT})")
+
+
+if __name__ == "__main__":
+    _parser = argparse.ArgumentParser(prog="chessaccel board-sim", description=board_sim_main.__doc__)
+    add_board_sim_arguments(_parser)
+    sys.exit(board_sim_main(_parser.parse_args()))

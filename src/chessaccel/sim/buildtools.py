@@ -1,0 +1,198 @@
+"""What the simulation builds share: a cross-process lock for build caches, the check that the
+Verilator toolchain is present, the word-level netlist and flags Verilator gets, and the input
+registers (``LatchedInputs``) the job harness puts in front of the search core.
+
+Why a netlist of our own rather than ``amaranth.back.verilog``: Amaranth's Verilog keeps its
+processes (``always @*`` blocks assigning slices of wide signals such as a whole ``Position``) and
+one-hot decoders written as ``1'h1 << square`` at 127 bits. Verilator 5.006 turns the first into
+``_vl_insert_WW`` calls and inlines the second, a 127-bit shift, into each of ~3,900 bit readers;
+on the search core those two were two thirds of the run time (perf). ``verilator_netlist`` runs
+Amaranth's built-in Yosys on the RTLIL instead: ``proc`` (processes to multiplexers), ``flatten``,
+``opt`` and ``wreduce`` (the decoders shrink to 64 bits, one machine word), then ``write_verilog``:
+a word-level netlist, not a gate-mapped one (bit-blasting makes Verilator slower still). Where
+that netlist reads one bit of a vector to compute another bit of the same vector (false
+combinational loops, Verilator's UNOPTFLAT, which it resolves by iterating), the vector is marked
+``/*verilator split_var*/``, found by a Verilator lint pass (seconds). docs/synthesis.md has the
+figures.
+"""
+
+import fcntl
+import functools
+import os
+import re
+import shutil
+import subprocess
+from contextlib import contextmanager
+from pathlib import Path
+
+from amaranth.hdl import ClockDomain, Module
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In
+
+__all__ = ["PACKAGE_ROOT", "build_root", "locked", "verilator_missing", "verilator_netlist", "VERILATOR_FLAGS",
+           "VERILATOR_MAKEFLAGS", "NETLIST_SCRIPT", "split_false_loops", "LatchedInputs",
+           "verilator_version", "make_arguments"]
+
+#: The installed package (src/chessaccel in a checkout): cache keys name files relative to it.
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]
+
+
+def build_root(kind, env=None):
+    """Folder of the build cache ``kind`` (verilator, cocotb, native): ``$env`` if set; else
+    ``build/KIND`` in the source checkout the package runs from (git-ignored), or, for an
+    installed package, ``$XDG_CACHE_HOME/chessaccel/KIND`` (never inside site-packages)."""
+    if env and os.environ.get(env):
+        return Path(os.environ[env])
+    checkout = PACKAGE_ROOT.parents[1]
+    if (checkout / "pyproject.toml").is_file() and (checkout / "src" / "chessaccel").is_dir():
+        return checkout / "build" / kind
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "chessaccel" / kind
+
+
+#: Verilator options of every compiled simulation: -O3, X assignments and initial values
+#: resolved the fast way (Amaranth designs reset every register they read), no assertions;
+#: Amaranth's Verilog gives WIDTH / CASEINCOMPLETE warnings, hence -Wno-fatal.
+VERILATOR_FLAGS = ["-Wno-fatal", "-Wno-lint", "-Wno-style", "-O3", "--x-assign", "fast",
+                   "--x-initial", "fast", "--noassert"]
+#: Make variables for Verilator's generated Makefile, one ``-MAKEFLAGS`` each. Its default
+#: optimisation for the model is -Os (OPT_FAST; the runtime library: OPT_GLOBAL); these
+#: override the -O level a ``-CFLAGS`` gives, which comes earlier on g++'s command line.
+#: Measured on the search core (2026-11-24, 10 bench jobs, harness CPU seconds): -Os 1.19-1.26,
+#: -O2 1.16-1.18 for as much g++ time, -O1 1.21-1.34 with a third less g++ time (43 against
+#: 63 CPU s). The test suite builds four models and runs each for seconds, so -O1.
+VERILATOR_MAKEFLAGS = ["OPT_FAST=-O1", "OPT_GLOBAL=-O1"]
+#: The Yosys passes of ``verilator_netlist`` (Amaranth's built-in Yosys has these).
+NETLIST_SCRIPT = "proc; flatten; opt_clean; opt; wreduce; opt_clean; memory_collect"
+#: Lint passes looking for false loops before giving up (each split usually clears them all).
+_SPLIT_PASSES = 6
+
+
+class LatchedInputs(wiring.Component):
+    """``inner`` (a wiring.Component) behind registers on every input, clocked by ``latch_clk``.
+
+    Why: Verilator 5.006 evaluates all logic that depends on a top-level input in its ``ico``
+    region on *every* ``eval()`` (its trigger is "first iteration"), i.e. twice a clock cycle.
+    The search core's FSM reads ``start``, ``abort`` and ``job``, so most of its next-state
+    logic was computed three times a cycle (ico on both edges, nba after the rising one): 31 %
+    of the run time (perf). Behind registers the inputs are ordinary state: that logic runs only
+    in the nba region, once a clock edge, and the falling-edge ``eval()`` costs next to nothing.
+    The harness sets the inputs and pulses ``latch_clk`` only when it changes them (a job's
+    start, an abort), so the core sees them at the same clock edge as without the wrapper:
+    the walk and the cycle counts are unchanged. Outputs pass straight through. Simulation
+    only: hardware keeps the bare component.
+    """
+
+    def __init__(self, inner):
+        for name, member in inner.signature.members.items():
+            if not member.is_port:
+                self._MustUse__silence = True   # refused: no "created but never used" warning
+                raise TypeError(f"LatchedInputs: {name} is not a plain port")
+        self.inner = inner
+        super().__init__({**inner.signature.members, "latch_clk": In(1)})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.domains.latch = latch = ClockDomain(reset_less=True)
+        m.d.comb += latch.clk.eq(self.latch_clk)
+        m.submodules.inner = self.inner
+        for name, member in self.inner.signature.members.items():
+            outer, wrapped = getattr(self, name), getattr(self.inner, name)
+            # a port array (one port per thread of an interleaved core): element by element
+            pairs = ([(outer, wrapped)] if not member.dimensions
+                     else [(outer[i], wrapped[i]) for i in range(member.dimensions[0])])
+            for outer_port, inner_port in pairs:
+                if member.flow == In:
+                    m.d.latch += inner_port.eq(outer_port)
+                else:
+                    m.d.comb += outer_port.eq(inner_port)
+        return m
+
+
+@contextmanager
+def locked(path):
+    """Hold an exclusive lock on ``path`` (created with its folder): one builder per cache
+    entry, whatever the number of pytest-xdist workers or processes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def verilator_missing(purpose="the Verilator simulation"):
+    """A one-line reason a Verilator build cannot run here, or None when it can."""
+    for tool in ("verilator", "make", "c++"):
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed ({purpose} needs Verilator, make and a C++ compiler)"
+    return None
+
+
+def make_arguments():
+    """``VERILATOR_MAKEFLAGS`` as Verilator command-line arguments."""
+    return [argument for flag in VERILATOR_MAKEFLAGS for argument in ("-MAKEFLAGS", flag)]
+
+
+@functools.cache
+def verilator_version():
+    """``verilator --version``, asked once a process: the build caches are keyed on it, and the
+    query (a Perl start-up, ~0.1 s) was paid on every job run (ten times a bench)."""
+    return subprocess.run(["verilator", "--version"], capture_output=True,
+                          text=True).stdout.strip()
+
+
+def verilator_netlist(component, name):
+    """Word-level Verilog of ``component`` as top module ``name``, ready for Verilator."""
+    from amaranth._toolchain.yosys import find_yosys
+    from amaranth.back import rtlil
+    text = rtlil.convert(component, name=name, emit_src=False)
+    yosys = find_yosys(lambda version: version >= (0, 40))
+    verilog = yosys.run(["-q", "-"], f"read_rtlil <<rtlil\n{text}\nrtlil\n{NETLIST_SCRIPT}\n"
+                                     "write_verilog -noattr\n", ignore_warnings=True)
+    return split_false_loops(verilog, name)
+
+
+def _declaration(name):
+    """A regex for the vector declaration of the (possibly escaped) identifier ``name``."""
+    simple = re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$]*", name)
+    ident = re.escape(name) if simple else re.escape("\\" + name)
+    return re.compile(r"^(\s*(?:wire|reg)\s+(?:signed\s+)?\[\d+:\d+\]\s+" + ident + r")(\s*;)",
+                      re.M)
+
+
+def split_false_loops(verilog, top, workdir=None):
+    """``verilog`` with each vector Verilator reports in a combinational loop marked split_var.
+
+    The loops through such vectors are false (bit i feeds bit j), so splitting the vector into
+    its bits removes them; a loop through no vector is left as it is (and will show as
+    UNOPTFLAT in the build log).
+    """
+    import tempfile
+    from pathlib import Path
+    split = set()
+    with tempfile.TemporaryDirectory(dir=workdir) as folder:
+        source = Path(folder) / f"{top}.v"
+        for _ in range(_SPLIT_PASSES):
+            source.write_text(verilog)
+            lint = subprocess.run(["verilator", "--lint-only", "-Wno-fatal", "-Wno-lint",
+                                   "-Wno-style", "--top-module", top, str(source)],
+                                  capture_output=True, text=True)
+            report = lint.stderr
+            if "UNOPTFLAT" not in report:
+                break
+            names = set(re.findall(rf"Example path: {re.escape(top)}\.(\S+)", report))
+            names |= set(re.findall(rf"Circular combinational logic: '{re.escape(top)}\.([^']+)'",
+                                    report))
+            added = 0
+            for name in sorted(names - split):
+                verilog, found = _declaration(name).subn(
+                    lambda m: f"{m.group(1)} /*verilator split_var*/{m.group(2)}", verilog,
+                    count=1)
+                if found:
+                    split.add(name)
+                    added += 1
+            if not added:
+                break
+    return verilog
