@@ -35,7 +35,7 @@ system-packages:
 $(STAMP): pyproject.toml | system-packages
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[synth,serial]'
+	$(PY) -m pip install -q -e '.[synth,serial,test]'
 	touch $(STAMP)
 
 setup: system-packages $(STAMP)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import chess
 
-from chessaccel.contract.position import parse_position
+from chessaccel.model.position import parse_position
 
 __all__ = [
     "DATA_DIR", "PerftRecord", "PERFT_SUITES", "perft_records", "suite_lines", "fens",

@@ -12,7 +12,7 @@ from chessaccel.contract.geometry import move_uci
 from chessaccel.host import backends
 from chessaccel.host.backends import (BACKEND_NAMES, Backend, BackendError, ModelBackend,
                                       RtlBackend, get_backend)
-from chessaccel.contract.position import chess_from_board, parse_position
+from chessaccel.model.position import chess_from_board, parse_position
 from chessaccel.sim.rtl_search import SIM_ENV, verilator_missing
 
 import suites

@@ -20,7 +20,7 @@ from chessaccel.host import cli
 from chessaccel.host.backends import BackendError, get_backend
 from chessaccel.contract.bench import BenchJob
 from chessaccel.host.boardcli import (SIM_CORES_ENV, BoardBackend, board_info_main, open_backend)
-from chessaccel.contract.position import parse_position
+from chessaccel.model.position import parse_position
 from chessaccel.host.transport import PtyTransport
 from chessaccel.sim.boardsim import verilator_missing
 from chessaccel.model.movegen import legal_moves

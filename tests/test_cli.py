@@ -106,7 +106,7 @@ def test_bench_signature_is_the_documented_one():
     import re
     from pathlib import Path
     from chessaccel.host.backends import ModelBackend
-    from chessaccel.contract.position import parse_position
+    from chessaccel.model.position import parse_position
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     published = int(re.search(r"bench signature \(total nodes\) \| ([\d,]+)", readme)
                     .group(1).replace(",", ""))

@@ -21,7 +21,7 @@ from chessaccel.host.engine.order import ordered_moves
 from chessaccel.host.engine.search import (HostSearch, Limits, SearchOptions, makespan)
 from chessaccel.host.engine.timeman import GoLimits, LagMeter, plan
 from chessaccel.host.engine.tt import ENTRY_BYTES, Bound, TranspositionTable
-from chessaccel.contract.position import chess_from_board, parse_position
+from chessaccel.model.position import chess_from_board, parse_position
 from chessaccel.model import search as model
 
 ITALIAN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"

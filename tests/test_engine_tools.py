@@ -14,7 +14,7 @@ from chessaccel.host.cli import main
 from chessaccel.host.engine.dispatch import (GOAL_JOBS_PER_S, InstantBackend, goal_verdict,
                                              measure_interface, measure_search)
 from chessaccel.host.engine.jobs import Job
-from chessaccel.contract.position import parse_position
+from chessaccel.model.position import parse_position
 from chessaccel.contract.defs import INF
 
 #: (name, jobs, host nodes) of the first three bench positions searched to depth 3 with

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from chessaccel.host.cli import main
-from chessaccel.contract.position import PositionError, parse_position
+from chessaccel.model.position import PositionError, parse_position
 
 #: WAC and CCR positions with their published operations, a mate in one, a mated side and a
 #: tablebase draw: small trees, so depth 3 costs a second or two on the model.

@@ -14,7 +14,7 @@ docs/semantics.md section 6 without the project's tables).
 import chess
 import pytest
 
-from chessaccel.contract.position import board_from_chess
+from chessaccel.model.position import board_from_chess
 from chessaccel.model.evaluate import evaluate, material_pst
 
 import seeds

@@ -8,7 +8,7 @@ from functools import partial
 import pytest
 
 from chessaccel.hdl.evaluate import Evaluate, LATENCY, square_terms
-from chessaccel.contract.position import board_from_chess, chess_from_board
+from chessaccel.model.position import board_from_chess, chess_from_board
 from chessaccel.model.evaluate import evaluate, material_pst, phase
 from chessaccel.sim.cocotb_runner import run_testbench, toolchain_missing
 from chessaccel.contract.evaltables import PHASE_MAX

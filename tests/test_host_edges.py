@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from chessaccel.contract.defs import INF
 from chessaccel.host.cli import main
-from chessaccel.contract.position import PositionError, chess_from_board, parse_position
+from chessaccel.model.position import PositionError, chess_from_board, parse_position
 
 import suites
 

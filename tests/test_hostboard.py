@@ -22,7 +22,7 @@ from chessaccel.contract.geometry import move_uci
 from chessaccel.host.engine import hostboard
 from chessaccel.host.engine.hostboard import HostBoard, HostBoardError
 from chessaccel.host.engine.order import order_key, ordered_moves
-from chessaccel.contract.position import board_from_chess
+from chessaccel.model.position import board_from_chess
 from chessaccel.model.movegen import legal_moves
 
 from movegen_positions import movegen_fens

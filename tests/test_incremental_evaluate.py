@@ -20,7 +20,7 @@ import pytest
 from chessaccel.contract.defs import EVAL_MAX, PieceType
 from chessaccel.contract.geometry import TYPE_OF, COLOR_OF, EMPTY
 from chessaccel.hdl.evaluate import BOUND_BITS, IncrementalEvaluate, square_value_table
-from chessaccel.contract.position import chess_from_board
+from chessaccel.model.position import chess_from_board
 from chessaccel.sim.cocotb_runner import run_testbench, toolchain_missing
 from chessaccel.model.evaluate import (evaluate, side_sums, sums_after_make, sums_score,
                                           SQUARE_MG, SQUARE_EG)

@@ -39,7 +39,7 @@ START_FEN = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
 
 
 def _job_payload(job_id):
-    from chessaccel.contract.position import parse_position
+    from chessaccel.model.position import parse_position
     board, _ = parse_position(START_FEN)
     job = SearchJob.const({"position": Position.from_bits(board.to_bits()), "depth": 2,
                            "alpha": -100, "beta": 100, "mode": Mode.SEARCH})

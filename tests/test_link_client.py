@@ -20,7 +20,7 @@ from chessaccel.contract.geometry import move_uci
 from chessaccel.host import client as client_module
 from chessaccel.host.client import (POLL_FIRST, POLL_GROWTH, POLL_LONGEST, BadJob, BoardClient,
                                     BoardError, BoardRefused, JobFailed, JobOutcome, NoBoardError)
-from chessaccel.contract.position import parse_position
+from chessaccel.model.position import parse_position
 from chessaccel.host.transport import (FaultyTransport, PtyTransport, SerialTransport, Transport,
                                        TransportError, open_transport)
 from chessaccel.contract.protocol import ErrorCode

@@ -10,7 +10,7 @@ import binascii
 import pytest
 
 from chessaccel.contract.defs import Mode
-from chessaccel.contract.position import parse_position
+from chessaccel.model.position import parse_position
 from chessaccel.contract.protocol import (MAX_PAYLOAD, AbortRequest, AbortScope, Command, ErrorCode,
                                  ErrorReply, Frame, FrameDecoder, FrameError, InfoReply, JobAck,
                                  JobReply, JobRequest, ResultRequest, StatusReply, crc16,

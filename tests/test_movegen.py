@@ -9,7 +9,7 @@ import chess
 import pytest
 
 from chessaccel.contract.geometry import move_uci
-from chessaccel.contract.position import chess_from_board
+from chessaccel.model.position import chess_from_board
 from chessaccel.model.movegen import legal_moves
 from chessaccel.sim.rtl_movegen import rtl_moves, walk_nodes
 from movegen_positions import (LONG_RANDOM, SEED, board_of, movegen_fens, requires_simulator)

@@ -652,7 +652,7 @@ def test_the_leaf_jobs_are_every_position_three_plies_below_the_bench(monkeypatc
             out += below(board, plies - 1)
             board.pop()
         return out
-    from chessaccel.contract.position import chess_from_board
+    from chessaccel.model.position import chess_from_board
     leaves = benchjobs.leaf_boards()
     for index, fen in enumerate(fens):
         got = [chess_from_board(b) for i, b in leaves if i == index]
@@ -880,7 +880,7 @@ def test_the_job_file_holds_every_field(tmp_path):
     import io
     import re
     from chessaccel.host.opencl import benchjobs
-    from chessaccel.contract.position import chess_from_board
+    from chessaccel.model.position import chess_from_board
     fens = ["8/8/8/4k3/8/8/3PK3/8 w - - 0 1", "8/8/8/4k3/8/2N5/4K3/8 b - - 0 1",
             "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"]
     boards = [suites.board_of(fen) for fen in fens]

@@ -125,7 +125,7 @@ def test_the_start_position_packs_to_its_hand_worked_words():
 def test_castling_and_en_passant_in_the_movers_frame():
     """Black to move: its own rights are black's, the en-passant square is flipped (e3 -> e6,
     square 44 of black's frame), and a black piece sits on its relative square."""
-    from chessaccel.contract.position import parse_position
+    from chessaccel.model.position import parse_position
     board = parse_position("r3k2r/8/8/8/8/8/8/R3K2R b Kq - 0 1")[0]
     [words] = layout.pack_positions([board]).tolist()
     assert words[4] == (2 | 4) | 64 << 4            # own (black) Q, enemy (white) K, no ep
@@ -205,7 +205,7 @@ def _one_job():
 
 
 def _start():
-    from chessaccel.contract.position import parse_position
+    from chessaccel.model.position import parse_position
     return parse_position(chess.STARTING_FEN)[0]
 
 
@@ -298,7 +298,7 @@ KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1
 
 
 def _board(fen):
-    from chessaccel.contract.position import parse_position
+    from chessaccel.model.position import parse_position
     return parse_position(fen)[0]
 
 

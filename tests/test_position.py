@@ -17,7 +17,7 @@ import pytest
 
 from chessaccel.contract.defs import Color
 from chessaccel.contract.geometry import CASTLE_BIT, parse_square
-from chessaccel.contract.position import (PositionError, board_from_chess, chess_from_board,
+from chessaccel.model.position import (PositionError, board_from_chess, chess_from_board,
                                       parse_position)
 from chessaccel.model.board import Board
 

@@ -9,7 +9,7 @@ from chessaccel.contract.protocol import (CRC_BYTES, CRC_CHECK, HEADER_BYTES, MA
                                  REQUEST_LAYOUT, START_MARKER, Command, ErrorCode, Frame,
                                  FrameDecoder, FrameError, JobRequest, ResultReply, byte_size,
                                  crc16, decode_payload, encode_frame, encode_payload)
-from chessaccel.contract.position import parse_position
+from chessaccel.model.position import parse_position
 
 frames = st.builds(lambda seq, command, payload: (seq, command, payload),
                    st.integers(0, 255), st.integers(0, 255), st.binary(max_size=MAX_PAYLOAD))

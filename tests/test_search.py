@@ -15,7 +15,7 @@ import pytest
 
 from chessaccel.contract.defs import INF, MATE, MAX_DEPTH, Mode, Status
 from chessaccel.contract.geometry import move_uci
-from chessaccel.contract.position import chess_from_board
+from chessaccel.model.position import chess_from_board
 from chessaccel.model.search import search, perft
 from chessaccel.sim.rtl_search import RtlJob, icarus_missing, run_jobs, toolchain_missing
 

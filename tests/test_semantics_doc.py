@@ -6,7 +6,7 @@ import re
 from chessaccel.contract import defs
 from chessaccel.contract.evaltables import markdown_tables, MATERIAL_MG, MATERIAL_EG, PHASE_WEIGHT
 from chessaccel.contract.geometry import move_uci
-from chessaccel.contract.position import parse_position
+from chessaccel.model.position import parse_position
 from chessaccel.model.movegen import legal_moves
 
 DOC = (pathlib.Path(__file__).parent.parent / "docs" / "semantics.md").read_text()

@@ -36,7 +36,7 @@ while i < len(args):
         if a == "--write-roots":
             from chessaccel.host.opencl.benchjobs import PERFT_ROOTS
             from chessaccel.host.opencl.layout import pack_positions
-            from chessaccel.contract.position import parse_position
+            from chessaccel.model.position import parse_position
             np.savez(roots_file, names=np.array([n for n, _, _ in PERFT_ROOTS]),
                      positions=pack_positions([parse_position(f)[0] for _, f, _ in PERFT_ROOTS]),
                      counts=json.dumps([{str(d): c for d, c in cs.items()} for _, _, cs in PERFT_ROOTS]))
@@ -54,7 +54,7 @@ while i < len(args):
 if roots_file is None:
     from chessaccel.host.opencl.benchjobs import PERFT_ROOTS
     from chessaccel.host.opencl.layout import pack_positions
-    from chessaccel.contract.position import parse_position
+    from chessaccel.model.position import parse_position
     roots = {name: (pack_positions([parse_position(fen)[0]]), counts) for name, fen, counts in PERFT_ROOTS}
 else:
     z = np.load(roots_file)

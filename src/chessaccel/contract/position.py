@@ -8,20 +8,13 @@ import re
 
 import chess
 
-from chessaccel.contract.defs import Color, PieceType
-from chessaccel.contract.geometry import CODE, COLOR_OF, EMPTY, CASTLE_BIT, TYPE_OF
-from chessaccel.model.board import Board
 
-__all__ = ["PositionError", "parse_position", "board_from_chess", "chess_from_board"]
+__all__ = ["PositionError", "read_position"]
 
 
 class PositionError(ValueError):
     """A FEN/EPD line that is malformed or describes a position the accelerator cannot hold."""
 
-
-_TYPE = {chess.PAWN: PieceType.PAWN, chess.KNIGHT: PieceType.KNIGHT, chess.BISHOP: PieceType.BISHOP,
-         chess.ROOK: PieceType.ROOK, chess.QUEEN: PieceType.QUEEN, chess.KING: PieceType.KING}
-_CHESS_TYPE = {v.value: k for k, v in _TYPE.items()}
 
 #: Characters some published suites leave in a line (NUL padding, the CR of CR LF): blanks here.
 _BLANKS = str.maketrans({"\x00": " ", "\r": " "})
@@ -30,44 +23,10 @@ _GLUED_EP_DASH = re.compile(r"-(\d+)")
 _EP_FIELD = 3
 
 
-def board_from_chess(cb):
-    """The model Board of a python-chess board (castling rights cleaned, standard chess only)."""
-    squares = [EMPTY] * 64
-    for s, piece in cb.piece_map().items():
-        color = Color.WHITE.value if piece.color == chess.WHITE else Color.BLACK.value
-        squares[s] = CODE[color][_TYPE[piece.piece_type].value]
-    rights = cb.clean_castling_rights()
-    castling = 0
-    for color, kingside, rook in ((0, True, chess.H1), (0, False, chess.A1),
-                                  (1, True, chess.H8), (1, False, chess.A8)):
-        if rights & chess.BB_SQUARES[rook]:
-            castling |= CASTLE_BIT[color, kingside]
-    side = Color.WHITE.value if cb.turn == chess.WHITE else Color.BLACK.value
-    ep = cb.ep_square
-    if ep is not None and cb.status() & chess.STATUS_INVALID_EP_SQUARE:
-        ep = None   # no double push can have passed over it: the FEN's field is dropped
-    return Board(squares, side, castling, ep)
-
-
-def chess_from_board(board):
-    """The python-chess board of a model Board (the oracle's view of the same position)."""
-    cb = chess.Board(None)
-    for s, code in enumerate(board.sq):
-        if code != EMPTY:
-            cb.set_piece_at(s, chess.Piece(_CHESS_TYPE[TYPE_OF[code]],
-                                           chess.WHITE if COLOR_OF[code] == 0 else chess.BLACK))
-    cb.turn = chess.WHITE if board.side == 0 else chess.BLACK
-    fen_rights = ""
-    for color, kingside, letter in ((0, True, "K"), (0, False, "Q"), (1, True, "k"), (1, False, "q")):
-        if board.castling & CASTLE_BIT[color, kingside]:
-            fen_rights += letter
-    cb.set_castling_fen(fen_rights or "-")
-    cb.ep_square = board.ep
-    return cb
-
-
-def parse_position(text):
-    """Parse one FEN or EPD line; returns ``(board, operations)``.
+def read_position(text):
+    """Parse one FEN or EPD line; returns ``(chess_board, operations)``, the python-chess board
+    checked against the accelerator's limits (``chessaccel.model.position.parse_position`` turns it
+    into the model's Board).
 
     The first four fields are the position; two move numbers may follow (FEN); the rest are EPD
     operations (``bm Qg6; id "WAC.001";``), returned as python-chess parses them, or as
@@ -120,4 +79,4 @@ def parse_position(text):
     for flag, reason in problems:
         if status & flag:
             raise PositionError(f"illegal position: {reason}")
-    return board_from_chess(cb), ops
+    return cb, ops

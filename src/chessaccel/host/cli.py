@@ -29,7 +29,7 @@ from chessaccel.contract.geometry import move_uci
 from chessaccel.model.search import mate_distance
 from .backends import BackendError, get_backend, BACKEND_NAMES
 from ..contract.bench import BENCH
-from ..contract.position import PositionError, parse_position
+from ..model.position import PositionError, parse_position
 
 __all__ = ["main"]
 

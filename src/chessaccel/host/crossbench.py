@@ -95,7 +95,7 @@ def _job_file(path, progress):
     if "sides" in data:
         sides = data["sides"]
     else:   # 3 plies below each bench position: the other side moves
-        from chessaccel.contract.position import parse_position
+        from chessaccel.model.position import parse_position
         bench_sides = np.array([parse_position(j.fen)[0].side for j in BENCH], dtype=np.uint8)
         sides = bench_sides[data["bench_index"]] ^ 1
     return data, sides
@@ -166,7 +166,7 @@ def _model(data, sides, stride, progress):
 
 def _rtl(progress):
     from chessaccel.host.backends import BackendError, RtlBackend
-    from chessaccel.contract.position import parse_position
+    from chessaccel.model.position import parse_position
     jobs = [(parse_position(j.fen)[0], j.depth, -INF, INF) for j in BENCH]
     print("Verilator: the RTL search core on the bench set ...", file=progress, flush=True)
     backend = RtlBackend()

@@ -26,7 +26,7 @@ import time
 
 from chessaccel.contract.defs import INF, Mode, Position, SearchJob, Status
 from chessaccel.contract.bench import BENCH
-from chessaccel.contract.position import parse_position
+from chessaccel.model.position import parse_position
 from chessaccel.contract.protocol import (Command, FrameDecoder, JobRequest, ResultReply, ResultRequest,
                                  decode_payload, encode_frame, encode_payload)
 from chessaccel.model import search as model

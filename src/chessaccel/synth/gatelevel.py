@@ -277,7 +277,7 @@ def run_gate_jobs(jobs, progress=print, threads=1):
 def default_jobs(count=24):
     """``count`` search jobs: the bench positions at depths 1 and 2, full and narrow windows."""
     from chessaccel.contract.bench import BENCH
-    from chessaccel.contract.position import parse_position
+    from chessaccel.model.position import parse_position
     jobs = []
     windows = [(-INF, INF), (-50, 50), (0, 1), (-INF, INF)]
     depth_of = [1, 2, 1, 1]

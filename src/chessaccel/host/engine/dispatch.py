@@ -28,7 +28,7 @@ import chess
 from chessaccel.contract.defs import INF
 from chessaccel.host.backends import Backend
 from chessaccel.contract.bench import BENCH
-from chessaccel.contract.position import parse_position
+from chessaccel.model.position import parse_position
 from .hostboard import library
 from .jobs import BatchExecutor, Job
 from .search import HostSearch, Limits, SearchOptions

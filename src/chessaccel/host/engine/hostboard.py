@@ -30,7 +30,7 @@ import chess
 
 from chessaccel.host.backends import BackendError
 from chessaccel.sim.buildtools import build_root
-from chessaccel.contract.position import board_from_chess
+from chessaccel.model.position import board_from_chess
 from chessaccel.model.board import Board
 
 __all__ = ["HostBoard", "HostBoardError", "library", "move_code", "position_key", "MAX_PLIES"]

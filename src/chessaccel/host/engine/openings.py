@@ -50,7 +50,7 @@ def opening_board(moves):
 def read_openings(path):
     """(name, board) pairs from a file of FEN/EPD lines or of UCI move lists (one a line).
     ValueError naming the line on a bad one."""
-    from chessaccel.contract.position import PositionError, parse_position
+    from chessaccel.model.position import PositionError, parse_position
     out = []
     with open(path) as f:
         for number, raw in enumerate(f, 1):

@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass, field
 
 from chessaccel.contract.defs import INF, MATE, MAX_DEPTH
-from chessaccel.contract.position import board_from_chess
+from chessaccel.model.position import board_from_chess
 from .hostboard import HostBoard
 from .jobs import Job
 from .order import from_model, ordered_moves

@@ -25,7 +25,7 @@ import chess
 
 from chessaccel.contract.defs import MAX_DEPTH
 from chessaccel.host.backends import BackendError
-from chessaccel.contract.position import PositionError, parse_position
+from chessaccel.model.position import PositionError, parse_position
 from .jobs import make_executor
 from .scores import uci_score
 from .search import HostSearch, Limits, SearchOptions
@@ -511,7 +511,7 @@ def _warm_up(executor):
     the backend's first-job costs (imports, tables, a simulator's start) are paid here, and a
     backend that cannot answer is found out at setoption time, not in the middle of a game."""
     from chessaccel.contract.defs import INF
-    from chessaccel.contract.position import board_from_chess
+    from chessaccel.model.position import board_from_chess
     from .jobs import Job
     batch = executor.submit([Job(board_from_chess(chess.Board()), 0, -INF, INF)])
     deadline = time.monotonic() + WARM_UP_SECONDS

@@ -42,7 +42,7 @@ import numpy as np
 
 from chessaccel.contract.defs import INF, MAX_DEPTH
 from chessaccel.contract.bench import BENCH
-from chessaccel.contract.position import parse_position
+from chessaccel.model.position import parse_position
 from chessaccel.model.movegen import legal_moves
 from chessaccel.model.search import search as model_search
 from .layout import pack_positions
