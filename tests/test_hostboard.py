@@ -13,6 +13,7 @@ castling and promotions (tests/movegen_positions.py), and each of their children
 - perft to depth 3 through ``push`` matches the suites' counts.
 """
 
+import ctypes
 import random
 
 import chess
@@ -208,3 +209,20 @@ def test_order_key_sorts_the_moves_into_the_generation_order():
         assert sorted(cb.legal_moves, key=lambda m: order_key(cb, m)) == ordered_moves(cb), cb.fen()
         sides.add(cb.turn)
     assert sides == {chess.WHITE, chess.BLACK}
+
+
+def test_the_install_builds_the_library_and_a_stale_one_is_not_loaded(monkeypatch, tmp_path):
+    """setup.py compiles hostboard.cpp at install time (here: the editable install of `make
+    setup`); the library carries its source's digest, so an edit after the install is noticed."""
+    installed = hostboard._installed()
+    assert installed is not None, "no library built by the install beside hostboard.py"
+    installed.hb_source_digest.restype = ctypes.c_char_p
+    assert installed.hb_source_digest().decode() == hostboard._source_digest()
+    edited = tmp_path / "hostboard.cpp"
+    edited.write_text(hostboard._SOURCE.read_text() + "\n// edited after the install\n")
+    monkeypatch.setattr(hostboard, "_SOURCE", edited)
+    assert hostboard._installed() is None
+    monkeypatch.setattr(hostboard, "BUILD_ROOT", tmp_path)
+    built = ctypes.PyDLL(str(hostboard._build()))
+    built.hb_source_digest.restype = ctypes.c_char_p
+    assert built.hb_source_digest().decode() == hostboard._source_digest()

@@ -349,6 +349,13 @@ extern "C" {
 
 int hb_pos_size() { return (int)sizeof(Pos); }
 
+// The SHA-256 of this file when it was built, set by the build (setup.py or hostboard.py), so the
+// host can tell an installed library from a stale one.
+#ifndef HOSTBOARD_DIGEST
+#define HOSTBOARD_DIGEST ""
+#endif
+const char *hb_source_digest() { return HOSTBOARD_DIGEST; }
+
 // Complete a position whose squares, side, castling, ep and halfmove clock were written: kings
 // and key.
 void hb_init(Pos* stack, int i) {

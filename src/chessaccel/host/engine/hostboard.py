@@ -20,6 +20,7 @@ running at once build it once (a lock).
 
 import ctypes
 import hashlib
+import importlib.machinery
 import os
 import shutil
 import subprocess
@@ -62,8 +63,30 @@ def _compiler_version():
     return done.stdout.splitlines()[0] if done.stdout else "?"
 
 
+def _source_digest():
+    return hashlib.sha256(_SOURCE.read_bytes()).hexdigest()
+
+
+def _installed():
+    """The library the install built beside this module (setup.py), or None where there is none
+    or it was built from another hostboard.cpp (a checkout edited since its install)."""
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        path = Path(__file__).resolve().parent / f"_hostboard{suffix}"
+        if not path.is_file():
+            continue
+        try:
+            lib = ctypes.PyDLL(str(path))
+            lib.hb_source_digest.restype = ctypes.c_char_p
+            if lib.hb_source_digest().decode() == _source_digest():
+                return lib
+        except (OSError, AttributeError):
+            pass
+    return None
+
+
 def _build():
-    """Path of the compiled library, building it when the source or the compiler changed."""
+    """Path of a library compiled here (the build cache), when the install's is missing or stale;
+    built again when the source or the compiler changed."""
     from chessaccel.sim.buildtools import locked
     if shutil.which(_CXX) is None:
         _compiler_version()     # raises the one-line error
@@ -78,7 +101,8 @@ def _build():
             return path
         handle, staging = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".so", dir=BUILD_ROOT)
         os.close(handle)
-        done = subprocess.run([_CXX, *_FLAGS, "-o", staging, str(_SOURCE)],
+        done = subprocess.run([_CXX, *_FLAGS, f'-DHOSTBOARD_DIGEST="{_source_digest()}"', "-o",
+                               staging, str(_SOURCE)],
                               capture_output=True, text=True)
         if done.returncode != 0:
             os.unlink(staging)
@@ -93,13 +117,13 @@ _library = None
 
 
 def library():
-    """The loaded library (built on first use)."""
+    """The loaded library: the one the install built, else one compiled here on first use."""
     global _library
     if _library is None:
         try:
             # PyDLL: calls keep the GIL (each is a few microseconds; releasing and taking it
             # back would cost more than the work)
-            lib = ctypes.PyDLL(str(_build()))
+            lib = _installed() or ctypes.PyDLL(str(_build()))
         except OSError as error:
             raise HostBoardError(f"cannot load the host's compiled move generator: {error}") from None
         lib.hb_push.restype = ctypes.c_uint64
