@@ -464,7 +464,7 @@ def test_the_build_id_follows_the_design_files_not_the_commit(tmp_path):
     (tmp_path / "hdl/__pycache__").mkdir()
     (tmp_path / "hdl/__pycache__/search.cpython-311.pyc").write_bytes(b"\x00")
     assert design_digest(tmp_path) == digest
-    for inside in ("hdl/search.py", "hdl/sub/cell.py", "chessaccel/defs.py", "synth/boardbuild.py",
+    for inside in ("hdl/search.py", "hdl/sub/cell.py", "contract/defs.py", "synth/boardbuild.py",
                    "synth/harness.py"):
         before = design_digest(tmp_path)
         (tmp_path / inside).write_text("changed " + inside)
