@@ -56,8 +56,9 @@ CLOCK_PORT = "clk"
 #: Amaranth names each element of an array-shaped signal as a wire of its own ("kings[1]", six
 #: bits of the twelve-bit "kings"), which also reads as bit 1 of "kings". With those names kept,
 #: Yosys' LUT mapping (abc9) tied two flip-flops to one net on some designs (nextpnr: "multiply
-#: driven", no bitstream; docs/synthesis.md, "Tool problems seen"); hidden, it never has. Hiding
-#: them, ports excepted, changes no logic (Yosys may map it a little differently).
+#: driven", no bitstream; docs/synthesis.md, "Limits"; docs/journal/synthesis.md has the cases);
+#: hidden, it never has. Hiding them, ports excepted, changes no logic (Yosys may map it a little
+#: differently).
 HIDE_ELEMENT_NAMES = "rename -hide w:*] x:* %d\n"
 #: The Yosys script: Yosys' default ECP5 synthesis (abc9 mapping), then the cell counts.
 YOSYS_SCRIPT = ("read_rtlil design.il\n"
