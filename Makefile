@@ -66,7 +66,7 @@ bench-rtl: setup
 # Every implementation's nodes/s in one table and plot (docs/benchmarks/backends.*): the model,
 # Verilator, the projected FPGA, PoCL, the H100 record and stockfish (docs/opencl.md)
 bench-backends: setup
-	$(PY) -m chessaccel.host.crossbench
+	$(PY) -m chessaccel.lab.crossbench
 
 synth-movegen: setup
 	$(PY) -m chessaccel.synth movegen-all --summary out/synth/summary-movegen.json --chart out/synth/summary-movegen.png

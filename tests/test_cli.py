@@ -438,7 +438,7 @@ def test_the_help_of_each_command_is_the_committed_one(capsys, monkeypatch):
      "opencl backend needs a platform name after the colon: --backend opencl:NVIDIA or opencl:Portable"),
 ])
 def test_each_usage_error_is_its_own_line(capsys, monkeypatch, argv, line):
-    from chessaccel.host.engine import dispatch, hostbench
+    from chessaccel.lab import dispatch, hostbench
     monkeypatch.setattr(hostbench, "run", lambda *args: 0)     # an accepted value returns at once
     monkeypatch.setattr(dispatch, "run", lambda *args: 0)
     assert main(argv) == 2
@@ -447,7 +447,7 @@ def test_each_usage_error_is_its_own_line(capsys, monkeypatch, argv, line):
 
 
 def test_the_limits_themselves_are_accepted(monkeypatch):
-    from chessaccel.host.engine import dispatch, hostbench
+    from chessaccel.lab import dispatch, hostbench
     ran = []
     monkeypatch.setattr(hostbench, "run", lambda args, *rest: ran.append(
         ("host", args.host_depth, args.accelerators)) or 0)

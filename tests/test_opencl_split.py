@@ -1,4 +1,4 @@
-"""Long jobs split into their children (host/opencl/split.py) on PoCL: the search kernel's node
+"""Long jobs split into their children (lab/hostsplit.py) on PoCL: the search kernel's node
 budget and start ply, the node_children kernel, and split results equal to the whole jobs'
 (score, best move, node count) and to the model's, with budgets small enough that nearly every
 job is split several levels deep."""
@@ -12,7 +12,7 @@ from chessaccel.contract.defs import INF, MATE
 from chessaccel.model.search import SearchError
 from chessaccel.host.opencl import OpenCLBackend
 from chessaccel.host.opencl.layout import decode_moves, pack_positions
-from chessaccel.host.opencl.split import search_split
+from chessaccel.lab.hostsplit import search_split
 from chessaccel.model import search as model_search_module
 from chessaccel.model.evaluate import evaluate
 from chessaccel.model.testcheck import in_check as in_check_of

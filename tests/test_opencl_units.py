@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 # imported by their full names: tools/mutation.py runs this file on mutants of the modules it names
-import chessaccel.host.opencl.gpubench as gpubench
+import chessaccel.lab.gpubench as gpubench
 import chessaccel.host.opencl.layout as layout
 from chessaccel.host.opencl.backend import OpenCLBackend
 from chessaccel.host.opencl.device import OpenCLError
@@ -279,7 +279,7 @@ def test_a_timed_run_prints_its_rate_in_millions(capsys):
 
 def test_the_device_runners_help_lists_every_option(help_lines):
     lines = help_lines(gpubench.main)
-    for line in ("jobs                  job file from chessaccel.host.opencl.benchjobs",
+    for line in ("jobs                  job file from chessaccel.lab.benchjobs",
                  "--out OUT             JSON file to write",
                  "--backend BACKEND",
                  "--stride STRIDE       run every N-th leaf job",

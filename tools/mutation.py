@@ -80,7 +80,7 @@ TEST_SELECTION = {
     "host/backends.py": ["tests/test_backends.py", "tests/test_board_backend.py",
                          "tests/test_cli.py"],
     "host/bench.py": ["tests/test_cli.py"],
-    "host/crossbench.py": ["tests/test_opencl_bench.py", "tests/test_cli.py"],
+    "lab/crossbench.py": ["tests/test_opencl_bench.py", "tests/test_cli.py"],
     # the engine: its own fast tests first (seconds), the frontier's node identity and the UCI
     # engine in a subprocess (the work copy's, as the shim makes it) after
     "host/engine/uci.py": ["tests/test_uci.py", "tests/test_cli.py"],
@@ -101,9 +101,9 @@ TEST_SELECTION = {
                              "tests/test_engine.py", "tests/test_engine_frontier.py"],
     "host/engine/hostboard.py": ["tests/test_engine_units.py", "tests/test_hostboard.py",
                                  "tests/test_engine.py", "tests/test_engine_frontier.py"],
-    "host/engine/dispatch.py": ["tests/test_engine_units.py", "tests/test_engine_tools.py",
+    "lab/dispatch.py": ["tests/test_engine_units.py", "tests/test_engine_tools.py",
                                 "tests/test_engine.py"],
-    "host/engine/hostbench.py": ["tests/test_engine_tools.py"],
+    "lab/hostbench.py": ["tests/test_engine_tools.py"],
     "host/engine/epd.py": ["tests/test_epd.py", "tests/test_cli.py"],
     "host/engine/match.py": ["tests/test_match.py"],
     "host/engine/elo.py": ["tests/test_match.py"],

@@ -25,7 +25,7 @@ import json, os, sys, time
 import numpy as np
 import chessaccel.host.opencl.device as dev
 from chessaccel.host.opencl import OpenCLBackend
-from chessaccel.host.opencl.gpubench import _compiler_report
+from chessaccel.lab.gpubench import _compiler_report
 
 PLAT = sys.argv[1]
 OUT = os.environ.get("OUT", "/tmp")

@@ -391,7 +391,7 @@ static inline uint spread_job(uint c, uint n) {
 // A job starts at ply params.w (0 for the accelerator's jobs; a part of a split job starts at
 // its own depth in the tree, which the MAX_PLY rule and mate scores count from). With a
 // node_budget, a job that would count more nodes is given up and reported with 0 nodes (a real
-// job has at least one): the host splits it into its children (host/opencl/split.py).
+// job has at least one): the host splits it into its children (lab/hostsplit.py).
 // With `help` (search_jobs_split), long jobs are split on the device (above).
 static inline void search_body(__global const ulong *positions, __global const int4 *params,
                                const uint n_jobs, const ulong node_budget,
@@ -741,7 +741,7 @@ __kernel void search_jobs_split(__global const ulong *positions, __global const 
                 0, 0, 0, values, lines, true, &S);
 }
 
-// The nodes of split jobs (host/opencl/split.py): for each (position, depth, -, ply), what the
+// The nodes of split jobs (lab/hostsplit.py): for each (position, depth, -, ply), what the
 // search kernel's ENTER and NEXT would find there: whether the side to move is in check, the
 // stand-pat value, and the legal children in generation order (captures only in quiescence),
 // each as its packed move and its position.

@@ -15,9 +15,9 @@ import time
 
 import chess
 
-from .jobs import make_executor
-from .search import HostSearch, Limits, SearchOptions
-from .tt import TranspositionTable
+from chessaccel.host.engine.jobs import make_executor
+from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
+from chessaccel.host.engine.tt import TranspositionTable
 
 __all__ = ["run", "search_bench"]
 

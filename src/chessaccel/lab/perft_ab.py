@@ -18,7 +18,7 @@ FILE.npz (written with --write-roots where python-chess is installed: the device
 import json, os, sys, time
 import numpy as np
 from chessaccel.host.opencl import OpenCLBackend
-from chessaccel.host.opencl.gpubench import _compiler_report
+from chessaccel.lab.gpubench import _compiler_report
 
 PLAT = sys.argv[1]
 OUT = os.environ.get("OUT", "/tmp")
@@ -34,7 +34,7 @@ while i < len(args):
     if a in ("--roots", "--write-roots"):
         roots_file = args[i + 1]
         if a == "--write-roots":
-            from chessaccel.host.opencl.benchjobs import PERFT_ROOTS
+            from chessaccel.lab.benchjobs import PERFT_ROOTS
             from chessaccel.host.opencl.layout import pack_positions
             from chessaccel.model.position import parse_position
             np.savez(roots_file, names=np.array([n for n, _, _ in PERFT_ROOTS]),
@@ -52,7 +52,7 @@ while i < len(args):
     i += 1
 
 if roots_file is None:
-    from chessaccel.host.opencl.benchjobs import PERFT_ROOTS
+    from chessaccel.lab.benchjobs import PERFT_ROOTS
     from chessaccel.host.opencl.layout import pack_positions
     from chessaccel.model.position import parse_position
     roots = {name: (pack_positions([parse_position(fen)[0]]), counts) for name, fen, counts in PERFT_ROOTS}

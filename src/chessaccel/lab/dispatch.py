@@ -29,10 +29,10 @@ from chessaccel.contract.defs import INF
 from chessaccel.host.backends import Backend
 from chessaccel.contract.bench import BENCH
 from chessaccel.model.position import parse_position
-from .hostboard import library
-from .jobs import BatchExecutor, Job
-from .search import HostSearch, Limits, SearchOptions
-from .tt import TranspositionTable
+from chessaccel.host.engine.hostboard import library
+from chessaccel.host.engine.jobs import BatchExecutor, Job
+from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
+from chessaccel.host.engine.tt import TranspositionTable
 
 __all__ = ["InstantBackend", "measure_interface", "measure_search", "run", "goal_verdict",
            "GOAL_JOBS_PER_S"]
