@@ -184,7 +184,7 @@ def _uci(move):
 
 
 def _emit(args, obj, lines):
-    if args.json:
+    if getattr(args, "json", False):     # a plug-in's command may have no --json
         print(json.dumps(obj))
     else:
         for line in lines:
