@@ -100,8 +100,10 @@ def _plugins():
         for ep in found:
             try:
                 plugin = ep.load()
-            except ImportError:
-                continue            # a plug-in whose package is not installed
+            except ModuleNotFoundError as e:
+                if e.name and (ep.module + ".").startswith(e.name + "."):
+                    continue        # a plug-in whose package is not installed
+                raise
             plugins.setdefault(ep.name, []).append(plugin)
         _PLUGINS = plugins
     return _PLUGINS
