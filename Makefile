@@ -52,7 +52,7 @@ test-long: setup
 	$(PY) -m pytest -n $(JOBS) -m "long" --durations=25
 
 # Mutation testing (mutmut 2, JOBS processes on shares of the files, niced; long: hours for the default PATHS on 2 cores;
-# incremental: run it again to go on). `make mutation PATHS=host/position.py` for a subset.
+# incremental: run it again to go on). `make mutation PATHS=src/chessaccel/contract/position.py` for a subset.
 mutation: setup
 	@$(PY) -c "import mutmut" 2>/dev/null || $(PY) -m pip install -q 'mutmut>=2.5,<3'
 	$(PY) tools/mutation.py $(PATHS) --jobs $(JOBS) $(if $(SKIP),--skip $(SKIP)) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(MUTANT_TIMEOUT),--mutant-timeout $(MUTANT_TIMEOUT))
@@ -66,7 +66,7 @@ bench-rtl: setup
 # Every implementation's nodes/s in one table and plot (docs/benchmarks/backends.*): the model,
 # Verilator, the projected FPGA, PoCL, the H100 record and stockfish (docs/opencl.md)
 bench-backends: setup
-	$(PY) -m chessaccel.host.crossbench
+	$(PY) -m chessaccel.lab.crossbench
 
 synth-movegen: setup
 	$(PY) -m chessaccel.synth movegen-all --summary out/synth/summary-movegen.json --chart out/synth/summary-movegen.png

@@ -438,7 +438,7 @@ def test_the_help_of_each_command_is_the_committed_one(capsys, monkeypatch):
      "opencl backend needs a platform name after the colon: --backend opencl:NVIDIA or opencl:Portable"),
 ])
 def test_each_usage_error_is_its_own_line(capsys, monkeypatch, argv, line):
-    from chessaccel.host.engine import dispatch, hostbench
+    from chessaccel.lab import dispatch, hostbench
     monkeypatch.setattr(hostbench, "run", lambda *args: 0)     # an accepted value returns at once
     monkeypatch.setattr(dispatch, "run", lambda *args: 0)
     assert main(argv) == 2
@@ -447,7 +447,7 @@ def test_each_usage_error_is_its_own_line(capsys, monkeypatch, argv, line):
 
 
 def test_the_limits_themselves_are_accepted(monkeypatch):
-    from chessaccel.host.engine import dispatch, hostbench
+    from chessaccel.lab import dispatch, hostbench
     ran = []
     monkeypatch.setattr(hostbench, "run", lambda args, *rest: ran.append(
         ("host", args.host_depth, args.accelerators)) or 0)
@@ -495,3 +495,39 @@ def test_each_command_reaches_its_module(monkeypatch, capsys):
     assert capsys.readouterr().err == "chessaccel: error: no such suite: nowhere.epd\n"
     assert main(["match", "--opponent", "nobody", "--games", "2", "--tc", "1+0"]) == 2
     assert capsys.readouterr().err == "chessaccel: error: opponent 'nobody' did not start\n"
+
+
+# --- plug-ins: the chessaccel.commands entry points ----------------------------------------------
+
+class _Hello:
+    """A plug-in that makes a command of its own."""
+    help = "say hello"
+
+    def add_arguments(self, parser, depth):
+        parser.add_argument("--depth", type=depth, default=1)
+
+    def run(self, args, host):
+        host.emit({"hello": args.depth}, [f"hello {args.depth}"])
+        return 0
+
+
+def test_a_plugin_joins_or_makes_a_command_and_a_missing_one_is_left_out(monkeypatch, capsys):
+    """Entry points of the chessaccel.commands group: one named after a new command makes it,
+    one whose package is not installed is left out, and the project's own lab entry is there
+    even when the installed metadata predates it (host/cli.py's OWN_PLUGINS)."""
+    from importlib.metadata import EntryPoint
+    import importlib.metadata as metadata
+    hello = _Hello()
+    monkeypatch.setattr(sys.modules[__name__], "HELLO", hello, raising=False)
+    entries = [EntryPoint("hello", f"{__name__}:HELLO", cli.COMMANDS_GROUP),
+               EntryPoint("bench", "chessaccel_not_installed.x:y", cli.COMMANDS_GROUP)]
+    monkeypatch.setattr(metadata, "entry_points", lambda group: entries)
+    monkeypatch.setattr(cli, "_PLUGINS", None)
+    plugins = cli._plugins()
+    from chessaccel.lab.benchcli import bench
+    assert plugins == {"hello": [hello], "bench": [bench]}
+    assert main(["hello", "--depth", "3"]) == 0
+    assert capsys.readouterr().out == "hello 3\n"
+    assert main(["hello", "--depth", "9"]) == 2
+    assert "depth 9 out of range" in capsys.readouterr().err
+    monkeypatch.setattr(cli, "_PLUGINS", None)

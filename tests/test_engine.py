@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from chessaccel.contract.defs import INF, MATE, MAX_PLY
 from chessaccel.host.backends import Backend, BackendError, RtlBackend
-from chessaccel.host.engine.dispatch import InstantBackend, ThreadedInstantBackend
+from chessaccel.lab.dispatch import InstantBackend, ThreadedInstantBackend
 from chessaccel.host.engine import scores
 from chessaccel.host.engine.hostboard import position_key
 from chessaccel.host.engine.jobs import (BatchExecutor, ExecutorError, Job, PoolExecutor,

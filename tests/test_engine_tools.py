@@ -11,7 +11,7 @@ import pytest
 import chessaccel.host.cli as cli
 from chessaccel.contract.bench import BENCH
 from chessaccel.host.cli import main
-from chessaccel.host.engine.dispatch import (GOAL_JOBS_PER_S, InstantBackend, goal_verdict,
+from chessaccel.lab.dispatch import (GOAL_JOBS_PER_S, InstantBackend, goal_verdict,
                                              measure_interface, measure_search)
 from chessaccel.host.engine.jobs import Job
 from chessaccel.model.position import parse_position
@@ -108,7 +108,7 @@ def test_the_goal_is_met_from_exactly_the_goal_rate_up(rate, verdict):
 def test_a_failing_batch_is_one_line_naming_the_instant_backend():
     """The executor's error line names the backend by its name ("instant"), inline and in a
     batch of the threaded variant; the executor counts each batch it ran."""
-    from chessaccel.host.engine.dispatch import ThreadedInstantBackend
+    from chessaccel.lab.dispatch import ThreadedInstantBackend
     from chessaccel.host.engine.jobs import BatchExecutor, ExecutorError
     board = parse_position("4k3/8/8/8/8/8/8/4K3 w - - 0 1")[0]
     executor = BatchExecutor(InstantBackend())
@@ -153,7 +153,7 @@ def test_the_dispatch_figures_on_a_known_clock(monkeypatch):
     0.04567 CPU s): per position the seconds to 0.1 ms, in total to a millisecond, and every
     rate is its count over the sum of the positions' times; the median of three runs, each run's rates
     listed; the profile run lists where the time went."""
-    from chessaccel.host.engine import dispatch
+    from chessaccel.lab import dispatch
     monkeypatch.setattr(dispatch, "time", _TickingClock(0.21236, 0.04567))
     result = measure_search(depth=3, hardware_plies=1, positions=BENCH[:3], profile=True)
     assert [(p["name"], p["jobs"], p["host_nodes"]) for p in result["positions"]] == \
@@ -182,7 +182,7 @@ def test_the_dispatch_command_prints_and_draws_its_figures(tmp_path, monkeypatch
     measurements."""
     import argparse
     import matplotlib.image
-    from chessaccel.host.engine import dispatch
+    from chessaccel.lab import dispatch
     interface = {"inline": {1: {"wall": 250_000, "cpu": 260_000}, 1024: {"wall": 900_000, "cpu": 950_000}},
                  "threaded": {1: {"wall": 20_000, "cpu": 40_000}, 1024: {"wall": 800_000, "cpu": 850_000}}}
     search = {"depth": 2, "hardware_plies": 1, "jobs": 1234, "jobs_handed_out": 1500,
@@ -229,7 +229,7 @@ def test_the_host_bench_figures_on_a_known_clock(monkeypatch):
     """hostbench.search_bench: each position's search one tick (0.31416 s): seconds per
     position to 0.1 ms, in total to a millisecond, rates to a tenth over the positions' times;
     the sums of the positions' figures; the progress line of each position."""
-    from chessaccel.host.engine import hostbench
+    from chessaccel.lab import hostbench
     monkeypatch.setattr(hostbench, "time", _TickingClock(0.31416, 0.0))
     lines = []
     r = hostbench.search_bench("model", 2, 1, 1, BENCH[2:4], progress=lines.append)
@@ -254,7 +254,7 @@ def test_a_host_bench_disagreement_fails_the_command(tmp_path, monkeypatch, caps
     lists them; the chart is 10 x 4 inches."""
     import argparse
     import matplotlib.image
-    from chessaccel.host.engine import hostbench
+    from chessaccel.lab import hostbench
 
     def figures(spec, depth, plies, accelerators, positions, progress):
         moves = {"model": ("e2e4", "d2d4"), "rtl": ("e2e4", "c2c4"), "opencl": ("e2e4", "d2d4")}
@@ -308,7 +308,7 @@ def test_the_interface_rates_are_jobs_over_the_clocks(monkeypatch):
     """measure_interface on a clock that ticks by known steps (one tick per measured batch
     size): each rate is the jobs that went through submit/wait over that tick, on the wall
     clock and on the CPU clock."""
-    from chessaccel.host.engine import dispatch
+    from chessaccel.lab import dispatch
     from chessaccel.host.engine.jobs import BatchExecutor
     monkeypatch.setattr(dispatch, "time", _TickingClock(0.5, 0.25))
     moved = []

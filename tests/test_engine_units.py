@@ -437,7 +437,7 @@ def test_a_broken_link_fails_its_batches_naming_the_board_in_one_line():
 def test_the_interface_benchmark_times_a_known_number_of_batches(monkeypatch):
     """jobs_total // size batches of each size, a batch of 1 an eighth as many (each costs
     about what a bigger one does), at least one: 1600 jobs -> 200, 50 and 1 batches."""
-    from chessaccel.host.engine import dispatch
+    from chessaccel.lab import dispatch
     submitted = []
 
     class Counting(dispatch.BatchExecutor):

@@ -1,9 +1,6 @@
-"""tools/opencl_search_profile.py, the search kernel's profiling tool (docs/opencl.md, "Where a
+"""lab/search_profile.py, the search kernel's profiling tool (docs/opencl.md, "Where a
 lane's time goes"): its A/B runs on PoCL (results compared with the first run's) and its reading
 of Nsight Compute's source page. The CUDA launch needs an NVIDIA GPU and is run only there."""
-
-import importlib.util
-import pathlib
 
 import numpy as np
 
@@ -12,14 +9,10 @@ from chessaccel.host.opencl.layout import pack_positions
 
 import suites
 
-TOOL = pathlib.Path(__file__).resolve().parents[1] / "tools" / "opencl_search_profile.py"
-
 
 def _tool():
-    spec = importlib.util.spec_from_file_location("opencl_search_profile", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from chessaccel.lab import search_profile
+    return search_profile
 
 
 def test_ab_compares_every_run_with_the_first(tmp_path, capsys, monkeypatch):

@@ -1,4 +1,4 @@
-"""Long jobs split into their children (host/opencl/split.py) on PoCL: the search kernel's node
+"""Long jobs split into their children (lab/hostsplit.py) on PoCL: the search kernel's node
 budget and start ply, the node_children kernel, and split results equal to the whole jobs'
 (score, best move, node count) and to the model's, with budgets small enough that nearly every
 job is split several levels deep."""
@@ -9,10 +9,9 @@ import numpy as np
 import pytest
 
 from chessaccel.contract.defs import INF, MATE
-from chessaccel.model.search import SearchError
 from chessaccel.host.opencl import OpenCLBackend
 from chessaccel.host.opencl.layout import decode_moves, pack_positions
-from chessaccel.host.opencl.split import search_split
+from chessaccel.lab.hostsplit import search_split
 from chessaccel.model import search as model_search_module
 from chessaccel.model.evaluate import evaluate
 from chessaccel.model.testcheck import in_check as in_check_of
@@ -172,51 +171,22 @@ def test_device_split_with_a_tail_budget():
         assert (split[key] == whole[key]).all(), key
 
 
-#: the scheduling switches of search.cl, off by default (measured not to help on the H100)
-SCHEDULING = {"SPREAD_JOBS": 1, "SPLIT_PRIO": 1}
-
-
-def test_priority_needs_a_kernel_built_with_it(backend):
-    _, positions, params = _packed(JOBS[:2])
-    with pytest.raises(SearchError, match="SPLIT_PRIO"):
-        backend.run_search_split(positions, params, prio_nodes=1000)
-
-
-@pytest.mark.parametrize("prio_nodes, prio_max, prio_exit", [(256, 1, False), (256, 64, True),
-                                                             (1024, 2, False)])
-def test_device_split_priority_changes_no_result(prio_nodes, prio_max, prio_exit):
-    """Lanes whose work has counted past prio_nodes take priority in their warp (the other lanes
-    wait, or end): the schedule changes, no score, best move or node count does."""
-    backend = OpenCLBackend("pocl", threads_per_unit=16, overrides=SCHEDULING)
-    boards, positions, params = _packed(JOBS)
-    whole = backend.run_search(positions, params)
-    split = backend.run_search_split(positions, params, split_budget=50, min_depth=0,
-                                     prio_nodes=prio_nodes, prio_max=prio_max, prio_exit=prio_exit)
-    assert backend.last_run["prio_events"] > 0, "some lane took priority"
-    for key in ("scores", "best_moves", "nodes"):
-        assert (split[key] == whole[key]).all(), key
-
-
 @pytest.mark.parametrize("kernel", ["search_jobs", "search_jobs_split"])
-def test_the_spread_queue_order_changes_no_result(kernel):
-    """With at least two warps of lanes the first wave's places are spread over the warps (a
-    permutation of the first block of places): every job is still searched once, to the same
-    score, best move and node count as with one lane per compute unit (no spreading); and
-    the first jobs taking priority from their start changes nothing either."""
+def test_many_lanes_change_no_result(kernel):
+    """Two warps of lanes and more taking jobs from the queue: every job is still searched
+    once, to the same score, best move and node count as with one lane per compute unit."""
     one = OpenCLBackend("pocl", threads_per_unit=1)
-    wide = OpenCLBackend("pocl", threads_per_unit=32, overrides=SCHEDULING)
+    wide = OpenCLBackend("pocl", threads_per_unit=32)
     jobs = JOBS * 4
     boards, positions, params = _packed(jobs)
     whole = one.run_search(positions, params)
     if kernel == "search_jobs":
-        spread = wide.run_search(positions, params)
+        many = wide.run_search(positions, params)
     else:
-        spread = wide.run_search_split(positions, params, split_budget=100, min_depth=0,
-                                       prio_nodes=512, prio_max=4, prio_first=8)
+        many = wide.run_search_split(positions, params, split_budget=100, min_depth=0)
     assert wide.last_run["work_items"] >= 64 and wide.last_run["work_items"] % 32 == 0
-    assert len(jobs) >= 2 * wide.last_run["work_items"], "the first wave is spread"
     for key in ("scores", "best_moves", "nodes"):
-        assert (spread[key] == whole[key]).all(), key
+        assert (many[key] == whole[key]).all(), key
 
 
 def test_device_split_with_few_places_and_the_stack_full_rule():
@@ -257,53 +227,14 @@ def test_node_children_in_chunks_when_memory_is_short(backend):
             assert (parts[key][i] == whole[key][i]).all(), (key, fens[i])
 
 
-@pytest.mark.parametrize("prio_exit", [0, 1, 2])
-def test_device_split_priority_per_multiprocessor_changes_no_result(prio_exit):
-    """PRIO_SM: priority taken in the lane's multiprocessor (on PoCL its work-group of 8 lanes)
-    instead of its warp, the other lanes waiting (with IDLE_SLEEP, a sleep on NVIDIA),
-    ending, or still helping: the same scores, best moves and node counts.
-    IDLE_LOADS: waiting lanes wait on loads."""
-    backend = OpenCLBackend("pocl", threads_per_unit=16, local_size=8,
-                            overrides={"SPLIT_PRIO": 1, "PRIO_SM": 1, "IDLE_SLEEP": 2000,
-                                       "IDLE_LOADS": 4})
-    boards, positions, params = _packed(JOBS)
-    whole = backend.run_search(positions, params)
-    split = backend.run_search_split(positions, params, split_budget=50, min_depth=0,
-                                     prio_nodes=256, prio_max=2, prio_exit=prio_exit)
-    assert backend.last_run["prio_events"] > 0, "some lane took priority"
-    assert backend.last_run["local_size"] == 8
-    for key in ("scores", "best_moves", "nodes"):
-        assert (split[key] == whole[key]).all(), key
-
-
-def test_device_split_idle_lanes_that_wait_on_loads_change_no_result():
-    """IDLE_LOADS (and IDLE_SLEEP, a nanosleep on NVIDIA only): every lane without work stays
-    to help, waiting between looks, with a small tail budget: the same results."""
-    backend = OpenCLBackend("pocl", threads_per_unit=16,
-                            overrides={"IDLE_LOADS": 8, "IDLE_SLEEP": 2000})
+def test_device_split_with_every_idle_lane_kept_changes_no_result():
+    """max_idle: every lane without work stays to help, with a small tail budget: the same
+    results."""
+    backend = OpenCLBackend("pocl", threads_per_unit=16)
     boards, positions, params = _packed(JOBS)
     whole = backend.run_search(positions, params)
     split = backend.run_search_split(positions, params, split_budget=200, min_depth=0,
                                      max_idle=1 << 20, tail_budget=20)
     assert backend.last_run["split_points"] > 0
-    for key in ("scores", "best_moves", "nodes"):
-        assert (split[key] == whole[key]).all(), key
-
-
-@pytest.mark.parametrize("lanes, first, own", [(1, 0, 0), (8, 0, 0), (1, 3, 0), (8, 20, 0),
-                                               (1, 3, 1), (8, 20, 1)])
-def test_device_split_reserved_multiprocessors_change_no_result(lanes, first, own):
-    """RESERVE_SMS: the lanes of the first multiprocessors (on PoCL the first work-group of 8)
-    take only entries of split jobs, RESERVE_LANES of each warp, and with prio_first the first
-    jobs from a queue of their own; RESERVE_OWN: each class of lanes helps only its own jobs'
-    parts: the same results."""
-    backend = OpenCLBackend("pocl", threads_per_unit=16, local_size=8,
-                            overrides={"SPLIT_PRIO": 1, "PRIO_SM": 1, "RESERVE_SMS": 1,
-                                       "RESERVE_LANES": lanes, "RESERVE_OWN": own,
-                                       "IDLE_SLEEP": 2000})
-    boards, positions, params = _packed(JOBS)
-    whole = backend.run_search(positions, params)
-    split = backend.run_search_split(positions, params, split_budget=50, min_depth=0,
-                                     prio_first=first)
     for key in ("scores", "best_moves", "nodes"):
         assert (split[key] == whole[key]).all(), key

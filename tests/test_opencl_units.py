@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 # imported by their full names: tools/mutation.py runs this file on mutants of the modules it names
-import chessaccel.host.opencl.gpubench as gpubench
+import chessaccel.lab.gpubench as gpubench
 import chessaccel.host.opencl.layout as layout
 from chessaccel.host.opencl.backend import OpenCLBackend
 from chessaccel.host.opencl.device import OpenCLError
@@ -28,18 +28,14 @@ def _prelude_defines(text):
 
 # --- layout.py --------------------------------------------------------------------------------
 
-def test_the_scheduling_switches_default_to_the_kernels_own_defaults():
-    """Every ``#ifndef X / #define X v`` fallback of search.cl is what the prelude defines (the
-    switches measured not to help on the H100 are off: docs/opencl.md)."""
-    fallbacks = dict(re.findall(r"#ifndef (\w+)\n#define \1 (\S+)", SEARCH_CL))
-    assert {"PRIO_SM", "IDLE_SLEEP", "IDLE_LOADS", "RESERVE_SMS", "RESERVE_LANES",
-            "RESERVE_OWN"} <= set(fallbacks)
+def test_the_kernels_have_no_scheduling_switches_left():
+    """The scheduling switches measured not to help on the H100 (docs/opencl.md) are gone from
+    search.cl and the prelude: the kernels have one schedule; an unknown constant is refused."""
+    gone = ("SPREAD_JOBS", "SPLIT_PRIO", "PRIO_SM", "IDLE_SLEEP", "IDLE_LOADS", "RESERVE_SMS",
+            "RESERVE_LANES", "RESERVE_OWN")
     defines = _prelude_defines(layout.kernel_prelude())
-    for name, value in fallbacks.items():
-        assert defines[name] == value, name
-    assert defines["SPREAD_JOBS"] == defines["SPLIT_PRIO"] == "0"     # no fallback in search.cl
-    assert defines["RESERVE_LANES"] == "1" and defines["RESERVE_OWN"] == "0"
-    assert _prelude_defines(layout.kernel_prelude({"RESERVE_OWN": 1}))["RESERVE_OWN"] == "1"
+    assert not [name for name in gone if name in SEARCH_CL or name in defines]
+    assert not re.findall(r"#ifndef (\w+)", SEARCH_CL)
     with pytest.raises(KeyError, match="no kernel constant 'NOT_A_SWITCH'"):
         layout.kernel_prelude({"NOT_A_SWITCH": 1})
 
@@ -217,9 +213,6 @@ def test_the_split_launch_by_default_keeps_no_idle_lanes_and_no_timeline(pocl, m
     assert int(args["max_idle"]) == 0 and int(args["want_times"]) == 0 and "times" not in out
     assert int(args["n_jobs"]) == 1 and int(args["split_budget"]) == 100_000
     assert int(args["tail_budget"]) == 100_000 and int(args["min_depth"]) == 1
-    assert int(args["prio_nodes"]) == 0 and int(args["prio_exit"]) == 0
-    assert int(args["prio_first"]) == 0
-    assert int(args["prio_max"]) == pocl.device.compute_units
     out = pocl.run_search_split(positions, params, timeline=True, max_idle=3, split_budget=7,
                                 min_depth=2, tail_budget=5)
     args = rec.args
@@ -238,8 +231,7 @@ def test_the_split_runs_counters_are_the_kernels_ctl_words(pocl, monkeypatch):
     run = pocl.last_run
     word = {key: 100 + ctl[name] for key, name in (
         ("split_points", "SPLITS"), ("entries", "ENTRIES"), ("entries_helped", "HELPED"),
-        ("republished", "REPUBLISHED"), ("owner_waits", "WAITS"), ("owner_claimed", "CLAIMED"),
-        ("prio_events", "HOT_EVENTS"))}
+        ("republished", "REPUBLISHED"), ("owner_waits", "WAITS"), ("owner_claimed", "CLAIMED"))}
     assert {k: run[k] for k in word} == word
     assert run["helper_nodes"] == (100 + ctl["HELPER_KNODES"]) * 1024
     assert run["helper_nodes_used"] == (100 + ctl["USED_KNODES"]) * 1024
@@ -279,7 +271,7 @@ def test_a_timed_run_prints_its_rate_in_millions(capsys):
 
 def test_the_device_runners_help_lists_every_option(help_lines):
     lines = help_lines(gpubench.main)
-    for line in ("jobs                  job file from chessaccel.host.opencl.benchjobs",
+    for line in ("jobs                  job file from chessaccel.lab.benchjobs",
                  "--out OUT             JSON file to write",
                  "--backend BACKEND",
                  "--stride STRIDE       run every N-th leaf job",

@@ -15,7 +15,7 @@ from chessaccel.host.engine.jobs import Job, make_executor
 from chessaccel.host.engine.recorder import RecordingExecutor, ReplayExecutor, ReplayMismatch
 from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
 from chessaccel.host.engine.tt import TranspositionTable
-from chessaccel.host.opencl import benchjobs, gpubench
+from chessaccel.lab import benchjobs, gpubench
 from chessaccel.host.opencl.layout import pack_positions, unpack_positions
 from chessaccel.model.search import search as model_search
 

@@ -2,14 +2,11 @@
 
 What it does, and why this way:
 
-- The project is installed in editable mode with a package map (pyproject: chessaccel.host ->
-  host/, chessaccel.sim -> sim/, ...). mutmut 2 mutates files in place, so the run works on a copy
-  of the tree in out/mutation/work/ (tracked and untracked-but-not-ignored files, refreshed on
-  every run: a run that was killed half-way leaves nothing mutated in the real tree), and makes
-  the tests import that copy: out/mutation/work/chessaccel/host etc. are links, after the package
-  map, to the copy's host/ etc., so ``import chessaccel.host`` from the copy (first on sys.path)
-  never reaches the tree behind the editable finder; this is checked before the run. New files
-  and folders under a mapped folder (host/engine/, ...) are picked up with no change here.
+- mutmut 2 mutates files in place, so the run works on a copy of the tree in out/mutation/work/
+  (tracked and untracked-but-not-ignored files, refreshed on every run: a run that was killed
+  half-way leaves nothing mutated in the real tree). The package lives in src/ (src/chessaccel/),
+  so the tests import the copy with the copy's src/ first on PYTHONPATH, never the tree behind
+  the editable install; this is checked before the run.
 - Each mutant runs only the fast tests that exercise its file (``TEST_SELECTION``; a file not
   listed gets the tests that import its module plus its folder's default), with ``-x`` so that a
   killed mutant stops at the first failure; the seed and hypothesis are fixed so a verdict
@@ -22,7 +19,8 @@ What it does, and why this way:
   tools/mutation_equivalent.json lists the survivors judged equivalent (same behaviour), with why,
   and the summary gives the rate with and without them.
 
-Usage: python tools/mutation.py [PATH ...] [--report-only]   (default: sim/model host chessaccel)
+Usage: python tools/mutation.py [PATH ...] [--report-only]
+       (default: src/chessaccel/model src/chessaccel/host src/chessaccel/contract)
 """
 
 import argparse
@@ -35,20 +33,19 @@ import sqlite3
 import subprocess
 import sys
 import time
-import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "out" / "mutation"
 WORK = OUT / "work"
-#: Links build_import_shim made (never treated as files of the tree).
-LINKS = set()
 #: Added to the report's file names when mutation types are skipped (--skip).
 SUFFIX = ""
 #: True in a child run of --jobs.
 PART = False
 EQUIVALENT_FILE = ROOT / "tools" / "mutation_equivalent.json"
-DEFAULT_PATHS = ("sim/model", "host", "chessaccel")
+DEFAULT_PATHS = ("src/chessaccel/model", "src/chessaccel/host", "src/chessaccel/contract")
+#: The package's folder in the tree (and in the work copy).
+PACKAGE = "src/chessaccel/"
 #: Files of the work copy that belong to mutmut, not to the tree.
 KEEP = {".mutmut-cache", "mutmut_config.py", "mutmut_pytest.py", "html", ".hypothesis",
         ".mutation-baseline", ".mutation-sample",
@@ -63,58 +60,58 @@ MUTANT_SEED = "20261201"
 
 #: Fast tests per source file (or folder prefix), most likely killers first.
 TEST_SELECTION = {
-    "sim/model/evaluate.py": ["tests/test_eval_reference.py"],
-    "sim/model/search.py": ["tests/test_model_quick.py", "tests/test_model_search.py"],
+    "src/chessaccel/model/evaluate.py": ["tests/test_eval_reference.py"],
+    "src/chessaccel/model/search.py": ["tests/test_model_quick.py", "tests/test_model_search.py"],
     # move generation: the quick oracle checks first, then deep perft and the random games;
     # not every test that imports the module (the OpenCL and board tests take minutes a mutant)
-    **{f"sim/model/{name}.py": ["tests/test_model_quick.py", "tests/test_perft_deep.py",
+    **{f"src/chessaccel/model/{name}.py": ["tests/test_model_quick.py", "tests/test_perft_deep.py",
                                 "tests/test_model_movegen.py"]
        for name in ("board", "movegen", "genvictim", "genaggressor", "testcheck", "castlestatus")},
-    "sim/model/": ["tests/test_model_quick.py", "tests/test_perft_deep.py"],
-    "host/position.py": ["tests/test_host_edges.py", "tests/test_position.py"],
-    "host/cli.py": ["tests/test_board_backend.py", "tests/test_cli.py", "tests/test_host_edges.py"],
+    "src/chessaccel/model/": ["tests/test_model_quick.py", "tests/test_perft_deep.py"],
+    "src/chessaccel/contract/position.py": ["tests/test_host_edges.py", "tests/test_position.py"],
+    "src/chessaccel/host/cli.py": ["tests/test_board_backend.py", "tests/test_cli.py", "tests/test_host_edges.py"],
     # the link client, transports and board backend against the scripted board (linkpeer.py)
-    "host/client.py": ["tests/test_link_client.py", "tests/test_board_backend.py"],
-    "host/transport.py": ["tests/test_link_client.py", "tests/test_board_backend.py"],
-    "host/boardcli.py": ["tests/test_board_backend.py"],
-    "host/backends.py": ["tests/test_backends.py", "tests/test_board_backend.py",
+    "src/chessaccel/host/client.py": ["tests/test_link_client.py", "tests/test_board_backend.py"],
+    "src/chessaccel/host/transport.py": ["tests/test_link_client.py", "tests/test_board_backend.py"],
+    "src/chessaccel/host/boardcli.py": ["tests/test_board_backend.py"],
+    "src/chessaccel/host/backends.py": ["tests/test_backends.py", "tests/test_board_backend.py",
                          "tests/test_cli.py"],
-    "host/bench.py": ["tests/test_cli.py"],
-    "host/crossbench.py": ["tests/test_opencl_bench.py", "tests/test_cli.py"],
+    "src/chessaccel/contract/bench.py": ["tests/test_cli.py"],
+    "src/chessaccel/lab/crossbench.py": ["tests/test_opencl_bench.py", "tests/test_cli.py"],
     # the engine: its own fast tests first (seconds), the frontier's node identity and the UCI
-    # engine in a subprocess (the work copy's, as the shim makes it) after
-    "host/engine/uci.py": ["tests/test_uci.py", "tests/test_cli.py"],
+    # engine in a subprocess (the work copy's, through PYTHONPATH) after
+    "src/chessaccel/host/engine/uci.py": ["tests/test_uci.py", "tests/test_cli.py"],
     # test_engine_units.py first: the engine's functions one by one (a few seconds)
-    "host/engine/search.py": ["tests/test_engine_units.py", "tests/test_engine.py",
+    "src/chessaccel/host/engine/search.py": ["tests/test_engine_units.py", "tests/test_engine.py",
                               "tests/test_engine_frontier.py", "tests/test_engine_tools.py",
                               "tests/test_uci.py"],
-    "host/engine/jobs.py": ["tests/test_engine_units.py", "tests/test_engine.py",
+    "src/chessaccel/host/engine/jobs.py": ["tests/test_engine_units.py", "tests/test_engine.py",
                             "tests/test_engine_tools.py", "tests/test_engine_frontier.py",
                             "tests/test_engine_board.py"],
-    "host/engine/worker.py": ["tests/test_engine_units.py", "tests/test_engine.py"],
-    "host/engine/scores.py": ["tests/test_engine_units.py", "tests/test_engine.py",
+    "src/chessaccel/host/engine/worker.py": ["tests/test_engine_units.py", "tests/test_engine.py"],
+    "src/chessaccel/host/engine/scores.py": ["tests/test_engine_units.py", "tests/test_engine.py",
                               "tests/test_engine_frontier.py"],
-    "host/engine/timeman.py": ["tests/test_engine_units.py", "tests/test_engine.py",
+    "src/chessaccel/host/engine/timeman.py": ["tests/test_engine_units.py", "tests/test_engine.py",
                                "tests/test_uci.py"],
-    "host/engine/tt.py": ["tests/test_engine_units.py", "tests/test_engine.py", "tests/test_uci.py"],
-    "host/engine/order.py": ["tests/test_engine_units.py", "tests/test_hostboard.py",
+    "src/chessaccel/host/engine/tt.py": ["tests/test_engine_units.py", "tests/test_engine.py", "tests/test_uci.py"],
+    "src/chessaccel/host/engine/order.py": ["tests/test_engine_units.py", "tests/test_hostboard.py",
                              "tests/test_engine.py", "tests/test_engine_frontier.py"],
-    "host/engine/hostboard.py": ["tests/test_engine_units.py", "tests/test_hostboard.py",
+    "src/chessaccel/host/engine/hostboard.py": ["tests/test_engine_units.py", "tests/test_hostboard.py",
                                  "tests/test_engine.py", "tests/test_engine_frontier.py"],
-    "host/engine/dispatch.py": ["tests/test_engine_units.py", "tests/test_engine_tools.py",
-                                "tests/test_engine.py"],
-    "host/engine/hostbench.py": ["tests/test_engine_tools.py"],
-    "host/engine/epd.py": ["tests/test_epd.py", "tests/test_cli.py"],
-    "host/engine/match.py": ["tests/test_match.py"],
-    "host/engine/elo.py": ["tests/test_match.py"],
-    "host/engine/openings.py": ["tests/test_match.py"],
+    "src/chessaccel/lab/dispatch.py": ["tests/test_engine_units.py", "tests/test_engine_tools.py",
+                                       "tests/test_engine.py"],
+    "src/chessaccel/lab/hostbench.py": ["tests/test_engine_tools.py"],
+    "src/chessaccel/host/engine/epd.py": ["tests/test_epd.py", "tests/test_cli.py"],
+    "src/chessaccel/host/engine/match.py": ["tests/test_match.py"],
+    "src/chessaccel/host/engine/elo.py": ["tests/test_match.py"],
+    "src/chessaccel/host/engine/openings.py": ["tests/test_match.py"],
     # OpenCL on PoCL: the kernels' host code (the kernels themselves are not Python)
-    "host/opencl/": ["tests/test_opencl_bench.py", "tests/test_opencl_perft.py",
+    "src/chessaccel/host/opencl/": ["tests/test_opencl_bench.py", "tests/test_opencl_perft.py",
                      "tests/test_opencl_split.py", "tests/test_opencl.py"],
-    "host/": ["tests/test_cli.py"],
-    "chessaccel/protocol.py": ["tests/test_protocol.py", "tests/test_link_golden.py"],
-    "chessaccel/evaltables.py": ["tests/test_eval_reference.py"],
-    "chessaccel/": ["tests/test_model_quick.py", "tests/test_eval_reference.py",
+    "src/chessaccel/host/": ["tests/test_cli.py"],
+    "src/chessaccel/contract/protocol.py": ["tests/test_protocol.py", "tests/test_link_golden.py"],
+    "src/chessaccel/contract/evaltables.py": ["tests/test_eval_reference.py"],
+    "src/chessaccel/contract/": ["tests/test_model_quick.py", "tests/test_eval_reference.py",
                     "tests/test_protocol.py", "tests/test_link_golden.py",
                     "tests/test_position.py"],
 }
@@ -174,36 +171,17 @@ def sync_work_copy():
     log(f"work copy {WORK.relative_to(ROOT)}: {copied} files refreshed, {removed} removed")
 
 
-def build_import_shim():
-    """Make the work copy importable as the installed package: pyproject maps chessaccel.host to
-    host/ and so on; WORK/chessaccel/host etc. become links to the work copy's folders, so that
-    ``import chessaccel.host`` from WORK (the first entry of sys.path when pytest runs there)
-    finds the copy, never the tree behind the editable install."""
-    # the tests that run the installed command as the README does (.venv/bin/chessaccel, from
-    # the repository root) find it in the copy too; it runs the tree's code, never a mutant's
+def link_venv():
+    """The tests that run the installed command as the README does (.venv/bin/chessaccel, from
+    the repository root) find it in the copy too; it runs the tree's code, never a mutant's."""
     venv = WORK / ".venv"
     if (ROOT / ".venv").is_dir() and not venv.is_symlink():
         venv.symlink_to(ROOT / ".venv")
-    LINKS.add(Path(".venv"))
-    project = tomllib.loads((WORK / "pyproject.toml").read_text())
-    package_dir = project["tool"]["setuptools"]["package-dir"]
-    top = next(p for p in package_dir if "." not in p)
-    if Path(package_dir[top]) != Path(top):
-        raise SystemExit(f"mutation: the top package {top} must live in {top}/")
-    for package, folder in sorted(package_dir.items(), key=lambda kv: kv[0].count(".")):
-        parts = package.split(".")
-        if len(parts) == 1:
-            continue
-        link = WORK.joinpath(*parts)
-        target = (WORK / folder).resolve()
-        if link.resolve() == target:
-            continue            # already there through its parent (chessaccel.model)
-        if link.is_symlink():
-            link.unlink()
-        if link.exists():
-            raise SystemExit(f"mutation: {link} exists and is not {target}")
-        link.symlink_to(os.path.relpath(target, link.parent))
-        LINKS.add(link.relative_to(WORK))
+
+
+def import_path():
+    """PYTHONPATH for the tests in the work copy: its src/ first."""
+    return str(WORK / "src")
 
 
 # --- the mutmut run -------------------------------------------------------------------------
@@ -219,14 +197,9 @@ def tests_for(path):
     if path in TEST_SELECTION:
         return [t for t in chosen if (WORK / t).exists()]
     # tests that import the module by name, e.g. new files under host/
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    package_dir = project["tool"]["setuptools"]["package-dir"]
     module = None
-    for package, folder in package_dir.items():
-        if path.startswith(folder.rstrip("/") + "/"):
-            rest = path[len(folder.rstrip("/")) + 1:].removesuffix(".py").replace("/", ".")
-            if module is None or len(package) > len(module.split(":")[0]):
-                module = f"{package}.{rest}"
+    if path.startswith(PACKAGE):
+        module = "chessaccel." + path[len(PACKAGE):].removesuffix(".py").replace("/", ".")
     if module:
         for test in sorted((WORK / "tests").glob("test_*.py")):
             rel = f"tests/{test.name}"
@@ -355,11 +328,12 @@ def source_files(paths, base=None):
 
 
 def check_imports_come_from_the_copy():
-    probe = ("import importlib, json, sys, tomllib;"
-             "p = tomllib.load(open('pyproject.toml', 'rb'))['tool']['setuptools']['package-dir'];"
-             "print(json.dumps([importlib.import_module(n).__file__ for n in p]))")
+    packages = sorted("chessaccel." + p.name for p in (WORK / PACKAGE).iterdir()
+                      if (p / "__init__.py").exists())
+    probe = ("import importlib, json, sys;"
+             f"print(json.dumps([importlib.import_module(n).__file__ for n in {packages!r}]))")
     out = subprocess.run([sys.executable, "-c", probe], cwd=WORK, capture_output=True, text=True,
-                         env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+                         env=dict(os.environ, PYTHONPATH=import_path()))
     if out.returncode:
         raise SystemExit(f"mutation: the work copy does not import: {out.stderr.strip()}")
     stray = [f for f in json.loads(out.stdout) if not Path(f).resolve().is_relative_to(WORK)]
@@ -399,8 +373,8 @@ def forget_skips_unless(sample):
 
 
 def run_mutmut(files, selection, skip=""):
-    env = dict(os.environ, CHESSACCEL_SEED=MUTANT_SEED, PYTHONDONTWRITEBYTECODE="1")
-    env.pop("PYTHONPATH", None)
+    env = dict(os.environ, CHESSACCEL_SEED=MUTANT_SEED, PYTHONDONTWRITEBYTECODE="1",
+               PYTHONPATH=import_path())
     mutmut = str(Path(sys.executable).with_name("mutmut"))
     # mutmut times out a mutant at 10 x the baseline run: the baseline is every test the
     # mutants of this run may need, so no slow survivor passes for a timeout
@@ -430,9 +404,9 @@ TESTED = DETECTED | {"bad_survived"}
 
 
 def folder_of(filename):
-    for folder in ("sim/model", "host", "chessaccel"):
-        if filename.startswith(folder + "/"):
-            return folder
+    """The package folder a file is reported under (src/chessaccel/host/engine/x.py: host)."""
+    if filename.startswith(PACKAGE):
+        return filename[len(PACKAGE):].split("/")[0]
     return filename.split("/")[0]
 
 
@@ -709,7 +683,7 @@ def main(argv=None):
         run_parts(paths, args.jobs, args.skip, args.mutant_timeout, args.sample)
     elif not args.report_only:
         sync_work_copy()
-        build_import_shim()
+        link_venv()
         check_imports_come_from_the_copy()
         files = source_files(paths)
         selection = write_mutmut_config(files, args.mutant_timeout, args.sample)

@@ -6,6 +6,7 @@
     chessaccel bench  [--backend B] [--json] [--out FILE] [--plot FILE]
                       [--host [--host-backends B1,B2] [--host-depth D] [--hardware-plies H]
                        [--accelerators N]] [--dispatch [--dispatch-depth D]]
+                      (--host and --dispatch: the lab's, lab/benchcli.py, through COMMANDS_GROUP)
     chessaccel board-sim [--cores N] [--threads T] [--clocks-per-bit N]
     chessaccel board info --port PORT
     chessaccel synth --board NAME [--cores N] [--threads T] [--clock MHZ]
@@ -67,6 +68,52 @@ def _bound(text):
     return value
 
 
+#: The entry-point group through which other packages (the lab) join the command line: an entry
+#: named after a command adds options to it (or, for a new name, makes that command); its object
+#: has ``add_arguments(parser, depth)`` and ``run(args, host)`` (lab/benchcli.py says more).
+COMMANDS_GROUP = "chessaccel.commands"
+#: The project's own plug-ins, as pyproject.toml declares them in COMMANDS_GROUP: used where the
+#: installed metadata lacks them (an editable install made before they were declared). Named
+#: here, never imported: where the lab is not installed they are left out.
+OWN_PLUGINS = (("bench", "chessaccel.lab.benchcli:bench"),)
+_PLUGINS = None
+
+
+class _Host:
+    """What a plug-in's ``run`` gets from the command line."""
+    UsageError = UsageError
+
+    def __init__(self, backend, positions, emit):
+        self.backend, self.positions, self.emit = backend, positions, emit
+
+
+def _plugins():
+    """{command: [plug-in object]} from COMMANDS_GROUP and OWN_PLUGINS, each loaded once."""
+    global _PLUGINS
+    if _PLUGINS is None:
+        from importlib.metadata import EntryPoint, entry_points
+        found = list(entry_points(group=COMMANDS_GROUP))
+        values = {ep.value for ep in found}
+        found += [EntryPoint(name, value, COMMANDS_GROUP) for name, value in OWN_PLUGINS
+                  if value not in values]
+        plugins = {}
+        for ep in found:
+            try:
+                plugin = ep.load()
+            except ModuleNotFoundError as e:
+                if e.name and (ep.module + ".").startswith(e.name + "."):
+                    continue        # a plug-in whose package is not installed
+                raise
+            plugins.setdefault(ep.name, []).append(plugin)
+        _PLUGINS = plugins
+    return _PLUGINS
+
+
+def _add_plugins(command, parser):
+    for plugin in _plugins().get(command, ()):
+        plugin.add_arguments(parser, _depth)
+
+
 def _parser():
     p = _Parser(prog="chessaccel",
                 description="A Hydra-style chess search accelerator, its model and its host.")
@@ -97,19 +144,8 @@ def _parser():
     common(sp, position=False)
     sp.add_argument("--out", help="JSON file to write (default out/bench-BACKEND.json)")
     sp.add_argument("--plot", help="PNG to draw (default: beside the JSON)")
-    # host searches (host/engine/hostbench.py) and the dispatch rate (host/engine/dispatch.py)
-    sp.add_argument("--host", action="store_true",
-                    help="search the bench set with the host engine on each --host-backends")
-    sp.add_argument("--host-backends", help="comma-separated backends (default: --backend)")
-    sp.add_argument("--host-depth", type=int, default=4, help="host search depth (default 4)")
-    sp.add_argument("--hardware-plies", type=_depth, default=2,
-                    help="plies per leaf job for --host and --dispatch (default 2)")
-    sp.add_argument("--accelerators", type=int, default=1,
-                    help="model workers / simulated board cores for --host (default 1)")
-    sp.add_argument("--dispatch", action="store_true",
-                    help="measure leaf jobs per second with an instant backend")
-    sp.add_argument("--dispatch-depth", type=int, default=5,
-                    help="host search depth for --dispatch (default 5)")
+    # plug-ins' options: the lab's --host and --dispatch (lab/benchcli.py)
+    _add_plugins("bench", sp)
     # The board commands come from host/boardcli.py; importing it is cheap (no simulator starts).
     from .boardcli import add_board_info_arguments, add_board_sim_arguments
     sp = sub.add_parser("board-sim", help="serve the simulated board (Verilator) on a pseudo-terminal")
@@ -129,6 +165,12 @@ def _parser():
                       _depth)
     from .engine.match import add_arguments as add_match_arguments
     add_match_arguments(sub.add_parser("match", help="play a UCI engine: PGN, score and Elo"))
+    # plug-ins that make commands of their own
+    for name, plugins in _plugins().items():
+        if name not in sub.choices:
+            sp = sub.add_parser(name, help=plugins[0].help)
+            for plugin in plugins:
+                plugin.add_arguments(sp, _depth)
     return p
 
 
@@ -144,7 +186,7 @@ def _uci(move):
 
 
 def _emit(args, obj, lines):
-    if args.json:
+    if getattr(args, "json", False):     # a plug-in's command may have no --json
         print(json.dumps(obj))
     else:
         for line in lines:
@@ -199,19 +241,10 @@ def cmd_search(args, backend):
 
 
 def cmd_bench(args, backend):
-    if args.host:
-        from .engine.hostbench import run as run_host_bench
-        if not 1 <= args.host_depth <= 64:
-            raise UsageError(f"host depth {args.host_depth} out of range 1..64")
-        if args.accelerators < 1:
-            raise UsageError(f"accelerators must be at least 1, got {args.accelerators}")
-        backend.close()
-        return run_host_bench(args, BENCH, lambda obj, lines: _emit(args, obj, lines))
-    if args.dispatch:
-        from .engine.dispatch import run as run_dispatch
-        if not 1 <= args.dispatch_depth <= 64:
-            raise UsageError(f"dispatch depth {args.dispatch_depth} out of range 1..64")
-        return run_dispatch(args)
+    for plugin in _plugins().get("bench", ()):
+        status = plugin.run(args, _Host(backend, BENCH, lambda obj, lines: _emit(args, obj, lines)))
+        if status is not None:
+            return status
     jobs = [(_board(job.fen), job.depth, -INF, INF) for job in BENCH]
     progress = sys.stderr if not args.json else None
     t0 = time.perf_counter()
@@ -305,6 +338,13 @@ def main(argv=None):
                 return run_match(args)
             except MatchError as e:
                 raise UsageError(str(e)) from None
+        if args.command not in COMMANDS:     # a plug-in's own command
+            host = _Host(None, BENCH, lambda obj, lines: _emit(args, obj, lines))
+            for plugin in _plugins()[args.command]:
+                status = plugin.run(args, host)
+                if status is not None:
+                    return status
+            return 0
         try:
             backend = get_backend(args.backend)
         except BackendError as e:

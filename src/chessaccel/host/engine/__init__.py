@@ -15,7 +15,6 @@ One file per concern:
 - ``timeman``: how long to think under a clock.
 - ``uci``:     the UCI protocol (``chessaccel uci``).
 - ``epd``, ``match``, ``elo``, ``openings``: the tools for people comparing engines and hardware.
-- ``hostbench``, ``dispatch``: host searches on each backend side by side; the dispatch rate.
 
 docs/engine.md describes the design and the measured figures.
 """

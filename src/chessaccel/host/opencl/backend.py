@@ -34,11 +34,6 @@ SPLIT_BUDGET = 100_000
 #: Lanes per compute unit that stay without work to help (run_search_split): none was best
 #: on the H100 (docs/opencl.md): lanes that finish their work take the parts as they come.
 SPLIT_IDLE = 0
-#: Priority for long work in run_search_split (kernels built with SPLIT_PRIO = 1): a lane whose
-#: job or part has counted this many nodes has its warp to itself (0: never), for at most
-#: SPLIT_PRIO_MAX lanes per compute unit.
-SPLIT_PRIO_NODES = 0
-SPLIT_PRIO_MAX = 1
 #: Deepest remainder the bulk leaf kernel finishes per work-item (perft_below).
 _BULK_LEAF_MAX = 3
 #: Work-group size of the bulk perft and expansion kernels on a GPU: with the attack tables in
@@ -249,7 +244,7 @@ class OpenCLBackend(Backend):
         """The search kernel on packed arrays (positions: (N, POSITION_WORDS) uint64, params:
         (N, 4) int32 depth/alpha/beta/ply, ply 0 for a whole job). Returns numpy arrays;
         ``last_run`` gets the timing. A job that would count more than ``node_budget`` nodes
-        (0: no budget) is given up and comes back with 0 nodes (split.search_split)."""
+        (0: no budget) is given up and comes back with 0 nodes (the lab's lab/hostsplit.py)."""
         n = len(positions)
         local, global_size = self._search_shape(n)
         jb = self._job_buffers(positions, params)
@@ -277,7 +272,6 @@ class OpenCLBackend(Backend):
 
     def run_search_split(self, positions, params, split_budget=SPLIT_BUDGET, min_depth=1,
                          entries=None, split_points=None, timeline=False, max_idle=None,
-                         prio_nodes=None, prio_max=None, prio_exit=False, prio_first=0,
                          tail_budget=None):
         """``run_search`` with long jobs split on the device (search_jobs_split, docs/opencl.md):
         a job or part that has counted ``split_budget`` nodes publishes the node it returns
@@ -286,14 +280,7 @@ class OpenCLBackend(Backend):
         The same scores, best moves and node counts; ``last_run`` tells how much was split.
         ``timeline``: also each job's start and end on the device's clock in ns ("times", (N, 2);
         zeros where the device has no clock to read). ``max_idle``: lanes without work that stay
-        to help (the others end; default SPLIT_IDLE per compute unit). ``prio_nodes``: a lane
-        whose job or part has counted that many nodes takes priority in its warp (its other
-        lanes take no new work while it lasts; 0: never; default SPLIT_PRIO_NODES), for at most
-        ``prio_max`` lanes at once (default SPLIT_PRIO_MAX per compute unit); ``prio_exit``:
-        1 (True): those lanes end instead of waiting; 2: they still take entries, not jobs; ``prio_first``: the first jobs of the batch (a host's
-        predicted long ones) take priority from their start (with RESERVE_SMS: the reserved
-        multiprocessors take them from a queue of their own). Priority needs a kernel built with
-        ``overrides={"SPLIT_PRIO": 1}`` (measured not to help on the H100, docs/opencl.md)."""
+        to help (the others end; default SPLIT_IDLE per compute unit)."""
         n = len(positions)
         d = self.device
         local, global_size = self._search_shape(n)
@@ -302,20 +289,8 @@ class OpenCLBackend(Backend):
         if split_points is None:
             split_points = entries // 8
         entries = int(min(entries, self._memory_budget() // (8 * POSITION_WORDS)))
-        if (prio_nodes or prio_first) and not (self.overrides or {}).get("SPLIT_PRIO"):
-            raise SearchError("priority for long work needs a kernel built with SPLIT_PRIO = 1 "
-                              "(overrides={'SPLIT_PRIO': 1})")
-        if prio_nodes is None:
-            prio_nodes = SPLIT_PRIO_NODES
-        if prio_max is None:
-            prio_max = d.compute_units * SPLIT_PRIO_MAX
         jb = self._job_buffers(positions, params)
-        ctl0 = np.zeros(16, dtype=np.uint32)
-        if prio_first and (self.overrides or {}).get("RESERVE_SMS"):
-            ctl0[0] = min(prio_first, n)    # the first jobs go to the reserved multiprocessors
-        ctl = self._buffer(ctl0, write=True)
-        warp_hot = self._buffer(np.zeros(max(global_size // 32 + 1, 1024), dtype=np.uint32),
-                                write=True)   # per warp, or per multiprocessor (PRIO_SM)
+        ctl = self._buffer(np.zeros(16, dtype=np.uint32), write=True)
         sp_alpha = self._buffer(nbytes=4 * split_points)
         sp_info = self._buffer(nbytes=16 * split_points)
         e_pos = self._buffer(nbytes=8 * POSITION_WORDS * entries)
@@ -331,8 +306,6 @@ class OpenCLBackend(Backend):
                   np.uint64(split_budget), np.int32(min_depth), times,
                   np.uint32(1 if timeline else 0),
                   np.uint32(d.compute_units * SPLIT_IDLE if max_idle is None else max_idle),
-                  warp_hot, np.uint32(prio_nodes), np.uint32(prio_max),
-                  np.uint32(int(prio_exit)), np.uint32(prio_first),
                   np.uint64(split_budget if tail_budget is None else tail_budget),
                   self.device.eval_values)
         seconds = time.perf_counter() - t0
@@ -346,9 +319,7 @@ class OpenCLBackend(Backend):
                          "entries": int(c[1]), "entries_helped": int(c[5]),
                          "helper_nodes": int(c[8]) << 10, "helper_nodes_used": int(c[9]) << 10,
                          "republished": int(c[11]), "owner_waits": int(c[12]),
-                         "owner_claimed": int(c[13]), "prio_events": int(c[15]),
-                         "prio_nodes": int(prio_nodes), "prio_max": int(prio_max),
-                         "prio_exit": int(prio_exit), "prio_first": int(prio_first),
+                         "owner_claimed": int(c[13]),
                          "split_budget": int(split_budget), "min_depth": int(min_depth),
                          "tail_budget": int(split_budget if tail_budget is None else tail_budget)}
         return out

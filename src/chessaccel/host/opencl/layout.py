@@ -63,10 +63,6 @@ def kernel_prelude(overrides=None):
         "MOVE_FROM_SHIFT": _MOVE_FIELDS["from_sq"].offset,
         "MOVE_TO_SHIFT": _MOVE_FIELDS["to_sq"].offset,
         "MOVE_PROMO_SHIFT": _MOVE_FIELDS["promo"].offset,
-        # scheduling switches of the search kernels (search.cl): measured on the H100 not to
-        # help (docs/opencl.md), so built only on request (overrides, 1)
-        "SPREAD_JOBS": 0, "SPLIT_PRIO": 0, "PRIO_SM": 0, "IDLE_SLEEP": 0, "IDLE_LOADS": 0,
-        "RESERVE_SMS": 0, "RESERVE_LANES": 1, "RESERVE_OWN": 0,
         # board.cl's byte swap (the flip) as shifts and masks of 32-bit halves (1), or as the
         # vector shuffle, which NVIDIA's compiler makes into some 25 instructions a word (0)
         "BYTE_SWAP_HALVES": 1,

@@ -126,81 +126,17 @@ static inline bool enter_node(Frame *f, Board *b, Values v, int ply, int *value)
 #define CTL_SPLITS 3    // split points made
 #define CTL_DONE 4      // jobs finished
 #define CTL_HELPED 5    // entries searched by helpers
-#define CTL_RJOBS 6      // RESERVE_SMS with prio_first: the reserved multiprocessors' queue
 #define CTL_HELPER_KNODES 8   // nodes searched by helpers (finished or given up), in 1024s
 #define CTL_USED_KNODES 9     // nodes of helpers' results the owners used, in 1024s
 #define CTL_IDLE 10           // lanes without work that stay
 #define CTL_REPUBLISHED 11    // alpha rose at a published node: its children published again
 #define CTL_WAITS 12          // an owner waited for a helper's child
 #define CTL_CLAIMED 13        // an owner searched a published child itself
-#define CTL_HOT 14            // lanes with priority now
-#define CTL_HOT_EVENTS 15     // times a lane took priority
-// Priority for long work (`prio_nodes`): a lane whose job or part has counted `prio_nodes`
-// nodes (checked every 256 nodes) takes priority in its warp, if fewer than `prio_max` lanes
-// hold it: the other lanes of its warp (WARP_LANES consecutive work-items) finish what they hold
-// and take no new job or entry while it lasts (they wait, or end with `prio_exit`), so that the
-// long work runs without the divergence of 31 other jobs beside it. Only the schedule changes:
-// no result depends on which lane searches what.
-#define WARP_LANES 32
 // A lane without work looks for work again every IDLE_TURNS turns of the loop (a turn of its
 // own costs a few instructions: the lanes that work in its warp hardly wait for it), and at
 // most `max_idle` lanes stay without work: the others end, so that the multiprocessors' issue
 // slots go to the lanes that work (the lone lanes of the batch's tail are its critical path).
 #define IDLE_TURNS 32
-
-// PRIO_SM (with SPLIT_PRIO): priority is taken in the lane's multiprocessor (NVIDIA's %smid;
-// elsewhere its work-group) instead of its warp: every other lane of the multiprocessor takes no
-// new job while it lasts, so that the long work gets the multiprocessor's issue slots alone.
-// IDLE_SLEEP: a lane that waits for work sleeps that many ns between looks (NVIDIA's nanosleep),
-// so that it takes no issue slots from the lanes that work; IDLE_LOADS: it waits instead on that
-// many dependent loads of a counter (each a trip to the L2 cache, one instruction or two issued);
-// 0 and 0: it spins.
-#ifndef PRIO_SM
-#define PRIO_SM 0
-#endif
-#ifndef IDLE_SLEEP
-#define IDLE_SLEEP 0
-#endif
-#ifndef IDLE_LOADS
-#define IDLE_LOADS 0
-#endif
-#define IDLE_WAITS (IDLE_SLEEP || IDLE_LOADS)
-// RESERVE_SMS (with SPLIT_PRIO and PRIO_SM): the lanes of the multiprocessors numbered below it
-// take no job from the queue, only entries (parts of split jobs), and only RESERVE_LANES lanes of
-// each of their warps run at all, so that the long jobs' parts find fast helpers from the start.
-#ifndef RESERVE_SMS
-#define RESERVE_SMS 0
-#endif
-#ifndef RESERVE_LANES
-#define RESERVE_LANES 1
-#endif
-// RESERVE_OWN: the parts of the reserved multiprocessors' jobs go only to reserved lanes, and
-// the other parts only to the other lanes (the split point's depth word carries the class).
-#ifndef RESERVE_OWN
-#define RESERVE_OWN 0
-#endif
-#define HOT_SLOTS 1024
-static inline uint prio_slot(void) {
-#if PRIO_SM && defined(cl_nv_pragma_unroll)
-    uint sm;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-    return sm % HOT_SLOTS;
-#elif PRIO_SM
-    return (uint)get_group_id(0) % HOT_SLOTS;
-#else
-    return (uint)get_global_id(0) / WARP_LANES;
-#endif
-}
-static inline void idle_sleep(__global volatile uint *word) {
-#if IDLE_SLEEP && defined(cl_nv_pragma_unroll)
-    asm volatile("nanosleep.u32 %0;" :: "r"((uint)IDLE_SLEEP));
-#endif
-#if IDLE_LOADS
-    uint v = 0;
-    for (int i = 0; i < IDLE_LOADS; i++)
-        v = word[v >> 31];        // the next address depends on the value: the loads wait in turn
-#endif
-}
 
 #if defined(cl_nv_pragma_unroll)
 #define GLOBAL_FENCE() { mem_fence(CLK_GLOBAL_MEM_FENCE); asm volatile("membar.gl;" ::: "memory"); }
@@ -229,25 +165,11 @@ typedef struct {
     __global volatile uint *e_state;  // per entry: E_*
     __global volatile uint *e_sp;     // per entry: its split point
     __global volatile ulong *e_result;// per entry: nodes << 32 | value << 16 | tag (0: none)
-    __global volatile uint *warp_hot; // per warp: its lanes that have priority
     uint sp_max, e_max, max_idle;
     ulong budget;
     ulong tail_budget;                // the budget once the queue of jobs is empty
     int min_depth;
-    uint prio_nodes, prio_max, prio_exit, prio_first;
 } Split;
-
-// Priority in the lane's warp, if fewer than prio_max lanes hold it (true: taken).
-static inline bool take_priority(const Split *S, uint warp) {
-    if (atomic_inc(&S->ctl[CTL_HOT]) < S->prio_max) {
-        atomic_inc(&S->warp_hot[warp]);
-        atomic_inc(&S->ctl[CTL_HOT_EVENTS]);
-        return true;
-    }
-    atomic_dec(&S->ctl[CTL_HOT]);
-    return false;
-}
-
 
 static inline ulong pack_result(ulong nodes, int value, int tag) {
     return (nodes << 32) | ((ulong)(ushort)(short)value << 16) | (ulong)(ushort)(short)tag;
@@ -264,7 +186,7 @@ static inline void load_position_v(Board *b, __global volatile const ulong *p, L
 // Publish the node in `f` (board `b`): its remaining legal children as entries with the
 // current alpha. Sets f->sp / f->k (f->sp = -2: nothing worth publishing); the split point's
 // first entry is kept in sp_info[sp].w.
-static inline void publish(const Split *S, Frame *f, Board *b, Values v, int ply, int cls) {
+static inline void publish(const Split *S, Frame *f, Board *b, Values v, int ply) {
     Gen g = f->g;
     Move m;
     Undo u;
@@ -285,7 +207,7 @@ static inline void publish(const Split *S, Frame *f, Board *b, Values v, int ply
             atomic_xchg(&S->e_state[e], E_DEAD);
         return;
     }
-    S->sp_info[sp] = (int4)(f->depth | (cls << 16), f->beta, ply, (int)base);
+    S->sp_info[sp] = (int4)(f->depth, f->beta, ply, (int)base);
     S->sp_alpha[sp] = f->alpha;
     g = f->g;
     uint e = base;
@@ -307,16 +229,12 @@ static inline void publish(const Split *S, Frame *f, Board *b, Values v, int ply
 }
 
 // An entry for a lane without work: the first READY one from the scan mark on; -1 if none.
-static inline int take_entry(const Split *S, int *tag, int cls) {
+static inline int take_entry(const Split *S, int *tag) {
     uint lo = S->ctl[CTL_SCAN], hi = min(S->ctl[CTL_ENTRIES], S->e_max);
     uint end = min(hi, lo + 256u), mark = lo;
     bool passing = true;
     for (uint e = lo; e < end; e++) {
         uint st = S->e_state[e];
-        if (RESERVE_OWN && st == E_READY && (S->sp_info[S->e_sp[e]].x >> 16) != cls) {
-            passing = false;            // another class's entry: not for this lane
-            continue;
-        }
         if (st == E_READY) {
             int a = S->sp_alpha[S->e_sp[e]];
             if (a == SP_CLOSED) {
@@ -359,28 +277,327 @@ static inline void pop_split(const ulong *w, Frame *f) {
     f->entered = (uint)(x >> 32);
 }
 
-// The first jobs of the queue, spread over the warps: lanes of a warp that take jobs on the same
-// turn get consecutive places of the queue (NVIDIA aggregates a warp's atomics), and neighbours
-// in a job file are often siblings of one position, long or short together. The first
-// get_global_size(0) places (the first wave: every lane takes one at the start), place c goes
-// to job (c % WARP_LANES) * warps + c / WARP_LANES, so that job j < warps is the first job of
-// warp j's first lane. A permutation: only the schedule changes.
-static inline uint spread_job(uint c, uint n) {
-#if SPREAD_JOBS
-    uint size = (uint)get_global_size(0);
-    if (size % WARP_LANES || size < 2 * WARP_LANES)
-        return c;
-    if (c >= size || size > n)
-        return c;
-    return (c % WARP_LANES) * (size / WARP_LANES) + c / WARP_LANES;
-#else
-    return c;
-#endif
-}
-
 #define WORK_NONE 0
 #define WORK_JOB 1
 #define WORK_HELP 2
+
+// What a search launch gives every lane: the jobs, where their results go, the tables, and
+// with `help` (search_jobs_split) the shared state of the split jobs.
+typedef struct {
+    __global const ulong *positions;
+    __global const int4 *params;
+    uint n_jobs;
+    ulong node_budget;               // search_jobs: a job past it is given up (0: none)
+    __global volatile uint *job_counter;
+    __global int *scores;
+    __global uint *best_moves;
+    __global ulong *node_counts;
+    uint want_pv;
+    __global ushort *pv_moves;
+    __global uchar *pv_lengths;
+    Values values;
+    Lines lines;
+    bool help;
+    const Split *S;
+} Jobs;
+
+// One lane's state: the board, the current frame (its ancestors packed on `stack`), and the
+// work in hand.
+typedef struct {
+    ulong *stack;
+    int fw;                          // words per frame on the stack
+    Board b;
+    Frame cur;
+    uint job;                        // the job, or with WORK_HELP the entry
+    int ply, root_ply, value;
+    ulong nodes;
+    bool given_up;
+    int work, help_sp, help_tag, wait_e;
+    uint turn;
+    bool idle;
+    ulong budget;                    // becomes S->tail_budget once the queue is empty
+    __global ushort *pv;
+    __global uchar *pv_len;
+    bool have_value;                 // `value` is the current node's: RETURN it
+} Lane;
+
+// What the lane does after its root has returned.
+#define LANE_ENTERED 0   // it has entered the root of new work
+#define LANE_LATER 1     // no work now: look again on a later turn
+#define LANE_EXIT 2      // no work left: the lane ends
+
+// Step 1. WAIT: the node just made is a published child that a helper is searching. True when
+// the lane can go on (the helper's value, or the child entered here because the helper gave it
+// up); false while the helper is still at it.
+static inline bool wait_for_helper(Lane *L, const Jobs *J) {
+    const Split *S = J->S;
+    ulong r = S->e_result[L->wait_e];
+    uint st = S->e_state[L->wait_e];
+    if (r && (int)(short)(ushort)r == -L->cur.beta) {
+        L->value = (int)(short)(ushort)(r >> 16);
+        L->nodes += r >> 32;
+        atomic_add(&S->ctl[CTL_USED_KNODES], (uint)(r >> 42));
+        L->have_value = true;
+        L->wait_e = -1;
+    } else if (st == E_TAKEN || (st == E_DONE && !r)) {
+        return false;
+    } else {                        // the helper gave it up: search it here
+        L->wait_e = -1;
+        L->cur.entered = (uint)L->nodes;
+        L->nodes++;
+        if (J->want_pv) L->pv_len[L->ply] = 0;
+        L->cur.sp = -1;
+        L->have_value = enter_node(&L->cur, &L->b, J->values, L->ply, &L->value);
+    }
+    return true;
+}
+
+// Step 2. The root has returned: the job's result (or the part's, for its split point's owner).
+static inline void finish_work(Lane *L, const Jobs *J) {
+    const Split *S = J->S;
+    if (J->help) close_split(S, &L->cur);
+    L->cur.sp = -1;
+    if (J->help && L->work == WORK_HELP)
+        atomic_add(&S->ctl[CTL_HELPER_KNODES], (uint)(L->nodes >> 10));
+    if (L->work == WORK_JOB) {
+        J->scores[L->job] = L->given_up ? 0 : L->value;
+        J->best_moves[L->job] = L->given_up ? 0u : L->cur.best_move;
+        J->node_counts[L->job] = L->given_up ? 0UL : L->nodes;
+        if (J->help) {
+            atomic_inc(&S->ctl[CTL_DONE]);
+            if (S->times) S->times[2 * L->job + 1] = device_ns();
+        }
+    } else if (J->help && L->work == WORK_HELP) {
+        if (L->given_up || L->nodes > 0xFFFFFFFFUL) {
+            atomic_xchg(&S->e_state[L->job], E_DEAD);
+        } else {
+            S->e_result[L->job] = pack_result(L->nodes, L->value, L->help_tag);
+            GLOBAL_FENCE();
+            atomic_xchg(&S->e_state[L->job], E_DONE);
+            atomic_inc(&S->ctl[CTL_HELPED]);
+        }
+    }
+    L->work = WORK_NONE;
+    L->given_up = false;
+}
+
+// Step 3. New work: a published child of a split job (help), else the next job of the queue.
+static inline void take_work(Lane *L, const Jobs *J) {
+    const Split *S = J->S;
+    if (J->help) {
+        int tag;
+        int e = take_entry(S, &tag);
+        if (e >= 0) {
+            int sp = (int)S->e_sp[e];
+            int4 info = S->sp_info[sp];
+            load_position_v(&L->b, S->e_pos + (size_t)e * POSITION_WORDS, J->lines);
+            L->cur.depth = max(info.x - 1, 0); L->cur.alpha = -info.y; L->cur.beta = -tag;
+            L->ply = L->root_ply = info.z + 1;
+            L->work = WORK_HELP;
+            L->job = (uint)e;
+            L->help_sp = sp;
+            L->help_tag = tag;
+        }
+    }
+    if (L->work == WORK_NONE && (!J->help || *J->job_counter < J->n_jobs)) {
+        L->job = atomic_inc(J->job_counter);
+        if (L->job < J->n_jobs) {
+            load_position(&L->b, J->positions + (size_t)L->job * POSITION_WORDS, J->lines);
+            int4 p = J->params[L->job];
+            L->cur.depth = p.x; L->cur.alpha = p.y; L->cur.beta = p.z;
+            L->ply = L->root_ply = p.w;
+            L->work = WORK_JOB;
+            if (J->help && S->times) S->times[2 * L->job] = device_ns();
+            L->pv = J->pv_moves + (size_t)L->job * PV_STRIDE * PV_STRIDE;
+            L->pv_len = J->pv_lengths + (size_t)L->job * PV_STRIDE;
+            if (J->want_pv) L->pv_len[0] = 0;
+        }
+    }
+}
+
+// Step 4. No work to take: the lane ends when every job is done (or, without `help`, at once),
+// or when `max_idle` lanes already wait; else it waits to look again.
+static inline int wait_for_work(Lane *L, const Jobs *J) {
+    const Split *S = J->S;
+    if (!J->help || S->ctl[CTL_DONE] >= J->n_jobs)
+        return LANE_EXIT;
+    if (!L->idle) {
+        if (atomic_inc(&S->ctl[CTL_IDLE]) >= S->max_idle) {
+            atomic_dec(&S->ctl[CTL_IDLE]);
+            return LANE_EXIT;
+        }
+        L->idle = true;
+    }
+    L->turn = 0;
+    return LANE_LATER;
+}
+
+// Steps 2-5: the root has returned. Hand the result out, take new work and ENTER its root.
+static inline int root_returned(Lane *L, const Jobs *J) {
+    if (J->help && L->work == WORK_NONE && ++L->turn % IDLE_TURNS)
+        return LANE_LATER;                                // idle: look again later
+    finish_work(L, J);
+    take_work(L, J);
+    if (L->work == WORK_NONE)
+        return wait_for_work(L, J);
+    if (L->idle) {
+        atomic_dec(&J->S->ctl[CTL_IDLE]);
+        L->idle = false;
+    }
+    // Step 5. ENTER the root of the new work
+    init_eval(&L->b, J->values);
+    L->nodes = 1;
+    L->cur.sp = -1;
+    L->cur.entered = 0;
+    L->have_value = enter_node(&L->cur, &L->b, J->values, L->ply, &L->value);
+    return LANE_ENTERED;
+}
+
+// Step 6. RETURN into the parent: take the child's value (best move, PV, alpha, cutoff); with
+// `help`, publish the node's remaining children when its window has changed or its subtree has
+// passed the budget.
+static inline void return_to_parent(Lane *L, const Jobs *J) {
+    const Split *S = J->S;
+    Frame *cur = &L->cur;
+    L->ply--;
+    pop_frame(L->stack + L->ply * L->fw, cur);
+    if (J->help) pop_split(L->stack + L->ply * L->fw, cur);
+    unmake(&L->b, &cur->u, cur->m.from, cur->m.to, cur->m.promo, cur->m.mover, cur->m.victim);
+    int score = -L->value;
+    L->have_value = false;
+    if (score > cur->best) {
+        cur->best = score;
+        cur->best_move = pack_move(cur->m.from, cur->m.to, cur->m.promo);
+        if (J->want_pv) {
+            __global ushort *row = L->pv + L->ply * PV_STRIDE;
+            __global const ushort *child = row + PV_STRIDE;
+            int n = L->pv_len[L->ply + 1];
+            row[0] = (ushort)cur->best_move;
+            for (int k = 0; k < n; k++)
+                row[k + 1] = child[k];
+            L->pv_len[L->ply] = (uchar)(n + 1);
+        }
+        if (score > cur->alpha) {
+            cur->alpha = score;
+            if (score >= cur->beta) {
+                L->value = cur->best;      // cutoff: return at once
+                L->have_value = true;
+                if (J->help) close_split(S, cur);
+            } else if (J->help && cur->sp >= 0) {
+                // the window of the remaining children has changed: publish them again
+                close_split(S, cur);
+                atomic_inc(&S->ctl[CTL_REPUBLISHED]);
+                publish(S, cur, &L->b, J->values, L->ply);
+            }
+        }
+    }
+    // a node whose own subtree has passed the budget publishes its other children
+    if (J->help && !L->have_value && cur->sp == -1 && (uint)L->nodes - cur->entered > L->budget
+            && cur->depth >= S->min_depth)
+        publish(S, cur, &L->b, J->values, L->ply);
+}
+
+// Step 7. NEXT + TEST: the next pseudo-legal move, made; true when it is legal (the child is
+// to be entered). With no move left the node's value is known (mate, stalemate, or its best).
+static inline bool next_legal_move(Lane *L, const Jobs *J) {
+    Frame *cur = &L->cur;
+    if (!next_move(&cur->g, &L->b, &cur->m)) {
+        if (!cur->legal && !cur->g.captures_only)
+            L->value = cur->in_check ? -(MATE - L->ply) : 0;   // mate / stalemate
+        else
+            L->value = cur->best;
+        L->have_value = true;
+        if (J->help) close_split(J->S, cur);
+        return false;
+    }
+    if (!make_legal(&L->b, &cur->u, cur->m.from, cur->m.to, cur->m.promo, cur->m.mover,
+                    cur->m.victim, J->values,
+                    needs_test(&L->b, cur->in_check, cur->m.from, cur->m.to, cur->m.mover)))
+        return false;
+    cur->legal = true;
+    return true;
+}
+
+// Step 9 (help). The child just made is published entry `entry` of its parent's split point,
+// searched with the parent's window `alpha`: true when its value is known (a helper's result)
+// or a helper searches it (the lane waits, step 1); false when the lane claimed it.
+static inline bool published_child(Lane *L, const Jobs *J, int entry, int alpha) {
+    const Split *S = J->S;
+    ulong r = S->e_result[entry];
+    if (r && (int)(short)(ushort)r == alpha) {   // a helper has searched it
+        L->value = (int)(short)(ushort)(r >> 16);
+        L->nodes += r >> 32;
+        atomic_add(&S->ctl[CTL_USED_KNODES], (uint)(r >> 42));
+        L->have_value = true;
+        return true;
+    }
+    uint st = S->e_state[entry];
+    if (!(st == E_READY
+          && atomic_cmpxchg(&S->e_state[entry], E_READY, E_OWNER) == E_READY)
+            && (st == E_READY || st == E_TAKEN || st == E_DONE)) {
+        L->wait_e = entry;                       // a helper is searching it
+        atomic_inc(&S->ctl[CTL_WAITS]);
+        return true;
+    }
+    atomic_inc(&S->ctl[CTL_CLAIMED]);
+    return false;
+}
+
+// Step 10 (help, every 256 nodes). A part whose split point has returned is given up (true);
+// once the queue of jobs is empty the budget becomes the tail budget.
+static inline bool part_given_up(Lane *L, const Jobs *J) {
+    const Split *S = J->S;
+    if (L->work == WORK_HELP && S->sp_alpha[L->help_sp] == SP_CLOSED) {
+        // the node this part belongs to has returned: give the part up
+        for (int q = L->root_ply; q < L->ply; q++) {
+            int sp = SPLIT_SP(L->stack[q * L->fw + FRAME_WORDS]);
+            if (sp >= 0) S->sp_alpha[sp] = SP_CLOSED;
+        }
+        L->given_up = true;
+        L->ply = L->root_ply;
+        L->have_value = true;
+        return true;
+    }
+    if (*J->job_counter >= J->n_jobs)
+        L->budget = S->tail_budget;
+    return false;
+}
+
+// Steps 8-11. Go down to the legal child just made: push the node, the child's window; with
+// `help` a published child may be known or searched elsewhere (9), and a part may be given up
+// (10); then count the child (a job past its node budget is given up) and ENTER it (11).
+static inline void enter_child(Lane *L, const Jobs *J) {
+    Frame *cur = &L->cur;
+    // Step 8. push the node, negate the window
+    int entry = -1;
+    if (J->help && cur->sp >= 0)
+        entry = J->S->sp_info[cur->sp].w + (int)cur->k++;
+    push_frame(L->stack + L->ply * L->fw, cur);
+    if (J->help) push_split(L->stack + L->ply * L->fw, cur);
+    int alpha = cur->alpha;
+    cur->depth = max(cur->depth - 1, 0);
+    cur->alpha = -cur->beta;
+    cur->beta = -alpha;
+    L->ply++;
+    if (J->help) {
+        cur->sp = -1;
+        if (entry >= 0 && published_child(L, J, entry, alpha))
+            return;
+        if ((L->nodes & 255) == 0 && part_given_up(L, J))
+            return;
+        cur->entered = (uint)L->nodes;
+    }
+    // Step 11. count the child and ENTER it
+    L->nodes++;
+    if (J->node_budget && L->nodes > J->node_budget) {   // give the job up: straight to the next one
+        L->given_up = true;
+        L->ply = L->root_ply;
+        L->have_value = true;
+        return;
+    }
+    if (J->want_pv) L->pv_len[L->ply] = 0;
+    L->have_value = enter_node(cur, &L->b, J->values, L->ply, &L->value);
+}
 
 // One loop serves every lane whatever it is doing: each turn first RETURNs values up the stack
 // as far as they go (finishing a job and starting the next one from the queue when the root
@@ -391,304 +608,45 @@ static inline uint spread_job(uint c, uint n) {
 // A job starts at ply params.w (0 for the accelerator's jobs; a part of a split job starts at
 // its own depth in the tree, which the MAX_PLY rule and mate scores count from). With a
 // node_budget, a job that would count more nodes is given up and reported with 0 nodes (a real
-// job has at least one): the host splits it into its children (host/opencl/split.py).
-// With `help` (search_jobs_split), long jobs are split on the device (above).
-static inline void search_body(__global const ulong *positions, __global const int4 *params,
-                               const uint n_jobs, const ulong node_budget,
-                               __global volatile uint *job_counter,
-                               __global int *scores, __global uint *best_moves,
-                               __global ulong *node_counts, const uint want_pv,
-                               __global ushort *pv_moves, __global uchar *pv_lengths,
-                               Values values, Lines lines, const bool help, const Split *S)
+// job has at least one): the lab's host-side split searches it child by child
+// (lab/hostsplit.py). With `help` (search_jobs_split), long jobs are split on the device (above).
+static inline void search_body(const Jobs *J)
 {
     ulong stack[MAX_PLY * (FRAME_WORDS + SPLIT_WORDS)];
-    const int fw = help ? FRAME_WORDS + SPLIT_WORDS : FRAME_WORDS;
-    Board b;
-    Frame cur;
-    cur.sp = -1; cur.k = 0;
-    uint job = 0;
-    int ply = 0, root_ply = 0, value = 0;
-    ulong nodes = 0;
-    bool given_up = false;
-    int work = WORK_NONE, help_sp = 0, help_tag = 0, wait_e = -1;
-    uint turn = IDLE_TURNS - 1;   // the first turn takes a job at once
-    bool idle = false;
-    bool hot = false;                          // this lane has priority in its warp
-#if SPLIT_PRIO && PRIO_SM && RESERVE_SMS
-    const bool reserved = help && prio_slot() < RESERVE_SMS;
-    if (reserved && get_local_id(0) % WARP_LANES >= RESERVE_LANES)
-        return;
-#else
-    const bool reserved = false;
-#endif
-    ulong budget = help ? S->budget : 0;       // becomes S->tail_budget once the queue is empty
-    const uint warp = prio_slot();      // the slot of warp_hot this lane's priority uses
-    __global ushort *pv = pv_moves;
-    __global uchar *pv_len = pv_lengths;
+    Lane L;
+    L.stack = stack;
+    L.fw = J->help ? FRAME_WORDS + SPLIT_WORDS : FRAME_WORDS;
+    L.cur.sp = -1; L.cur.k = 0;
+    L.job = 0;
+    L.ply = 0; L.root_ply = 0; L.value = 0;
+    L.nodes = 0;
+    L.given_up = false;
+    L.work = WORK_NONE; L.help_sp = 0; L.help_tag = 0; L.wait_e = -1;
+    L.turn = IDLE_TURNS - 1;   // the first turn takes a job at once
+    L.idle = false;
+    L.budget = J->help ? J->S->budget : 0;
+    L.pv = J->pv_moves;
+    L.pv_len = J->pv_lengths;
     // "the root has returned": the first turn takes a job from the queue
-    bool have_value = true;
+    L.have_value = true;
     for (;;) {
-        if (help && wait_e >= 0) {
-            // the node just made is a published child a helper is searching: its result?
-            ulong r = S->e_result[wait_e];
-            uint st = S->e_state[wait_e];
-            if (r && (int)(short)(ushort)r == -cur.beta) {
-                value = (int)(short)(ushort)(r >> 16);
-                nodes += r >> 32;
-                atomic_add(&S->ctl[CTL_USED_KNODES], (uint)(r >> 42));
-                have_value = true;
-                wait_e = -1;
-            } else if (st == E_TAKEN || (st == E_DONE && !r)) {
-                continue;
-            } else {                        // the helper gave it up: search it here
-                wait_e = -1;
-                cur.entered = (uint)nodes;
-                nodes++;
-                if (want_pv) pv_len[ply] = 0;
-                cur.sp = -1;
-                have_value = enter_node(&cur, &b, values, ply, &value);
-            }
-        }
-        // RETURN: values go up until a parent continues (or the root is done)
-        while (have_value) {
-            if (ply == root_ply) {
-                if (help && work == WORK_NONE && ++turn % IDLE_TURNS)
-                    break;                                    // idle: look again later
-                if (help) close_split(S, &cur);
-                cur.sp = -1;
-#if SPLIT_PRIO
-                if (help && hot) {
-                    atomic_dec(&S->warp_hot[warp]);
-                    atomic_dec(&S->ctl[CTL_HOT]);
-                    hot = false;
-                }
-#endif
-                if (help && work == WORK_HELP)
-                    atomic_add(&S->ctl[CTL_HELPER_KNODES], (uint)(nodes >> 10));
-                if (work == WORK_JOB) {
-                    scores[job] = given_up ? 0 : value;
-                    best_moves[job] = given_up ? 0u : cur.best_move;
-                    node_counts[job] = given_up ? 0UL : nodes;
-                    if (help) {
-                        atomic_inc(&S->ctl[CTL_DONE]);
-                        if (S->times) S->times[2 * job + 1] = device_ns();
-                    }
-                } else if (help && work == WORK_HELP) {
-                    if (given_up || nodes > 0xFFFFFFFFUL) {
-                        atomic_xchg(&S->e_state[job], E_DEAD);
-                    } else {
-                        S->e_result[job] = pack_result(nodes, value, help_tag);
-                        GLOBAL_FENCE();
-                        atomic_xchg(&S->e_state[job], E_DONE);
-                        atomic_inc(&S->ctl[CTL_HELPED]);
-                    }
-                }
-                work = WORK_NONE;
-                given_up = false;
-                // a lane of a warp where another has priority takes no new work
-                const bool frozen = SPLIT_PRIO && help && (reserved || S->warp_hot[warp] != 0);
-                // prio_exit 2: the lanes frozen by a priority still help (entries, no new jobs)
-                if (help && (!frozen || S->prio_exit == 2 || reserved)) {
-                    int tag;
-                    int e = take_entry(S, &tag, (int)reserved);
-                    if (e >= 0) {
-                        int sp = (int)S->e_sp[e];
-                        int4 info = S->sp_info[sp];
-                        load_position_v(&b, S->e_pos + (size_t)e * POSITION_WORDS, lines);
-                        cur.depth = max((info.x & 0xFFFF) - 1, 0); cur.alpha = -info.y; cur.beta = -tag;
-                        ply = root_ply = info.z + 1;
-                        work = WORK_HELP;
-                        job = (uint)e;
-                        help_sp = sp;
-                        help_tag = tag;
-                    }
-                }
-                bool from_queue = work == WORK_NONE && !frozen && (!help || *job_counter < n_jobs);
-#if SPLIT_PRIO && PRIO_SM && RESERVE_SMS
-                // with prio_first, the reserved multiprocessors take the first prio_first jobs
-                // (a host's predicted long ones) from a queue of their own; the host starts the
-                // other queue at prio_first
-                const bool reserved_job = work == WORK_NONE && reserved
-                                          && S->ctl[CTL_RJOBS] < S->prio_first;
-                from_queue = from_queue || reserved_job;
-#else
-                const bool reserved_job = false;
-#endif
-                if (from_queue) {
-                    job = reserved_job ? atomic_inc(&S->ctl[CTL_RJOBS])
-                                       : spread_job(atomic_inc(job_counter), n_jobs);
-                    if (reserved_job && job >= S->prio_first)
-                        job = n_jobs;
-                    if (job < n_jobs) {
-                        load_position(&b, positions + (size_t)job * POSITION_WORDS, lines);
-                        int4 p = params[job];
-                        cur.depth = p.x; cur.alpha = p.y; cur.beta = p.z;
-                        ply = root_ply = p.w;
-                        work = WORK_JOB;
-                        if (help && S->times) S->times[2 * job] = device_ns();
-#if SPLIT_PRIO
-                        if (help && !RESERVE_SMS && job < S->prio_first)
-                            hot = take_priority(S, warp);
-#endif
-                        pv = pv_moves + (size_t)job * PV_STRIDE * PV_STRIDE;
-                        pv_len = pv_lengths + (size_t)job * PV_STRIDE;
-                        if (want_pv) pv_len[0] = 0;
-                    }
-                }
-                if (work == WORK_NONE) {
-                    if (!help || S->ctl[CTL_DONE] >= n_jobs)
-                        return;
-                    if (frozen) {
-                        if (S->prio_exit == 1 && !reserved)
-                            return;
-#if IDLE_WAITS
-                        idle_sleep(S->ctl + CTL_DONE);
-                        turn = IDLE_TURNS - 1;               // sleep, then look again at once
-#else
-                        turn = 0;
-#endif
-                        break;                               // wait: look again later
-                    }
-                    if (!idle) {
-                        if (atomic_inc(&S->ctl[CTL_IDLE]) >= S->max_idle) {
-                            atomic_dec(&S->ctl[CTL_IDLE]);
-                            return;
-                        }
-                        idle = true;
-                    }
-#if IDLE_WAITS
-                    idle_sleep(S->ctl + CTL_DONE);
-                    turn = IDLE_TURNS - 1;
-#else
-                    turn = 0;
-#endif
-                    break;                                   // idle: look again later
-                }
-                if (idle) {
-                    atomic_dec(&S->ctl[CTL_IDLE]);
-                    idle = false;
-                }
-                init_eval(&b, values);
-                nodes = 1;
-                cur.sp = -1;
-                cur.entered = 0;
-                have_value = enter_node(&cur, &b, values, ply, &value);
+        if (J->help && L.wait_e >= 0 && !wait_for_helper(&L, J))
+            continue;
+        while (L.have_value) {
+            if (L.ply == L.root_ply) {
+                int next = root_returned(&L, J);
+                if (next == LANE_EXIT)
+                    return;
+                if (next == LANE_LATER)
+                    break;
                 continue;
             }
-            ply--;
-            pop_frame(stack + ply * fw, &cur);
-            if (help) pop_split(stack + ply * fw, &cur);
-            unmake(&b, &cur.u, cur.m.from, cur.m.to, cur.m.promo, cur.m.mover, cur.m.victim);
-            int score = -value;
-            have_value = false;
-            if (score > cur.best) {
-                cur.best = score;
-                cur.best_move = pack_move(cur.m.from, cur.m.to, cur.m.promo);
-                if (want_pv) {
-                    __global ushort *row = pv + ply * PV_STRIDE;
-                    __global const ushort *child = row + PV_STRIDE;
-                    int n = pv_len[ply + 1];
-                    row[0] = (ushort)cur.best_move;
-                    for (int k = 0; k < n; k++)
-                        row[k + 1] = child[k];
-                    pv_len[ply] = (uchar)(n + 1);
-                }
-                if (score > cur.alpha) {
-                    cur.alpha = score;
-                    if (score >= cur.beta) {
-                        value = cur.best;      // cutoff: return at once
-                        have_value = true;
-                        if (help) close_split(S, &cur);
-                    } else if (help && cur.sp >= 0) {
-                        // the window of the remaining children has changed: publish them again
-                        close_split(S, &cur);
-                        atomic_inc(&S->ctl[CTL_REPUBLISHED]);
-                        publish(S, &cur, &b, values, ply, (int)reserved);
-                    }
-                }
-            }
-            // a node whose own subtree has passed the budget publishes its other children
-            if (help && !have_value && cur.sp == -1 && (uint)nodes - cur.entered > budget
-                    && cur.depth >= S->min_depth)
-                publish(S, &cur, &b, values, ply, (int)reserved);
+            return_to_parent(&L, J);
         }
-        if (help && work == WORK_NONE)
+        if (J->help && L.work == WORK_NONE)
             continue;
-        // NEXT + TEST: the next pseudo-legal move; a legal one is entered at once
-        if (!next_move(&cur.g, &b, &cur.m)) {
-            if (!cur.legal && !cur.g.captures_only)
-                value = cur.in_check ? -(MATE - ply) : 0;   // mate / stalemate
-            else
-                value = cur.best;
-            have_value = true;
-            if (help) close_split(S, &cur);
-            continue;
-        }
-        if (!make_legal(&b, &cur.u, cur.m.from, cur.m.to, cur.m.promo, cur.m.mover, cur.m.victim,
-                        values, needs_test(&b, cur.in_check, cur.m.from, cur.m.to, cur.m.mover)))
-            continue;
-        cur.legal = true;
-        int entry = -1;
-        if (help && cur.sp >= 0)
-            entry = S->sp_info[cur.sp].w + (int)cur.k++;
-        push_frame(stack + ply * fw, &cur);
-        if (help) push_split(stack + ply * fw, &cur);
-        int alpha = cur.alpha;
-        cur.depth = max(cur.depth - 1, 0);
-        cur.alpha = -cur.beta;
-        cur.beta = -alpha;
-        ply++;
-        if (help) {
-            cur.sp = -1;
-            if (entry >= 0) {
-                ulong r = S->e_result[entry];
-                if (r && (int)(short)(ushort)r == alpha) {   // a helper has searched it
-                    value = (int)(short)(ushort)(r >> 16);
-                    nodes += r >> 32;
-                    atomic_add(&S->ctl[CTL_USED_KNODES], (uint)(r >> 42));
-                    have_value = true;
-                    continue;
-                }
-                uint st = S->e_state[entry];
-                if (!(st == E_READY
-                      && atomic_cmpxchg(&S->e_state[entry], E_READY, E_OWNER) == E_READY)
-                        && (st == E_READY || st == E_TAKEN || st == E_DONE)) {
-                    wait_e = entry;                          // a helper is searching it
-                    atomic_inc(&S->ctl[CTL_WAITS]);
-                    continue;
-                }
-                atomic_inc(&S->ctl[CTL_CLAIMED]);
-            }
-            if ((nodes & 255) == 0) {
-                if (work == WORK_HELP && S->sp_alpha[help_sp] == SP_CLOSED) {
-                    // the node this part belongs to has returned: give the part up
-                    for (int q = root_ply; q < ply; q++) {
-                        int sp = SPLIT_SP(stack[q * fw + FRAME_WORDS]);
-                        if (sp >= 0) S->sp_alpha[sp] = SP_CLOSED;
-                    }
-                    given_up = true;
-                    ply = root_ply;
-                    have_value = true;
-                    continue;
-                }
-                if (*job_counter >= n_jobs)
-                    budget = S->tail_budget;
-#if SPLIT_PRIO
-                if (S->prio_nodes && !hot && nodes >= S->prio_nodes)
-                    hot = take_priority(S, warp);
-#endif
-            }
-            cur.entered = (uint)nodes;
-        }
-        nodes++;
-        if (node_budget && nodes > node_budget) {   // give the job up: straight to the next one
-            given_up = true;
-            ply = root_ply;
-            have_value = true;
-            continue;
-        }
-        if (want_pv) pv_len[ply] = 0;
-        have_value = enter_node(&cur, &b, values, ply, &value);
+        if (next_legal_move(&L, J))
+            enter_child(&L, J);
     }
 }
 
@@ -706,8 +664,9 @@ __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS p
                           Values values,                     // evaluation tables
                           Lines lines)                       // attack tables
 {
-    search_body(positions, params, n_jobs, node_budget, job_counter, scores, best_moves,
-                node_counts, want_pv, pv_moves, pv_lengths, values, lines, false, 0);
+    Jobs J = {positions, params, n_jobs, node_budget, job_counter, scores, best_moves,
+              node_counts, want_pv, pv_moves, pv_lengths, values, lines, false, 0};
+    search_body(&J);
 }
 
 // The same jobs with long ones split on the device (above); ctl[CTL_JOBS] is the job queue.
@@ -722,26 +681,22 @@ __kernel void search_jobs_split(__global const ulong *positions, __global const 
                                 const uint e_max, const ulong split_budget, const int min_depth,
                                 __global ulong *times,   // 2 per job, or 0 words: no timeline
                                 const uint want_times, const uint max_idle,
-                                __global volatile uint *warp_hot,   // per WARP_LANES work-items
-                                const uint prio_nodes, const uint prio_max, const uint prio_exit,
-                                const uint prio_first, const ulong tail_budget,
+                                const ulong tail_budget,
                                 Values values, Lines lines)
 {
     Split S;
-    S.warp_hot = warp_hot;
-    S.prio_nodes = prio_nodes; S.prio_max = prio_max; S.prio_exit = prio_exit;
-    S.prio_first = prio_first;
     S.tail_budget = tail_budget;
     S.times = want_times ? times : 0;
     S.max_idle = max_idle;
     S.ctl = ctl; S.sp_alpha = sp_alpha; S.sp_info = sp_info; S.e_pos = e_pos;
     S.e_state = e_state; S.e_sp = e_sp; S.e_result = e_result;
     S.sp_max = sp_max; S.e_max = e_max; S.budget = split_budget; S.min_depth = min_depth;
-    search_body(positions, params, n_jobs, 0, ctl + CTL_JOBS, scores, best_moves, node_counts,
-                0, 0, 0, values, lines, true, &S);
+    Jobs J = {positions, params, n_jobs, 0, ctl + CTL_JOBS, scores, best_moves, node_counts,
+              0, 0, 0, values, lines, true, &S};
+    search_body(&J);
 }
 
-// The nodes of split jobs (host/opencl/split.py): for each (position, depth, -, ply), what the
+// The nodes of split jobs (lab/hostsplit.py): for each (position, depth, -, ply), what the
 // search kernel's ENTER and NEXT would find there: whether the side to move is in check, the
 // stand-pat value, and the legal children in generation order (captures only in quiescence),
 // each as its packed move and its position.

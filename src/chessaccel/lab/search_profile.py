@@ -2,7 +2,7 @@
 profile NVIDIA's OpenCL, so search_jobs' PTX, as NVIDIA's OpenCL compiler writes it, is launched
 through CUDA (CuPy) on jobs of the benchmark's job file.
 
-    python -P tools/opencl_search_profile.py prepare DIR JOBS.npz [NAME=OVERRIDES ...]
+    python -m chessaccel.lab.search_profile prepare DIR JOBS.npz [NAME=OVERRIDES ...]
         builds the search program on the NVIDIA OpenCL platform ("base": the committed kernel;
         NAME=K:V,K:V builds with those kernel overrides) and writes DIR/NAME.ptx; runs the whole
         job file once through OpenCL (search_jobs) for each job's node count and writes two job
@@ -12,17 +12,17 @@ through CUDA (CuPy) on jobs of the benchmark's job file.
         8th of the jobs below the 99th percentile, the first choice, gave a run that was mostly
         such an end) and DIR/uniform.npz (the
         median job repeated as often: no divergence), each with its expected node total
-    python -P tools/opencl_search_profile.py launch PTX JOBS.npz
+    python -m chessaccel.lab.search_profile launch PTX JOBS.npz
         launches search_jobs of PTX on the job set through CuPy at the benchmark's shape (256
         work-items per multiprocessor, work-groups of 64), twice, and prints each launch's node
         total, its check against the OpenCL run and its time
-    python -P tools/opencl_search_profile.py ab JOBS.npz ROUNDS NAME=OVERRIDES[/PER_UNIT] ...
+    python -m chessaccel.lab.search_profile ab JOBS.npz ROUNDS NAME=OVERRIDES[/PER_UNIT] ...
         A/B of kernel variants in one process, through OpenCL as the benchmark runs them (256
         work-items per multiprocessor unless PER_UNIT says, work-groups of 64): for each round (forward, then
         reversed, ...) each variant's whole batch with search_jobs and split on the device past
         100,000 nodes (search_jobs_split), every result compared with the first run's
-    python -P tools/opencl_search_profile.py summary SOURCE.csv
-        reads ncu's source page (the device script's *_source.csv) and prints the totals (warp
+    python -m chessaccel.lab.search_profile summary SOURCE.csv
+        reads ncu's source page (`python -m chessaccel.lab.device search-profile` writes OUT/base_*_source.csv) and prints the totals (warp
         instructions, thread instructions, lanes per instruction), the blocks between
         convergence points (BSSY/BSYNC, as the compiler placed them: each block's share of the
         stall samples and of the instructions, its lanes per instruction) and the branches

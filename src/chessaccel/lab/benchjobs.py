@@ -27,8 +27,8 @@ is first compared with the Python model, so the file's expectations are the cont
 jobs from a search, the sample is also compared with the results the search was given). The
 device runner (gpubench) compares every sampled job on the GPU with them.
 
-    python -m chessaccel.host.opencl.benchjobs out/opencl/jobs.npz
-    python -m chessaccel.host.opencl.benchjobs --from-search 8 out/opencl/search-jobs.npz
+    python -m chessaccel.lab.benchjobs out/opencl/jobs.npz
+    python -m chessaccel.lab.benchjobs --from-search 8 out/opencl/search-jobs.npz
 
 The file is a numpy .npz (positions in the kernels' layout, so the device needs neither
 python-chess nor the model to run it).
@@ -45,7 +45,7 @@ from chessaccel.contract.bench import BENCH
 from chessaccel.model.position import parse_position
 from chessaccel.model.movegen import legal_moves
 from chessaccel.model.search import search as model_search
-from .layout import pack_positions
+from chessaccel.host.opencl.layout import pack_positions
 
 __all__ = ["leaf_boards", "PERFT_ROOTS", "LEAF_PLIES", "LEAF_DEPTH", "CHECK_STRIDE", "build",
            "search_jobs", "build_from_search", "SEARCH_HARDWARE_PLIES", "job_statistics"]
@@ -107,7 +107,7 @@ def _write(path, boards, params, index, backend, progress, recorded=None, extra=
     """The job file: the jobs, their check sample (expected results from ``backend``, a
     sub-sample checked against the model and, where given, against the results ``recorded``
     (per job: score and node count, or None)), the perft roots and ``extra`` fields."""
-    from . import OpenCLBackend
+    from chessaccel.host.opencl import OpenCLBackend
     positions = pack_positions(boards)
     n = len(boards)
     check = np.arange(0, n, CHECK_STRIDE)
@@ -279,7 +279,7 @@ def _print_statistics(stats, progress):
 
 def main(argv=None):
     p = argparse.ArgumentParser(
-        prog="python -m chessaccel.host.opencl.benchjobs",
+        prog="python -m chessaccel.lab.benchjobs",
         description="Write an OpenCL benchmark job file: by default every position 3 plies "
                     "below each bench position, searched to depth 3 with the full window "
                     "(the worst case); with --from-search DEPTH the jobs the host engine hands "

@@ -1,6 +1,6 @@
 """Leaf-search throughput against the size of the batch: several gpubench records side by side.
 
-    python -m chessaccel.host.opencl.gpuscale RECORD.json [RECORD.json ...] --out PREFIX
+    python -m chessaccel.lab.gpuscale RECORD.json [RECORD.json ...] --out PREFIX
 
 A batch of leaf jobs ends when its longest job ends, and one job runs at one lane's speed
 (docs/opencl.md), so a batch's nodes per second depend on how much work the bulk of the batch
@@ -164,7 +164,7 @@ def plot(rows, path):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m chessaccel.host.opencl.gpuscale",
+    p = argparse.ArgumentParser(prog="python -m chessaccel.lab.gpuscale",
                                 description=__doc__.splitlines()[0])
     p.add_argument("records", nargs="+", help="gpubench JSON records")
     p.add_argument("--out", required=True, help="prefix of the .json, .md and .png to write")
@@ -185,7 +185,7 @@ def main(argv=None):
             print(f"gpuscale: error: {e}", file=sys.stderr)
             return 1
     rows.sort(key=lambda r: r["nodes"])
-    command = "python -m chessaccel.host.opencl.gpuscale " + " ".join(
+    command = "python -m chessaccel.lab.gpuscale " + " ".join(
         list(sys.argv[1:] if argv is None else argv))
     prefix = Path(args.out)
     prefix.parent.mkdir(parents=True, exist_ok=True)

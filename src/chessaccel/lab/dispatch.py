@@ -29,10 +29,11 @@ from chessaccel.contract.defs import INF
 from chessaccel.host.backends import Backend
 from chessaccel.contract.bench import BENCH
 from chessaccel.model.position import parse_position
-from .hostboard import library
-from .jobs import BatchExecutor, Job
-from .search import HostSearch, Limits, SearchOptions
-from .tt import TranspositionTable
+from chessaccel.host.engine.hostboard import library
+from chessaccel.host.engine.jobs import BatchExecutor, Job
+from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
+from chessaccel.host.engine.tt import TranspositionTable
+from .record import write_record
 
 __all__ = ["InstantBackend", "measure_interface", "measure_search", "run", "goal_verdict",
            "GOAL_JOBS_PER_S"]
@@ -175,12 +176,8 @@ def run(args):
            "interface_jobs_per_second": {mode: {str(k): v for k, v in rates.items()}
                                          for mode, rates in interface.items()},
            "search": search, "cpus": os.cpu_count()}
-    out = args.out or os.path.join("out", "bench-dispatch.json")
-    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
-    with open(out, "w") as f:
-        json.dump(obj, f, indent=1)
-    plot = args.plot or os.path.splitext(out)[0] + ".png"
-    _plot(obj, plot)
+    default = os.path.join("out", "bench-dispatch.json")
+    out, plot = write_record(obj, args.out, args.plot, default, _plot, indent=1)
     if args.json:
         print(json.dumps(obj))
         return 0

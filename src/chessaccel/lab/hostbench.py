@@ -9,15 +9,15 @@ moves must agree position by position (and, where their executors run the search
 way, their node counts too): a disagreement is printed and makes the command fail.
 """
 
-import json
 import os
 import time
 
 import chess
 
-from .jobs import make_executor
-from .search import HostSearch, Limits, SearchOptions
-from .tt import TranspositionTable
+from chessaccel.host.engine.jobs import make_executor
+from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
+from chessaccel.host.engine.tt import TranspositionTable
+from .record import write_record
 
 __all__ = ["run", "search_bench"]
 
@@ -87,12 +87,8 @@ def run(args, positions, emit):
     disagree = _disagreements(results)
     obj = {"depth": args.host_depth, "hardware_plies": args.hardware_plies,
            "accelerators": args.accelerators, "backends": results, "disagreements": disagree}
-    out = args.out or os.path.join("out", "bench-host.json")
-    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
-    with open(out, "w") as f:
-        json.dump(obj, f, indent=2)
-    plot = args.plot or os.path.splitext(out)[0] + ".png"
-    _plot(obj, plot)
+    default = os.path.join("out", "bench-host.json")
+    out, plot = write_record(obj, args.out, args.plot, default, _plot, indent=2)
     lines = [f"host bench, depth {args.host_depth}, HardwarePlies {args.hardware_plies}, "
              f"{args.accelerators} accelerator(s):"]
     for r in results:

@@ -1,6 +1,6 @@
 """Throughput of the OpenCL kernels on one device, with every figure checked.
 
-    python -m chessaccel.host.opencl.gpubench JOBS.npz --out RESULT.json [--backend opencl[:P]]
+    python -m chessaccel.lab.gpubench JOBS.npz --out RESULT.json [--backend opencl[:P]]
         [--stride N] [--perft-scale {none,small,large}] [--sweep]
 
 Runs on the device machine (numpy and pyopencl only; no plotting, no python-chess):
@@ -29,8 +29,8 @@ import time
 import numpy as np
 
 from chessaccel.host.backends import get_backend
-from .device import OpenCLError
-from .split import search_split
+from chessaccel.host.opencl.device import OpenCLError
+from .hostsplit import search_split
 
 __all__ = ["main"]
 
@@ -154,7 +154,7 @@ def run(args):
     data = np.load(args.jobs)
     backend = get_backend(args.backend)
     out = {"started": time.strftime("%Y-%m-%d %H:%M:%S"), "backend": args.backend,
-           "command": "python -m chessaccel.host.opencl.gpubench " + " ".join(args.argv),
+           "command": "python -m chessaccel.lab.gpubench " + " ".join(args.argv),
            "job_file": os.path.basename(args.jobs), "job_source": _job_source(data)}
     t0 = time.perf_counter()
     out["device"] = _device_info(backend)
@@ -327,9 +327,9 @@ def _split_args(text):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m chessaccel.host.opencl.gpubench",
+    p = argparse.ArgumentParser(prog="python -m chessaccel.lab.gpubench",
                                 description=__doc__.splitlines()[0])
-    p.add_argument("jobs", help="job file from chessaccel.host.opencl.benchjobs")
+    p.add_argument("jobs", help="job file from chessaccel.lab.benchjobs")
     p.add_argument("--out", required=True, help="JSON file to write")
     p.add_argument("--backend", default="opencl")
     p.add_argument("--stride", type=int, default=1, help="run every N-th leaf job")

@@ -2,22 +2,39 @@
 NVIDIA's OpenCL, so the kernel's PTX, as NVIDIA's OpenCL compiler writes it, is launched through
 CUDA (CuPy) on the frontier the OpenCL backend expanded.
 
-    python -P tools/opencl_perft_profile.py prepare DIR [NAME=SWITCHES ...]
+    python -m chessaccel.lab.perft_profile prepare DIR [NAME=SWITCHES ...]
         builds perft.cl on the NVIDIA OpenCL platform for each variant (SWITCHES as in
-        opencl_perft_ab.py; "base" is the GPU default) with the reduction's scratch made a static
+        perft_ab; "base" is the GPU default) with the reduction's scratch made a static
         local array of PROFILE_LOCAL words (CUDA cannot pass OpenCL's __local argument), writes
         DIR/NAME.ptx, and the start position's perft 7 frontier at two plies (perft 5's
-        positions) as DIR/start5.npy with its leaf count in DIR/start5.txt (the root comes from
-        perft_roots.npz in the current folder, as opencl_perft_ab.py --write-roots writes it;
-        PROFILE_PLATFORM names another platform than nvidia, e.g. pocl to try the tool here)
-    python -P tools/opencl_perft_profile.py launch PTX POSITIONS.npy EXPECTED
+        positions) as DIR/start5.npy with its leaf count in DIR/start5.txt (the root from the
+        file $PERFT_ROOTS, default perft_roots.npz, as perft_ab --write-roots writes it, where it
+        exists, else packed here; PROFILE_PLATFORM names another platform than nvidia, e.g. pocl
+        to try the tool on a CPU)
+    python -m chessaccel.lab.perft_profile launch PTX POSITIONS.npy EXPECTED
         launches perft_bulk_2 of PTX, one work-group of PROFILE_LOCAL per PROFILE_LOCAL
         positions (CuPy), twice, and prints each launch's count, check and time
+
+``python -m chessaccel.lab.device perft-profile`` runs both steps and Nsight Compute.
 """
 import re, sys, time
 import numpy as np
 
 PROFILE_LOCAL = 256
+
+
+def _start_position():
+    """The start position, packed: from the roots file PERFT_ROOTS names (default
+    perft_roots.npz, as ``python -m chessaccel.lab.perft_ab pocl --write-roots`` writes it, for a
+    GPU machine without python-chess) when it exists, else packed here."""
+    import os
+    path = os.environ.get("PERFT_ROOTS", "perft_roots.npz")
+    if os.path.exists(path):
+        z = np.load(path)
+        return z["positions"][list(z["names"]).index("startpos")][None, :]
+    from chessaccel.host.opencl.layout import pack_positions
+    from chessaccel.model.position import parse_position
+    return pack_positions([parse_position("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")[0]])
 
 
 def prepare(folder, specs):
@@ -50,8 +67,7 @@ def prepare(folder, specs):
         open(f"{folder}/{name}.ptx", "wb").write(ptx)
         regs = re.findall(r"Compiling entry function '(perft_bulk_\d)'.*?Used (\d+) registers", log, re.S)
         print(name, switches, "registers:", regs, flush=True)
-    z = np.load("perft_roots.npz")      # opencl_perft_ab.py --write-roots: no python-chess there
-    start = z["positions"][list(z["names"]).index("startpos")][None, :]
+    start = _start_position()
     captured = {}
     leaves = b._leaves
 
