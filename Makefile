@@ -1,5 +1,5 @@
 # chessaccel: two commands do all the set-up on a fresh Debian 12 machine (root or sudo):
-#   make demo   - search a sample position on the behavioural model
+#   make demo   - one position on the model, the RTL and OpenCL side by side; the engine plays itself
 #   make test   - run the test suite (fast tier; `make test-long` runs the full sweeps)
 SHELL := /bin/bash
 VENV ?= .venv
@@ -8,6 +8,7 @@ STAMP := $(VENV)/.installed
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 JOBS ?= 2
 DEMO_FEN ?= r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4
+DEMO_DEPTH ?= 4
 
 PATHS ?= src/chessaccel/model src/chessaccel/host src/chessaccel/contract
 
@@ -40,10 +41,17 @@ $(STAMP): pyproject.toml | system-packages
 
 setup: system-packages $(STAMP)
 
+# One contract, several implementations: the sample position searched on the model, the RTL
+# search core (Verilator; built on first use) and the OpenCL kernels (PoCL on the CPU here),
+# side by side (same score, move and nodes, each one's nodes/s); then the engine plays itself for
+# a few moves on OpenCL (UCI both sides, PGN under out/demo/).
 demo: setup
-	$(VENV)/bin/chessaccel moves "$(DEMO_FEN)"
-	$(VENV)/bin/chessaccel perft "$(DEMO_FEN)" --depth 3
-	$(VENV)/bin/chessaccel search "$(DEMO_FEN)" --depth 3
+	$(VENV)/bin/chessaccel compare "$(DEMO_FEN)" --depth $(DEMO_DEPTH) --backends model,rtl,opencl \
+	  --out out/demo/compare.json
+	$(VENV)/bin/chessaccel match --opponent "$(VENV)/bin/chessaccel uci" \
+	  --opponent-option Backend=opencl --backend opencl --games 1 --tc 4+0.05 --max-plies 12 \
+	  --name demo-selfplay --out out/demo/selfplay.json
+	@cat out/demo/selfplay.pgn
 
 test: setup
 	$(PY) -m pytest -n $(JOBS) -m "not long" --durations=15
