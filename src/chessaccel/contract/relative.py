@@ -54,7 +54,7 @@ PAWN_START_RANK = 1
 #: The rank a double push lands on (the square it passed over is the en-passant square).
 DOUBLE_PUSH_RANK = 3
 #: The en-passant square, seen from the side to move (the side that may take en passant): the
-#: pawn taken stands one rank below it, on the rank its double push landed on.
+#: pawn taken stands one rank below it (DOUBLE_PUSH_RANK of its own side's frame).
 EP_RANK = 5
 #: The rank a pawn promotes on.
 LAST_RANK = 7
