@@ -17,6 +17,7 @@ from amaranth.lib import data
 
 from chessaccel.contract.defs import CastlingRights, EnPassant, Piece, PieceType, UndoRecord
 from chessaccel.contract.geometry import TYPE_OF, ep_pack, move_uci, pack_move
+from chessaccel.contract.relative import MIRROR
 from chessaccel.hdl.board import Board, BoardOp, KingSquares
 from chessaccel.sim.cocotb_runner import run_testbench
 from chessaccel.sim.rtl_movegen import pack_position
@@ -29,7 +30,6 @@ pytestmark = requires_simulator
 #: Default-suite cap on moves made per position (chosen at random, seeded; the rare kinds kept).
 DEFAULT_MOVES_PER_POSITION = 4
 NO_UNDO = 0
-MIRROR = 0o70           # rank flip of a square
 COLOR_BIT = 8           # a piece code's colour bit (Piece: type in bits 0-2, colour in bit 3)
 TYPE_MASK = 7
 

@@ -12,8 +12,9 @@ takes on a square the enemy attacks).
 import pytest
 
 from chessaccel.contract.defs import PieceType
-from chessaccel.contract.geometry import TYPE_OF, rank_of, relative
-from chessaccel.hdl.genaggressor import GenAggressor, LAST_RANK
+from chessaccel.contract.geometry import TYPE_OF, rank_of
+from chessaccel.contract.relative import LAST_RANK, relative
+from chessaccel.hdl.genaggressor import GenAggressor
 from chessaccel.sim.cocotb_runner import run_testbench
 from chessaccel.sim.rtl_movegen import pack_position
 from chessaccel.model.genaggressor import candidates, select_aggressor

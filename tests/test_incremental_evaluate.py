@@ -19,6 +19,7 @@ import pytest
 
 from chessaccel.contract.defs import EVAL_MAX, PieceType
 from chessaccel.contract.geometry import TYPE_OF, COLOR_OF, EMPTY
+from chessaccel.contract.relative import MIRROR
 from chessaccel.hdl.evaluate import BOUND_BITS, IncrementalEvaluate, square_value_table
 from chessaccel.model.position import chess_from_board
 from chessaccel.sim.cocotb_runner import run_testbench, toolchain_missing
@@ -36,7 +37,6 @@ WALK_STEPS = 24
 BOUNDS = 4
 _EDGE_BOUNDS = (-EVAL_MAX - 1, -EVAL_MAX, -EVAL_MAX + 1, EVAL_MAX - 1, EVAL_MAX, EVAL_MAX + 1,
                 -32767, 32767, -(1 << (BOUND_BITS - 1)), (1 << (BOUND_BITS - 1)) - 1, 0)
-_FLIP = 0o70
 KING = PieceType.KING.value
 
 
@@ -103,7 +103,7 @@ def _relative_code(code, side):
 
 
 def _relative_square(sq, side):
-    return sq ^ _FLIP if side else sq
+    return sq ^ MIRROR if side else sq
 
 
 def _root_event(board):

@@ -42,7 +42,7 @@ def test_job_and_result_round_trip_through_the_shared_layouts():
     reply = decode_payload(ResultReply, encode_payload(
         ResultReply, {"job_id": 7, "core": 2, "result": SearchResult.const(result)}))
     assert (reply.result.score, int(reply.result.nodes), int(reply.result.cycles),
-            reply.result.status, int(reply.result.best_move.to_sq)) == \
+            reply.result.status, reply.result.best_move.to_sq.as_value().value) == \
         (-31998, (1 << 40) - 1, 123456789, Status.DONE, 28)
 
 

@@ -5,7 +5,8 @@ Amaranth shape defined here. The RTL uses the shapes directly; Python code packs
 ``Layout.const({...}).as_value().value`` and unpacks with ``Layout.from_bits(int)``, so no bit
 position is written twice anywhere in the project. docs/semantics.md is the prose contract.
 
-Squares are numbered a1 = 0, b1 = 1, ..., h1 = 7, a2 = 8, ..., h8 = 63 (``rank * 8 + file``).
+Squares are numbered a1 = 0, b1 = 1, ..., h1 = 7, a2 = 8, ..., h8 = 63 (``rank * 8 + file``):
+a ``Square`` holds its file in the low three bits and its rank in the high three.
 """
 
 from amaranth.hdl import signed, unsigned
@@ -40,7 +41,26 @@ INF = 32767
 EVAL_MAX = 20000
 
 Score = signed(16)
-Square = unsigned(6)
+
+
+class Square(data.Struct):
+    """A square: ``file`` (a = 0 .. h = 7) in the low three bits, ``rank`` (1 = 0 .. 8 = 7) in
+    the high three, so its 6-bit value is the square's number ``rank * 8 + file``.
+
+    The hardware compares and decodes the number whole (``as_value()``) and reads ``file`` and
+    ``rank`` where it means one of them. A constant may be given as the square's number (the
+    model's ``int``, e.g. ``Move.const({"from_sq": 12, ...})``) or as its fields.
+    """
+    file: unsigned(3)
+    rank: unsigned(3)
+
+    @classmethod
+    def const(cls, init):
+        if isinstance(init, int):
+            if init not in range(64):
+                raise ValueError(f"square number {init} is not in 0..63")
+            init = {"file": init % 8, "rank": init // 8}
+        return type(cls).const(cls, init)   # the Struct's own const (a method of its metaclass)
 
 
 # --- pieces ---------------------------------------------------------------------------------

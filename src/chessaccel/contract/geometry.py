@@ -2,17 +2,19 @@
 
 These are the elaboration-time tables of the hardware (which square a ray reaches next, which
 squares a knight jumps to) and the fast lookups of the Python model. Piece codes are read back
-through ``Piece.from_bits`` so the model never restates the bit layout.
+through ``Piece.from_bits`` so the model never restates the bit layout. Absolute geometry only:
+the side-relative frame (the mirror, the pawn step, the special ranks and castling squares) is
+contract/relative.py.
 """
 
 from .defs import Color, Piece, PieceType, CastlingRights, Move, EnPassant
 
 __all__ = [
-    "square", "file_of", "rank_of", "relative", "square_name", "parse_square",
+    "square", "file_of", "rank_of", "square_name", "parse_square",
     "KNIGHT_STEPS", "KING_STEPS", "ROOK_DIRS", "BISHOP_DIRS", "QUEEN_DIRS",
     "step", "ray", "KNIGHT_TARGETS", "KING_TARGETS", "RAYS",
-    "CODE", "TYPE_OF", "COLOR_OF", "EMPTY", "CASTLE_BIT", "CASTLE_CLEAR",
-    "pack_move", "unpack_move", "move_uci", "FORWARD",
+    "CODE", "TYPE_OF", "COLOR_OF", "EMPTY", "CASTLE_BIT",
+    "pack_move", "unpack_move", "move_uci", "ep_pack",
 ]
 
 
@@ -26,14 +28,6 @@ def file_of(sq):
 
 def rank_of(sq):
     return sq // 8
-
-
-_WHITE = Color.WHITE.value
-
-
-def relative(sq, color):
-    """The square as the side ``color`` sees it: ranks flipped for black (ties use this)."""
-    return sq if color == _WHITE else sq ^ 0o70
 
 
 def square_name(sq):
@@ -50,9 +44,6 @@ KING_STEPS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 
 ROOK_DIRS = ((0, 1), (1, 0), (0, -1), (-1, 0))
 BISHOP_DIRS = ((1, 1), (1, -1), (-1, -1), (-1, 1))
 QUEEN_DIRS = ROOK_DIRS + BISHOP_DIRS
-
-#: Rank step of a pawn of each colour.
-FORWARD = {Color.WHITE.value: 1, Color.BLACK.value: -1}
 
 
 def step(sq, df, dr):
@@ -102,17 +93,6 @@ CASTLE_BIT = {
     (Color.BLACK.value, False): CastlingRights.const({"black_queenside": 1}).as_value().value,
 }
 
-#: Rights lost when a move starts on or lands on a square (king and rook home squares).
-CASTLE_CLEAR = [0] * 64
-CASTLE_CLEAR[square(4, 0)] = CASTLE_BIT[0, True] | CASTLE_BIT[0, False]
-CASTLE_CLEAR[square(7, 0)] = CASTLE_BIT[0, True]
-CASTLE_CLEAR[square(0, 0)] = CASTLE_BIT[0, False]
-CASTLE_CLEAR[square(4, 7)] = CASTLE_BIT[1, True] | CASTLE_BIT[1, False]
-CASTLE_CLEAR[square(7, 7)] = CASTLE_BIT[1, True]
-CASTLE_CLEAR[square(0, 7)] = CASTLE_BIT[1, False]
-CASTLE_CLEAR = tuple(CASTLE_CLEAR)
-
-
 # --- moves ----------------------------------------------------------------------------------
 
 def pack_move(from_sq, to_sq, promo=0):
@@ -122,7 +102,7 @@ def pack_move(from_sq, to_sq, promo=0):
 
 def unpack_move(bits):
     m = Move.from_bits(bits)
-    return int(m.from_sq), int(m.to_sq), m.promo.value
+    return m.from_sq.as_value().value, m.to_sq.as_value().value, m.promo.value
 
 
 _PROMO_LETTER = {PieceType.KNIGHT.value: "n", PieceType.BISHOP.value: "b",

@@ -6,12 +6,12 @@ one clock: LOAD a whole Position, MAKE a move (castling, en passant and promotio
 UNMAKE it given the UndoRecord its MAKE produced. No legality test is made here.
 
 The registers hold the position *seen from the side to move* (the normalised position): square
-``r`` holds the piece on ``r ^ 0o70`` when black is to move, own pieces are coded WHITE and the
+``r`` holds the piece on ``r ^ MIRROR`` when black is to move, own pieces are coded WHITE and the
 enemy's BLACK, own castling rights sit in the white fields. The normalised position is a
 position with white to move that every block reads exactly as it reads an absolute one, with a
 constant side: the side-to-move multiplexers of the move generators (RelativeBoard), of Evaluate
 and of the make itself fold away. A MAKE is the model's make with white moving, followed by the
-side flip, which is wiring: squares mirrored (``r ^ 0o70``), colours swapped, castling fields
+side flip, which is wiring: squares mirrored (``r ^ MIRROR``), colours swapped, castling fields
 swapped. An UNMAKE flips first, then takes the white move back. The absolute side is kept in one
 register beside, for those who must show absolute squares.
 
@@ -31,26 +31,17 @@ from amaranth.lib import data, enum, wiring
 from amaranth.lib.wiring import In, Out
 
 from chessaccel.contract.defs import Color, Move, Piece, PieceType, Position, Square, UndoRecord
-from chessaccel.contract.geometry import CASTLE_CLEAR, EMPTY
+from chessaccel.contract.geometry import EMPTY
+from chessaccel.contract.relative import (CASTLE_CLEAR, CASTLE_KING_FILE, CASTLE_ROOK_SQUARES,
+                                          CASTLE_STEP, DOUBLE_PUSH_RANK, EP_RANK, MIRROR,
+                                          PAWN_START_RANK)
 
 from .interleave import Interleave
+from .squarearray import mirror_square, square_on
 
 __all__ = ["Board", "BoardOp", "KingSquares", "flip_squares", "flip_castling", "king_squares_of"]
 
 SQUARES = 64
-#: XOR that mirrors a square's rank (white's frame <-> black's frame).
-MIRROR = 0o70
-#: Rank (0-based) of the en-passant square in the normalised position (white to move).
-EP_RANK = 5
-CASTLE_STEP = 2         # files a castling king moves
-PAWN_START_RANK = 1     # rank a (white, normalised) pawn starts on
-DOUBLE_PUSH_RANK = 3    # rank its double push reaches
-KINGSIDE_KING_FILE = 6  # file a king castling kingside lands on
-QUEENSIDE_KING_FILE = 2  # and queenside
-#: The castling rook's (from, to) squares on the mover's first rank, kingside (True) and
-#: queenside: h1 -> f1, a1 -> d1.
-ROOK_SQUARES = {True: (KINGSIDE_KING_FILE + 1, KINGSIDE_KING_FILE - 1),
-                False: (QUEENSIDE_KING_FILE - 2, QUEENSIDE_KING_FILE + 1)}
 
 KingSquares = data.ArrayLayout(Square, 2)
 
@@ -94,11 +85,6 @@ def flip_castling(castling):
     """Castling rights seen from the other side: white and black fields swapped."""
     bits = castling.as_value() if hasattr(castling, "as_value") else castling
     return Cat(bits[2:4], bits[0:2])
-
-
-def _mirror(sq, flip):
-    """A square mirrored (rank flipped) when ``flip``."""
-    return sq ^ Cat(Const(0, 3), flip.replicate(3))
 
 
 class Board(wiring.Component):
@@ -193,8 +179,8 @@ class Board(wiring.Component):
             move = back = Signal(Move)
             restore = Signal(UndoRecord)
             m.d.comb += [
-                move.from_sq.eq(_mirror(self.move.from_sq, mover_black)),
-                move.to_sq.eq(_mirror(self.move.to_sq, mover_black)),
+                move.from_sq.eq(mirror_square(self.move.from_sq, mover_black)),
+                move.to_sq.eq(mirror_square(self.move.to_sq, mover_black)),
                 move.promo.eq(self.move.promo),
                 restore.captured.eq(_recolor(self.restore.captured, mover_black)),
                 restore.castling.eq(Mux(mover_black, flip_castling(self.restore.castling),
@@ -205,14 +191,16 @@ class Board(wiring.Component):
                 self.position.castling.eq(Mux(black, flip_castling(state.castling),
                                               state.castling)),
                 self.position.ep.eq(state.ep),
-                self.king_squares[0].eq(Mux(black, _mirror(kings[1], Const(1, 1)), kings[0])),
-                self.king_squares[1].eq(Mux(black, _mirror(kings[0], Const(1, 1)), kings[1])),
+                self.king_squares[0].eq(Mux(black, mirror_square(kings[1], Const(1, 1)),
+                                            kings[0])),
+                self.king_squares[1].eq(Mux(black, mirror_square(kings[0], Const(1, 1)),
+                                            kings[1])),
                 self.early_position.eq(self.position),   # one thread: the same registers
                 self.early_king_squares.eq(self.king_squares),
             ]
         m.d.comb += self.side.eq(black)
 
-        frm, to = move.from_sq, move.to_sq
+        frm, to = move.from_sq.as_value(), move.to_sq.as_value()
         promoting = move.promo != PieceType.NONE
         # White moves, so every special square is on a known rank: the pawn taken en passant
         # stands on rank 4 behind the en-passant square (rank 5), and a castling king goes from
@@ -220,24 +208,25 @@ class Board(wiring.Component):
         # a constant rank decodes in one compare, and a piece on it is read from one of a few
         # squares, not through a 64-way multiplexer behind an adder.
         def special_squares(to, name):
-            """What a white move to ``to`` implies: the square behind it (where a pawn taken en
-            passant stands), and for a castling king, the side and the rook's squares."""
+            """What a white move to ``to`` (a Square) implies: the square behind it (where a pawn
+            taken en passant stands), and for a castling king, the side and the rook's
+            squares."""
             kingside = Signal(name=f"{name}_kingside")
-            m.d.comb += kingside.eq(to[:3] == KINGSIDE_KING_FILE)
-            (k_from, k_to), (q_from, q_to) = ROOK_SQUARES[True], ROOK_SQUARES[False]
-            return (Cat(to[:3], Const(EP_RANK - 1, 3)), kingside,
+            m.d.comb += kingside.eq(to.file == CASTLE_KING_FILE[True])
+            (k_from, k_to), (q_from, q_to) = CASTLE_ROOK_SQUARES[True], CASTLE_ROOK_SQUARES[False]
+            return (square_on(to.file, EP_RANK - 1), kingside,
                     Mux(kingside, k_from, q_from), Mux(kingside, k_to, q_to))
 
         def rook_on(squares, kingside, home):
             """The piece on the castling rook's ``home`` square (0: from, 1: to)."""
-            (k, q) = (ROOK_SQUARES[True][home], ROOK_SQUARES[False][home])
+            (k, q) = (CASTLE_ROOK_SQUARES[True][home], CASTLE_ROOK_SQUARES[False][home])
             return Mux(kingside, squares[k], squares[q])
 
-        taken, kingside, rook_from, rook_to = special_squares(to, "make")
+        taken, kingside, rook_from, rook_to = special_squares(move.to_sq, "make")
         rank_behind = Array(squares[s] for s in range(8 * (EP_RANK - 1), 8 * EP_RANK))
 
         def ep_square(ep):
-            return Cat(ep.file, Const(EP_RANK, 3))
+            return square_on(ep.file, EP_RANK)
 
         # --- make: white (the side to move) plays, then the side flip ---------------------
         moving = Signal(Piece)
@@ -253,7 +242,7 @@ class Board(wiring.Component):
             promoted.type.eq(move.promo),
             promoted.color.eq(white),
             en_passant.eq(pawn_moves & state.ep.valid & (to == ep_square(state.ep))),
-            captured.eq(Mux(en_passant, rank_behind[to[:3]], state.squares[to])),
+            captured.eq(Mux(en_passant, rank_behind[move.to_sq.file], state.squares[to])),
             undo.captured.eq(captured),
             undo.castling.eq(state.castling),
             undo.ep.eq(state.ep),
@@ -280,7 +269,8 @@ class Board(wiring.Component):
             v = Mux(frm == s, empty, v)   # last: the from-square decodes late
             made.append(v)
         # a pawn leaving its start rank for the rank two ahead
-        double_push = pawn_moves & (frm[3:] == PAWN_START_RANK) & (to[3:] == DOUBLE_PUSH_RANK)
+        double_push = (pawn_moves & (move.from_sq.rank == PAWN_START_RANK)
+                       & (move.to_sq.rank == DOUBLE_PUSH_RANK))
         made_castling = state.castling.as_value() & ~(clear_rom[frm] | clear_rom[to])
         made_king = Mux(self.moving == PieceType.KING, to, kings[0])
 
@@ -288,7 +278,7 @@ class Board(wiring.Component):
         # (its own move port in the relative board: ``back``)
         parent = Signal(data.ArrayLayout(Piece, SQUARES))
         m.d.comb += parent.eq(Cat(flipped))
-        back_from, back_to = back.from_sq, back.to_sq
+        back_from, back_to = back.from_sq.as_value(), back.to_sq.as_value()
         # the piece that moved, back from its to-square: the relative board is told its type
         # (``unmake_moving``), so the take-back reads no square through a 64-way multiplexer
         if self.relative:
@@ -297,7 +287,8 @@ class Board(wiring.Component):
         else:
             moved_back = parent[back_to]
         # taken_back: the square the pawn taken en passant goes back to
-        taken_back, back_kingside, back_rook_from, back_rook_to = special_squares(back_to, "unmake")
+        taken_back, back_kingside, back_rook_from, back_rook_to = special_squares(back.to_sq,
+                                                                                  "unmake")
         pawn_back = Signal(Piece)
         returning = Signal(Piece)
         back_en_passant = Signal()
@@ -324,7 +315,7 @@ class Board(wiring.Component):
             unmade.append(v)
         # the kings before the flip back: the mover's (own) is the enemy's of the child
         parent_king = Mux(returning.type == PieceType.KING, back_from,
-                          _mirror(kings[1], Const(1, 1)))
+                          mirror_square(kings[1], Const(1, 1)))
 
         # --- LOAD: the absolute position normalised ----------------------------------------
         load = self.load_position
@@ -344,9 +335,9 @@ class Board(wiring.Component):
                                                load.castling)),
                     next_state.ep.eq(load.ep),
                     next_black.eq(load_black),
-                    next_kings[0].eq(Mux(load_black, _mirror(load_kings[1], Const(1, 1)),
+                    next_kings[0].eq(Mux(load_black, mirror_square(load_kings[1], Const(1, 1)),
                                          load_kings[0])),
-                    next_kings[1].eq(Mux(load_black, _mirror(load_kings[0], Const(1, 1)),
+                    next_kings[1].eq(Mux(load_black, mirror_square(load_kings[0], Const(1, 1)),
                                          load_kings[1])),
                 ]
             with m.Case(BoardOp.MAKE):
@@ -354,10 +345,10 @@ class Board(wiring.Component):
                     next_state.squares.eq(Cat(flip_squares(made))),
                     next_state.castling.eq(flip_castling(made_castling)),
                     next_state.ep.valid.eq(double_push),
-                    next_state.ep.file.eq(Mux(double_push, to[:3], 0)),
+                    next_state.ep.file.eq(Mux(double_push, move.to_sq.file, 0)),
                     next_black.eq(~black),
-                    next_kings[0].eq(_mirror(kings[1], Const(1, 1))),
-                    next_kings[1].eq(_mirror(made_king, Const(1, 1))),
+                    next_kings[0].eq(mirror_square(kings[1], Const(1, 1))),
+                    next_kings[1].eq(mirror_square(made_king, Const(1, 1))),
                 ]
             with m.Case(BoardOp.UNMAKE):
                 m.d.comb += [
@@ -366,6 +357,6 @@ class Board(wiring.Component):
                     next_state.ep.eq(restore.ep),
                     next_black.eq(~black),
                     next_kings[0].eq(parent_king),
-                    next_kings[1].eq(_mirror(kings[0], Const(1, 1))),
+                    next_kings[1].eq(mirror_square(kings[0], Const(1, 1))),
                 ]
         return m

@@ -11,30 +11,21 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from chessaccel.contract.defs import Color, PieceType, Position
-from chessaccel.contract.geometry import KING_TARGETS, KNIGHT_TARGETS, RAYS, square, step
+from chessaccel.contract.geometry import KING_TARGETS, KNIGHT_TARGETS, RAYS, square
+from chessaccel.contract.relative import CASTLE_PATHS, CASTLING_RANK
 
-from .squarearray import BISHOP_DIR_INDICES, ROOK_DIR_INDICES, RelativeBoard
+from .squarearray import BISHOP_DIR_INDICES, ROOK_DIR_INDICES, RelativeBoard, pawn_capture_targets
 
-__all__ = ["CastleStatus", "CASTLE_PATHS"]
-
-#: kingside? -> (files that must be empty, files the king stands on or crosses), on rank 1.
-CASTLE_PATHS = {
-    True:  ((5, 6), (4, 5, 6)),
-    False: ((1, 2, 3), (4, 3, 2)),
-}
-#: Rank (relative frame of the side to move) of the king and rooks before castling.
-CASTLING_RANK = 0
-#: (file, rank) steps from a square to the enemy pawns attacking it (they capture downwards).
-ENEMY_PAWN_STEPS = ((-1, 1), (1, 1))
+__all__ = ["CastleStatus"]
 
 
 def _attacked_by_enemy(board, t):
     """A piece of the other side attacks relative square ``t`` (a fixed square)."""
     enemy = board.enemy
     hits = []
-    for s in (step(t, df, dr) for df, dr in ENEMY_PAWN_STEPS):
-        if s is not None:
-            hits.append(enemy[PieceType.PAWN][s])
+    # the enemy pawns attacking t stand where a pawn of the frame's colour on t would capture
+    # (theirs capture downwards)
+    hits += [enemy[PieceType.PAWN][s] for s in pawn_capture_targets(t)]
     hits += [enemy[PieceType.KNIGHT][s] for s in KNIGHT_TARGETS[t]]
     hits += [enemy[PieceType.KING][s] for s in KING_TARGETS[t]]
     for dirs, slider in ((ROOK_DIR_INDICES, PieceType.ROOK), (BISHOP_DIR_INDICES, PieceType.BISHOP)):

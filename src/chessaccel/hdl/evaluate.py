@@ -36,8 +36,10 @@ from chessaccel.contract.defs import (EnPassant, Move, Piece, Position, Score, S
 from chessaccel.contract.evaltables import (SQUARE_MG, SQUARE_EG, PHASE_INC, PHASE_MAX, PHASE_WEIGHT,
                                    TAPER_SHIFT, EvalSums, SquareValue)
 from chessaccel.contract.geometry import CODE
+from chessaccel.contract.relative import (CASTLE_KING_FILE, CASTLE_ROOK_SQUARES, EP_RANK, MIRROR,
+                                          PAWN_STEP)
 
-from .squarearray import MIRROR
+from .squarearray import square_on
 
 __all__ = ["Evaluate", "LATENCY", "square_terms", "IncrementalEvaluate", "EvalOp",
            "square_value_table", "CASTLE_ROOK_DELTA", "BOUND_BITS", "score_at_least"]
@@ -175,18 +177,11 @@ class Evaluate(wiring.Component):
 
 # --- the incremental form (the SearchCore's) ---------------------------------------------------
 
-#: Castling in the mover's frame (white, rank 1): the rook's (from, to) squares, kingside first.
-_CASTLE_ROOK = {True: (0o07, 0o05), False: (0o00, 0o03)}
 #: What a castling adds to the mover's (mg, eg): the rook's value on its new square less the old.
 CASTLE_ROOK_DELTA = {
     kingside: (SQUARE_MG[PieceType.ROOK.value][to] - SQUARE_MG[PieceType.ROOK.value][frm],
                SQUARE_EG[PieceType.ROOK.value][to] - SQUARE_EG[PieceType.ROOK.value][frm])
-    for kingside, (frm, to) in _CASTLE_ROOK.items()}
-#: File of the king's to-square in a kingside castling.
-_KINGSIDE_FILE = 6
-#: The en-passant square's rank in the mover's frame; the pawn taken stands one rank below.
-_EP_RANK = 5
-_PAWN_STEP = 8
+    for kingside, (frm, to) in CASTLE_ROOK_SQUARES.items()}
 #: The table's address: square (6 bits) then piece type (3 bits).
 _TABLE_DEPTH = 64 * 8
 
@@ -278,7 +273,7 @@ class IncrementalEvaluate(wiring.Component):
         # pass through the same adders unchanged, and no op selects among results
         squaring = self.op == EvalOp.SQUARE
         making = self.op == EvalOp.MAKE
-        frm, to = self.move.from_sq, self.move.to_sq
+        frm, to = self.move.from_sq.as_value(), self.move.to_sq.as_value()
         own = self.piece.color == Color.WHITE
         own_kind = Signal(PieceType)
         enemy_kind = Signal(PieceType)
@@ -290,12 +285,12 @@ class IncrementalEvaluate(wiring.Component):
             enemy_kind.eq(Mux(squaring & ~own, self.piece.type, PieceType.NONE)),
             placed.eq(Mux(self.move.promo != PieceType.NONE, self.move.promo, self.moving)),
             en_passant.eq((self.moving == PieceType.PAWN) & self.ep.valid
-                          & (to == Cat(self.ep.file, Const(_EP_RANK, 3)))),
-            taken_sq.eq(Mux(en_passant, to - _PAWN_STEP, to)),
+                          & (to == square_on(self.ep.file, EP_RANK))),
+            taken_sq.eq(Mux(en_passant, to - PAWN_STEP, to)),
             landing.addr.eq(Mux(making, Cat(to, placed), Cat(self.square, own_kind))),
             leaving.addr.eq(Mux(making, Cat(frm, self.moving),
-                                Cat(self.square ^ MIRROR, enemy_kind))),
-            taken.addr.eq(Cat(taken_sq ^ MIRROR,
+                                Cat(self.square.as_value() ^ MIRROR, enemy_kind))),
+            taken.addr.eq(Cat(taken_sq.as_value() ^ MIRROR,
                               Mux(making, self.captured.type, PieceType.NONE))),
         ]
 
@@ -311,7 +306,7 @@ class IncrementalEvaluate(wiring.Component):
                           Mux(making, self.move.promo, PieceType.NONE))),
             lost.eq(Mux(making, self.captured.type, PieceType.NONE)),
             castled.eq(making & self.castle),
-            kingside.eq(to[:3] == _KINGSIDE_FILE),
+            kingside.eq(self.move.to_sq.file == CASTLE_KING_FILE[True]),
         ]
 
         # the mover's new sums (``moved``: sums + landing - leaving + taken + rook), and their

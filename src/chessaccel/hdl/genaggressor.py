@@ -19,20 +19,17 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from chessaccel.contract.defs import Color, PieceType, Position, Square
-from chessaccel.contract.geometry import rank_of, step
+from chessaccel.contract.geometry import rank_of
+from chessaccel.contract.relative import LAST_RANK, PAWN_START_RANK, PAWN_STEP
 
 from .squarearray import (PIECE_TYPES, SQUARES, PriorityPick, RelativeBoard, SuperPiece,
-                          en_passant_square, onehot, or_reduce, pattern_sources, permute_mask,
-                          to_absolute, to_relative, two_or_more)
+                          en_passant_square, enemy_pawn_capture_targets, onehot, or_reduce,
+                          pattern_sources, permute_mask, to_absolute, to_relative, two_or_more)
 
 __all__ = ["GenAggressor"]
 
-PAWN_STEP = 8          # one rank up in the relative frame
-PAWN_START_RANK = 1    # relative rank a pawn may double-push from
-LAST_RANK = 7          # relative rank a pawn promotes on
 #: Squares an enemy pawn on each relative square captures on (it moves down this frame).
-ENEMY_PAWN_CAPTURES = tuple(tuple(t for t in (step(s, df, -1) for df in (-1, 1)) if t is not None)
-                            for s in range(SQUARES))
+ENEMY_PAWN_CAPTURES = tuple(enemy_pawn_capture_targets(s) for s in range(SQUARES))
 
 
 class GenAggressor(wiring.Component):
@@ -115,7 +112,7 @@ class GenAggressor(wiring.Component):
         tree = PriorityPick(m, levels, "aggressor_tree",
                             [~self.king_only if t != PieceType.KING else ~king_barred
                              for t in PIECE_TYPES])
-        last_rank = victim[3:] == LAST_RANK
+        last_rank = victim.rank == LAST_RANK
         # a Signal, not the bare OR: two_or_more reads it bit by bit through shared terms,
         # which Amaranth's lowering copies whole at each read
         present = Signal(SQUARES)   # the candidates but the king

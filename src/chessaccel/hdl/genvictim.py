@@ -19,16 +19,13 @@ from amaranth.lib.wiring import In, Out
 
 from chessaccel.contract.defs import Color, PieceType, Position, Square, VictimClass
 from chessaccel.contract.geometry import KING_TARGETS, KNIGHT_TARGETS, QUEEN_DIRS, rank_of
+from chessaccel.contract.relative import DOUBLE_PUSH_RANK, PAWN_STEP
 
 from .squarearray import (BISHOP_DIR_INDICES, PIECE_TYPES, ROOK_DIR_INDICES, SQUARES,
                           PriorityPick, RelativeBoard, en_passant_square, or_reduce, pattern_sources, pawn_capturers,
                           permute_mask, ray_fill, to_absolute)
 
 __all__ = ["GenVictim", "VictimReceivers"]
-
-#: Relative rank a pawn's double push lands on.
-DOUBLE_PUSH_RANK = 3
-PAWN_STEP = 8  # one rank up in the relative frame
 
 
 class VictimReceivers:

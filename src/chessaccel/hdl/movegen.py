@@ -20,7 +20,7 @@ from amaranth.lib.wiring import In, Out
 
 from chessaccel.contract.defs import (Color, GenStage, GenState, Move, PieceType, Position,
                              PROMOTION_ORDER, UndoRecord)
-from chessaccel.contract.geometry import square
+from chessaccel.contract.relative import CASTLE_KING_TO, KING_HOME
 
 from .board import Board, BoardOp
 from .castlestatus import CastleStatus
@@ -29,11 +29,7 @@ from .genvictim import GenVictim
 from .squarearray import SQUARES, onehot, own_squares, to_absolute
 from .testcheck import TestCheck
 
-__all__ = ["MoveWalker", "KING_HOME", "CASTLE_TARGET"]
-
-#: Relative squares of the king's castling move (from e1; to g1 kingside, c1 queenside).
-KING_HOME = square(4, 0)
-CASTLE_TARGET = {True: square(6, 0), False: square(2, 0)}
+__all__ = ["MoveWalker"]
 
 
 class MoveWalker(wiring.Component):
@@ -97,7 +93,7 @@ class MoveWalker(wiring.Component):
         def castle_move(kingside):
             return [
                 move.from_sq.eq(to_absolute(KING_HOME, black)),
-                move.to_sq.eq(to_absolute(CASTLE_TARGET[kingside], black)),
+                move.to_sq.eq(to_absolute(CASTLE_KING_TO[kingside], black)),
                 move.promo.eq(PieceType.NONE),
                 moving.eq(PieceType.KING),
                 castling_move.eq(1),

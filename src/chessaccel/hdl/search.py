@@ -33,7 +33,7 @@ from amaranth.lib.wiring import In, Out
 from chessaccel.contract.defs import (Color, CYCLE_BITS, GenStage, INF, MATE, MAX_DEPTH, MAX_PLY, Mode,
                              Move, NO_MOVE, NODE_BITS, Piece, PieceType, PROMOTION_ORDER, Score, SearchJob,
                              SearchResult, Status)
-from chessaccel.contract.geometry import square
+from chessaccel.contract.relative import CASTLE_KING_TO, KING_HOME, MIRROR
 
 from .board import Board, BoardOp, KingSquares, king_squares_of
 from .castlestatus import CastleStatus
@@ -42,14 +42,10 @@ from .genaggressor import GenAggressor
 from .genvictim import GenVictim
 from .interleave import THREAD_COUNTS, Interleave
 from .searchstack import SearchStack, StackOp
-from .squarearray import MIRROR, SQUARES, en_passant_square, onehot, own_squares
+from .squarearray import SQUARES, en_passant_square, onehot, own_squares
 from .testcheck import TestCheck
 
 __all__ = ["STATES", "AlphaBetaState", "SearchCore", "fsm_markdown", "update_doc"]
-
-KING_FILE, KINGSIDE_FILE, QUEENSIDE_FILE = 4, 6, 2
-#: Rank of the king and rooks before castling, seen from the side to move.
-CASTLING_RANK = 0
 
 #: The bounds TEST_LEGAL compares the child's static score s with (``IncrementalEvaluate``'s
 #: ``at_least``), from the top frame: s >= -best (the node's best not raised by -s),
@@ -300,16 +296,14 @@ class _AlphaBetaFSM:
         promotion_piece = Array(Const(p.value, PieceType.as_shape()) for p in PROMOTION_ORDER)
         castles = ~top.promoting & ~((top.stage == GenStage.VICTIMS) & top.victim_valid)
         kingside = (top.stage == GenStage.VICTIMS) & castling.kingside_ok
-        castle_to = Mux(kingside, square(KINGSIDE_FILE, CASTLING_RANK),
-                        square(QUEENSIDE_FILE, CASTLING_RANK))
+        castle_to = Mux(kingside, CASTLE_KING_TO[True], CASTLE_KING_TO[False])
         promo = Mux(top.promoting, promotion_piece[top.promo],
                     Mux(~castles & aggressors.promotion, promotion_piece[0], PieceType.NONE))
         moving = Mux(top.promoting | (~castles & aggressors.promotion), PieceType.PAWN,
                      Mux(castles, PieceType.KING, aggressors.aggressor_type))
         m.d.comb += [
             board.move.from_sq.eq(Mux(top.promoting, top.move.from_sq,
-                                      Mux(castles, square(KING_FILE, CASTLING_RANK),
-                                          aggressors.aggressor))),
+                                      Mux(castles, KING_HOME, aggressors.aggressor))),
             board.move.to_sq.eq(Mux(top.promoting, top.move.to_sq,
                                     Mux(castles, castle_to, top.victim))),
             board.move.promo.as_value().eq(promo),
@@ -790,7 +784,8 @@ def absolute_move(move, side):
     """A move given in the frame of ``side`` (the side that plays it), in absolute squares
     (NO_MOVE, a1a1, stays NO_MOVE: no real move has its from-square for its to-square)."""
     mirror = Mux((side == Color.BLACK) & (move.as_value() != NO_MOVE), MIRROR, 0)
-    return Move(Cat(move.from_sq ^ mirror, move.to_sq ^ mirror, move.promo.as_value()))
+    return Move(Cat(move.from_sq.as_value() ^ mirror, move.to_sq.as_value() ^ mirror,
+                    move.promo.as_value()))
 
 
 def fsm_markdown():

@@ -11,41 +11,45 @@ The helpers here build combinational logic only (Amaranth ``Value`` expressions 
 signals); the blocks decide what is registered.
 """
 
-from amaranth.hdl import Cat, Const, Mux, Signal
+from amaranth.hdl import Cat, Const, Mux, Signal, Value
 
 from chessaccel.contract.defs import PieceType
-from chessaccel.contract.geometry import KING_TARGETS, KNIGHT_TARGETS, QUEEN_DIRS, step
+from chessaccel.contract.geometry import KING_TARGETS, KNIGHT_TARGETS, QUEEN_DIRS, square, step
+from chessaccel.contract.relative import EP_RANK, MIRROR, PAWN_CAPTURE_STEPS
 
-__all__ = ["SQUARES", "MIRROR", "RANK_OF_EP", "ROOK_DIR_INDICES", "BISHOP_DIR_INDICES",
-           "RelativeBoard", "to_relative", "to_absolute", "permute_mask", "ray_fill",
-           "ray_fill_prefix", "pattern_sources", "pawn_capture_targets", "pawn_capturers",
+__all__ = ["SQUARES", "ROOK_DIR_INDICES", "BISHOP_DIR_INDICES",
+           "RelativeBoard", "mirror_square", "to_relative", "to_absolute", "square_on",
+           "permute_mask", "ray_fill",
+           "ray_fill_prefix", "pattern_sources", "pawn_capture_targets",
+           "enemy_pawn_capture_targets", "pawn_capturers",
            "lowest_set", "or_reduce", "two_or_more", "PriorityPick", "en_passant_square",
            "own_squares", "SuperPiece", "onehot", "PIECE_TYPES"]
 
 SQUARES = 64
-#: XOR that flips a square's rank: absolute <-> relative square for black.
-MIRROR = 0o70
-#: Rank (0-based, relative frame of the side to move) of the en-passant square.
-RANK_OF_EP = 5
 ROOK_DIR_INDICES = range(0, 4)     # QUEEN_DIRS[0:4] are the rook directions
 BISHOP_DIR_INDICES = range(4, 8)   # QUEEN_DIRS[4:8] are the bishop directions
-#: (file, rank) steps of the two pawn captures, from the capturing pawn (relative frame).
-PAWN_CAPTURE_STEPS = ((-1, 1), (1, 1))
 PIECE_TYPES = (PieceType.PAWN, PieceType.KNIGHT, PieceType.BISHOP, PieceType.ROOK,
               PieceType.QUEEN, PieceType.KING)
 
 
-def _mirror_bits(color_is_black):
-    """A 6-bit value to XOR into a square: MIRROR for black, 0 for white."""
-    return Cat(Const(0, 3), color_is_black.replicate(3))
+def mirror_square(sq, flip):
+    """A square (a ``Square`` or a 6-bit Value) with its rank flipped when the 1-bit ``flip`` is
+    set: the number XORed with MIRROR (the rank bits, each ``flip``), a 6-bit Value."""
+    return Value.cast(sq) ^ Cat(Const(0, 3), flip.replicate(3))
 
 
 def to_relative(sq, color_is_black):
     """Relative square (6-bit Value) of an absolute one."""
-    return sq ^ _mirror_bits(color_is_black)
+    return mirror_square(sq, color_is_black)
 
 
 to_absolute = to_relative  # the mirror is its own inverse
+
+
+def square_on(file, rank):
+    """The 6-bit number of the square on ``file`` (a 3-bit Value) and the fixed ``rank``
+    (``Square``'s layout: file low, rank high): wiring, no logic."""
+    return Cat(file, Const(rank, 3))
 
 
 def permute_mask(mask, color_is_black):
@@ -146,6 +150,11 @@ def pattern_sources(vector, targets_of):
 def pawn_capture_targets(s):
     """Squares a pawn of the frame's colour on relative square ``s`` captures on."""
     return tuple(t for t in (step(s, df, dr) for df, dr in PAWN_CAPTURE_STEPS) if t is not None)
+
+
+def enemy_pawn_capture_targets(s):
+    """Squares a pawn of the other colour on relative square ``s`` captures on (downwards)."""
+    return tuple(t for t in (step(s, df, -dr) for df, dr in PAWN_CAPTURE_STEPS) if t is not None)
 
 
 def pawn_capturers(t):
@@ -279,10 +288,10 @@ class SuperPiece:
 
 def en_passant_square(m, ep, prefix):
     """One-hot 64-bit Signal of the en-passant square (relative frame of the side to move: always
-    on RANK_OF_EP), zero when ``ep`` (an ``EnPassant`` view) is not valid."""
+    on EP_RANK), zero when ``ep`` (an ``EnPassant`` view) is not valid."""
     target = Signal(SQUARES, name=f"{prefix}_ep_square")
     for f in range(8):
-        m.d.comb += target[RANK_OF_EP * 8 + f].eq(ep.valid & (ep.file == f))
+        m.d.comb += target[square(f, EP_RANK)].eq(ep.valid & (ep.file == f))
     return target
 
 
@@ -297,5 +306,5 @@ def own_squares(m, position, name="own"):
 
 
 def onehot(sq):
-    """64-bit one-hot Value of a 6-bit square."""
-    return Const(1, SQUARES) << sq
+    """64-bit one-hot Value of a square (a ``Square`` or a 6-bit Value)."""
+    return Const(1, SQUARES) << Value.cast(sq)

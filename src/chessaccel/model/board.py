@@ -7,8 +7,10 @@ unmake of any move. ``make`` returns the undo record the SearchStack keeps for t
 from dataclasses import dataclass
 
 from chessaccel.contract.defs import CastlingRights, Color, EnPassant, Piece, PieceType, Position
-from chessaccel.contract.geometry import (CODE, TYPE_OF, COLOR_OF, EMPTY, CASTLE_CLEAR, file_of, rank_of,
-                                 square, ep_pack)
+from chessaccel.contract.geometry import (CODE, TYPE_OF, COLOR_OF, EMPTY, file_of, rank_of, square,
+                                          ep_pack)
+from chessaccel.contract.relative import (CASTLE_CLEAR, CASTLE_ROOK_MOVE, CASTLE_STEP, EP_RANK,
+                                          PAWN_STEP, relative)
 
 __all__ = ["Board", "Undo"]
 
@@ -47,7 +49,7 @@ class Board:
         castling = pos.castling.as_value().value
         ep = None
         if pos.ep.valid:
-            ep = square(int(pos.ep.file), 5 if side == Color.WHITE.value else 2)
+            ep = relative(square(int(pos.ep.file), EP_RANK), side)
         return cls(squares, side, castling, ep)
 
     def to_bits(self):
@@ -101,12 +103,12 @@ class Board:
         sq[f] = EMPTY
         if ptype == KING:
             self.kings[self.side] = t
-            if abs(t - f) == 2:
-                rook_from, rook_to = (f + 3, f + 1) if t > f else (f - 4, f - 1)
+            if abs(t - f) == CASTLE_STEP:
+                rook_from, rook_to = CASTLE_ROOK_MOVE[t]
                 sq[rook_to] = sq[rook_from]
                 sq[rook_from] = EMPTY
         self.castling &= ~(CASTLE_CLEAR[f] | CASTLE_CLEAR[t])
-        self.ep = (f + t) // 2 if ptype == PAWN and abs(t - f) == 16 else None
+        self.ep = (f + t) // 2 if ptype == PAWN and abs(t - f) == 2 * PAWN_STEP else None
         self.side ^= 1
         return Undo(captured, undo_castling, undo_ep)
 
@@ -124,8 +126,8 @@ class Board:
             sq[t] = undo.captured
         if ptype == KING:
             self.kings[self.side] = f
-            if abs(t - f) == 2:
-                rook_from, rook_to = (f + 3, f + 1) if t > f else (f - 4, f - 1)
+            if abs(t - f) == CASTLE_STEP:
+                rook_from, rook_to = CASTLE_ROOK_MOVE[t]
                 sq[rook_from] = sq[rook_to]
                 sq[rook_to] = EMPTY
         self.castling = undo.castling

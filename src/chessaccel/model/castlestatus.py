@@ -7,31 +7,26 @@ squares must not be attacked.
 """
 
 from chessaccel.contract.geometry import CASTLE_BIT, EMPTY, square
+from chessaccel.contract.relative import (CASTLE_KING_FILE, CASTLE_PATHS, CASTLING_RANK, KING_FILE,
+                                          relative_rank)
 from .testcheck import attacked
 
 __all__ = ["castle_status", "castle_move"]
 
-# (kingside?) -> (files that must be empty, files the king stands on or crosses)
-_PATH = {
-    True:  ((5, 6), (4, 5, 6)),
-    False: ((1, 2, 3), (4, 3, 2)),
-}
-
-
 def castle_move(color, kingside):
     """The king's move (from, to, promo) for a castling."""
-    rank = 0 if color == 0 else 7
-    return (square(4, rank), square(6 if kingside else 2, rank), 0)
+    rank = relative_rank(CASTLING_RANK, color)
+    return (square(KING_FILE, rank), square(CASTLE_KING_FILE[kingside], rank), 0)
 
 
 def castle_status(board):
     """(kingside_ok, queenside_ok) for the side to move."""
     side = board.side
-    rank = 0 if side == 0 else 7
+    rank = relative_rank(CASTLING_RANK, side)
     out = []
     for kingside in (True, False):
         ok = bool(board.castling & CASTLE_BIT[side, kingside])
-        empty_files, king_files = _PATH[kingside]
+        empty_files, king_files = CASTLE_PATHS[kingside]
         ok = ok and all(board.sq[square(f, rank)] == EMPTY for f in empty_files)
         ok = ok and not any(attacked(board, square(f, rank), side ^ 1) for f in king_files)
         out.append(ok)

@@ -17,12 +17,10 @@ from chessaccel.contract.defs import EVAL_MAX
 from chessaccel.contract.evaltables import SQUARE_MG, SQUARE_EG, PHASE_INC, PHASE_MAX, PHASE_WEIGHT, TAPER_SHIFT
 from chessaccel.contract.defs import PieceType
 from chessaccel.contract.geometry import TYPE_OF, COLOR_OF, EMPTY
+from chessaccel.contract.relative import CASTLE_ROOK_MOVE, CASTLE_STEP, MIRROR, PAWN_PUSH, relative
 
 __all__ = ["evaluate", "material_pst", "phase", "taper", "TERMS", "side_sums", "sums_score",
            "sums_after_make"]
-
-_FLIP = 0o70
-
 
 def material_pst(board):
     """(mg, eg) of material and piece-square values, white minus black."""
@@ -35,8 +33,8 @@ def material_pst(board):
             mg += SQUARE_MG[k][s]
             eg += SQUARE_EG[k][s]
         else:
-            mg -= SQUARE_MG[k][s ^ _FLIP]
-            eg -= SQUARE_EG[k][s ^ _FLIP]
+            mg -= SQUARE_MG[k][s ^ MIRROR]
+            eg -= SQUARE_EG[k][s ^ MIRROR]
     return mg, eg
 
 
@@ -99,23 +97,24 @@ def sums_after_make(sums, board, move):
     mg, eg, game_phase = sums
     f, t, promo = move
     mover = board.side
-    own = (lambda s: s) if mover == 0 else (lambda s: s ^ _FLIP)   # a square in the mover's frame
+    def own(s):   # a square in the mover's frame
+        return relative(s, mover)
     moving = TYPE_OF[board.sq[f]]
     placed = promo if promo else moving
     victim_sq = t
     if moving == _PAWN and t == board.ep:
-        victim_sq = t - 8 if mover == 0 else t + 8
+        victim_sq = t - PAWN_PUSH[mover]
     victim = board.sq[victim_sq]
     d_mg = SQUARE_MG[placed][own(t)] - SQUARE_MG[moving][own(f)]
     d_eg = SQUARE_EG[placed][own(t)] - SQUARE_EG[moving][own(f)]
     d_phase = PHASE_INC[placed] - PHASE_INC[moving]
     if victim != EMPTY:
         k = TYPE_OF[victim]
-        d_mg += SQUARE_MG[k][own(victim_sq) ^ _FLIP]
-        d_eg += SQUARE_EG[k][own(victim_sq) ^ _FLIP]
+        d_mg += SQUARE_MG[k][own(victim_sq) ^ MIRROR]
+        d_eg += SQUARE_EG[k][own(victim_sq) ^ MIRROR]
         d_phase -= PHASE_INC[k]
-    if moving == _KING and abs(t - f) == 2:
-        rook_from, rook_to = (f + 3, f + 1) if t > f else (f - 4, f - 1)
+    if moving == _KING and abs(t - f) == CASTLE_STEP:
+        rook_from, rook_to = CASTLE_ROOK_MOVE[t]
         d_mg += SQUARE_MG[_ROOK][own(rook_to)] - SQUARE_MG[_ROOK][own(rook_from)]
         d_eg += SQUARE_EG[_ROOK][own(rook_to)] - SQUARE_EG[_ROOK][own(rook_from)]
     return -(mg + d_mg), -(eg + d_eg), game_phase + d_phase

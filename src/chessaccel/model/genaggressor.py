@@ -11,8 +11,9 @@ with ``safe_king`` the king is none on a victim the enemy attacks.
 """
 
 from chessaccel.contract.defs import PieceType
-from chessaccel.contract.geometry import (CODE, EMPTY, KNIGHT_TARGETS, KING_TARGETS, RAYS, FORWARD,
-                                 file_of, rank_of, relative)
+from chessaccel.contract.geometry import (CODE, EMPTY, KNIGHT_TARGETS, KING_TARGETS, RAYS, file_of,
+                                          rank_of)
+from chessaccel.contract.relative import DOUBLE_PUSH_RANK, PAWN_PUSH, relative
 from .testcheck import attacked
 
 __all__ = ["candidates", "select_aggressor"]
@@ -31,7 +32,7 @@ def candidates(board, victim, captures_only, king_only=False, safe_king=False):
     side = board.side
     own = CODE[side]
     found = []  # (kind, relative square, square)
-    fwd = FORWARD[side] * 8
+    fwd = PAWN_PUSH[side]
     is_capture = sq[victim] != EMPTY or victim == board.ep
     if is_capture:
         f = file_of(victim)
@@ -44,7 +45,7 @@ def candidates(board, victim, captures_only, king_only=False, safe_king=False):
         if 0 <= s < 64:
             if sq[s] == own[_P]:
                 found.append((_P, relative(s, side), s))
-            elif sq[s] == EMPTY and rank_of(relative(victim, side)) == 3:
+            elif sq[s] == EMPTY and rank_of(relative(victim, side)) == DOUBLE_PUSH_RANK:
                 s2 = s - fwd
                 if sq[s2] == own[_P]:
                     found.append((_P, relative(s2, side), s2))

@@ -11,7 +11,8 @@ computes it once per node); ``select_victim`` is the masked comparator tree.
 
 from chessaccel.contract.defs import PieceType, VictimClass
 from chessaccel.contract.geometry import (TYPE_OF, COLOR_OF, EMPTY, KNIGHT_TARGETS, KING_TARGETS, RAYS,
-                                 FORWARD, file_of, rank_of, relative)
+                                 file_of, rank_of)
+from chessaccel.contract.relative import PAWN_PUSH, PAWN_START_RANK, relative, relative_rank
 
 __all__ = ["receivers", "select_victim", "victim_ranking", "NONE", "QUIET", "CAPTURE_MIN"]
 
@@ -46,8 +47,8 @@ def receivers(board):
             if cls[t] < k:
                 cls[t] = k
 
-    fwd = FORWARD[side] * 8
-    home_rank = 1 if side == 0 else 6
+    fwd = PAWN_PUSH[side]
+    home_rank = relative_rank(PAWN_START_RANK, side)
     for s in range(64):
         code = sq[s]
         if code == EMPTY or COLOR_OF[code] != side:

@@ -13,7 +13,8 @@ aggressor left is disabled and the own squares are re-enabled.
 """
 
 from chessaccel.contract.defs import PieceType, PROMOTION_ORDER
-from chessaccel.contract.geometry import TYPE_OF, rank_of, relative
+from chessaccel.contract.geometry import TYPE_OF, rank_of
+from chessaccel.contract.relative import LAST_RANK, relative
 from .genvictim import receivers, victim_ranking, QUIET, CAPTURE_MIN
 from .genaggressor import candidates, select_aggressor
 from .castlestatus import castle_status, castle_move
@@ -83,7 +84,7 @@ class MovePicker:
                 if a is None:
                     self.mask = (self.mask | (1 << v)) & ~self.own
                     continue
-                last_rank = rank_of(relative(v, board.side)) == 7
+                last_rank = rank_of(relative(v, board.side)) == LAST_RANK
                 if TYPE_OF[board.sq[a]] == _PAWN and last_rank:
                     self.aggressor = a
                     continue

@@ -6,8 +6,8 @@ exactly when the mover's king square is not attacked.
 """
 
 from chessaccel.contract.defs import PieceType
-from chessaccel.contract.geometry import (CODE, EMPTY, KNIGHT_TARGETS, KING_TARGETS, RAYS, FORWARD,
-                                 file_of)
+from chessaccel.contract.geometry import CODE, EMPTY, KNIGHT_TARGETS, KING_TARGETS, RAYS, file_of
+from chessaccel.contract.relative import PAWN_PUSH
 
 __all__ = ["attacked", "evasion_squares", "in_check"]
 
@@ -17,7 +17,7 @@ _P, _N, _B, _R, _Q, _K = (PieceType[n].value for n in
 
 def _pawn_attackers(target, by_color):
     # an attacking pawn stands one rank behind the target, from its own side's view
-    behind = target - FORWARD[by_color] * 8
+    behind = target - PAWN_PUSH[by_color]
     f = file_of(target)
     return tuple(behind + df for df in (-1, 1) if 0 <= f + df < 8 and 0 <= behind + df < 64)
 

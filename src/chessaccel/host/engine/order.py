@@ -15,6 +15,7 @@ move to it when an own pawn attacks it, exactly as the accelerator's receivers r
 import chess
 
 from chessaccel.contract.defs import PROMOTION_ORDER, VictimClass
+from chessaccel.contract.relative import MIRROR as _MIRROR
 
 __all__ = ["ordered_moves", "order_key", "to_model", "from_model", "is_quiet"]
 
@@ -26,7 +27,6 @@ _EP_CLASS = VictimClass.PAWN.value
 #: python-chess piece types and the contract's PieceType share their numbers (pawn 1 .. king 6).
 _PROMO_RANK = {p.value: i for i, p in enumerate(PROMOTION_ORDER)}
 _CASTLING_STAGE = 1 << 30
-_MIRROR = 56
 
 
 def order_key(cb, move, ep_hot=None):

@@ -6,7 +6,8 @@ tables), so no number of the contract is written a second time in OpenCL C.
 
 Positions travel in the side to move's frame (docs/opencl.md): three bit-planes of the
 PieceType of each square, the side to move's pieces, and a word of castling rights and the
-en-passant square, all relative to the side to move (squares ``s ^ 56`` when black moves).
+en-passant square, all relative to the side to move (squares ``s ^ MIRROR`` when black moves,
+contract/relative.py).
 Packing is vectorised with numpy: search_many hands over hundreds of thousands of jobs.
 """
 
@@ -18,6 +19,7 @@ from chessaccel.contract.defs import (INF, MATE, MAX_DEPTH, MAX_PLY, EVAL_MAX, M
 from chessaccel.contract.evaltables import (PHASE_INC, PHASE_MAX, PHASE_WEIGHT, SQUARE_EG, SQUARE_MG,
                                    TAPER_SHIFT)
 from chessaccel.contract.geometry import CASTLE_BIT, CODE, COLOR_OF, TYPE_OF
+from chessaccel.contract.relative import MIRROR
 
 __all__ = ["POSITION_WORDS", "MAX_MOVES", "kernel_prelude", "eval_table", "line_tables",
            "LINE_TABLE_OFFSETS", "pack_positions",
@@ -237,7 +239,7 @@ def pack_positions(boards):
     squares = np.array([b.sq for b in boards], dtype=np.uint8).reshape(n, 64)
     sides = np.array([b.side for b in boards], dtype=np.uint8)
     black = sides == 1
-    # the side to move's frame: ranks flipped for black (relative(s) = s ^ 56)
+    # the side to move's frame: ranks flipped for black (relative(s) = s ^ MIRROR)
     squares[black] = squares[black].reshape(-1, 8, 8)[:, ::-1, :].reshape(-1, 64)
     types = _TYPE_OF[squares]
     colors = _COLOR_OF[squares]
@@ -247,7 +249,7 @@ def pack_positions(boards):
     out[:, 3] = _planes((types != 0) & (colors == sides[:, None]))
     meta = np.empty(n, dtype=np.uint64)
     for i, b in enumerate(boards):
-        ep = _NO_SQUARE if b.ep is None else (b.ep ^ 56 if b.side else b.ep)
+        ep = _NO_SQUARE if b.ep is None else (b.ep ^ MIRROR if b.side else b.ep)
         meta[i] = relative_castling(b.castling, b.side) | (ep << 4)
     out[:, 4] = meta
     return out
@@ -268,7 +270,7 @@ def unpack_positions(positions, sides):
             t = (1 if q0 & bit else 0) | (2 if q1 & bit else 0) | (4 if q2 & bit else 0)
             if t:
                 color = side if own & bit else side ^ 1
-                squares[s ^ 56 if side else s] = CODE[color][t]
+                squares[s ^ MIRROR if side else s] = CODE[color][t]
         castling = 0
         own_side, enemy = side, side ^ 1
         for color, kingside, bit in ((own_side, True, _OWN_K), (own_side, False, _OWN_Q),
@@ -276,7 +278,7 @@ def unpack_positions(positions, sides):
             if meta & bit:
                 castling |= CASTLE_BIT[color, kingside]
         ep = (meta >> 4) & 127
-        ep = None if ep == _NO_SQUARE else (ep ^ 56 if side else ep)
+        ep = None if ep == _NO_SQUARE else (ep ^ MIRROR if side else ep)
         out.append(Board(squares, side, castling, ep))
     return out
 
@@ -288,7 +290,7 @@ def encode_move(move, black):
     the side that plays it (decode_moves' inverse)."""
     if move is None:
         return 0
-    flip = 56 if black else 0
+    flip = MIRROR if black else 0
     f = _MOVE_FIELDS
     return (((move[0] ^ flip) << f["from_sq"].offset) | ((move[1] ^ flip) << f["to_sq"].offset)
             | (move[2] << f["promo"].offset))
@@ -303,7 +305,7 @@ def decode_moves(packed, black):
     frm = (packed >> f["from_sq"].offset) & ((1 << f["from_sq"].width) - 1)
     to = (packed >> f["to_sq"].offset) & ((1 << f["to_sq"].width) - 1)
     promo = (packed >> f["promo"].offset) & ((1 << f["promo"].width) - 1)
-    flip = np.where(black, 56, 0).astype(np.uint32)
+    flip = np.where(black, MIRROR, 0).astype(np.uint32)
     frm, to = frm ^ flip, to ^ flip
     return [None if p == 0 else (int(a), int(b), int(c))
             for p, a, b, c in zip(packed.tolist(), frm.tolist(), to.tolist(), promo.tolist())]
