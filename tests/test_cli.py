@@ -105,7 +105,7 @@ def test_bench_signature_is_the_documented_one():
     change to the bench set, move order, search or evaluation must update it on purpose."""
     import re
     from pathlib import Path
-    from chessaccel.host.backends import ModelBackend
+    from chessaccel.host.backends.model import ModelBackend
     from chessaccel.model.position import parse_position
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     published = int(re.search(r"bench signature \(total nodes\) \| ([\d,]+)", readme)
@@ -259,7 +259,7 @@ class _CyclingModel:
     """The model with a hardware backend's cycle count (5 cycles a node, 3 a perft leaf)."""
 
     def __init__(self, spec):
-        from chessaccel.host.backends import ModelBackend
+        from chessaccel.host.backends.model import ModelBackend
         self.model = ModelBackend()
         self.closed = False
 

@@ -14,7 +14,7 @@ import pytest
 
 from chessaccel.contract.defs import INF, MATE, MAX_PLY
 from chessaccel.host.engine import scores
-from chessaccel.host.engine.jobs import ExecutorError, Job, LinkExecutor, PoolExecutor
+from chessaccel.host.engine.executors import ExecutorError, Job, LinkExecutor, PoolExecutor
 from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
 from chessaccel.host.engine.timeman import (HORIZON, MIN_THINK, Budget, GoLimits, LagMeter,
                                             plan)
@@ -351,9 +351,9 @@ def test_a_dead_worker_is_replaced_and_the_pool_goes_on():
         executor.close()
 
 
-class _Outcome:
-    def __init__(self, score, best_move, nodes, cycles):
-        self.score, self.best_move, self.nodes, self.cycles = score, best_move, nodes, cycles
+def _Outcome(score, best_move, nodes, cycles):
+    from chessaccel.host.backends.board.client import JobOutcome
+    return JobOutcome(score, best_move, nodes, cycles, core=0)
 
 
 class _FakeBoardClient:
@@ -369,7 +369,7 @@ class _FakeBoardClient:
 
     def submit(self, job_id, board, depth, alpha, beta):
         if self.fail:
-            from chessaccel.host.client import BoardError
+            from chessaccel.host.backends.board.client import BoardError
             raise BoardError(self.fail)
         self.submitted.append((job_id, depth, alpha, beta))
         return 0
@@ -382,6 +382,7 @@ class _FakeBoardClient:
 
 
 class _FakeBoardBackend:
+    """The board backend as LinkExecutor uses it: its name, client and core count."""
     name = "fakeboard"
 
     def __init__(self, client):
@@ -400,7 +401,7 @@ def _finish(batch):
         assert time.monotonic() - start < 10
 
 
-def test_a_link_executor_makes_each_outcome_a_result_dict():
+def test_a_link_executor_makes_each_outcome_a_job_result():
     backend = _FakeBoardBackend(_FakeBoardClient())
     executor = LinkExecutor(backend)
     try:

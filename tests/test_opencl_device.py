@@ -104,11 +104,6 @@ def test_listing_the_platforms():
     assert opencl_device._devices(_CL, _Platform("x", broken=True), _Types.ALL) == []
 
 
-def test_the_first_line_of_an_error_or_its_type():
-    assert opencl_device._first_line(ValueError("  one\ntwo\n")) == "one"
-    assert opencl_device._first_line(ValueError("")) == "ValueError"
-
-
 def test_a_compiler_line_loses_its_temporary_path():
     message = opencl_device._compiler_message
     assert message("/tmp/pocl-x1/kernel.cl:123:7: error: use of undeclared identifier 'foo'") == \

@@ -27,7 +27,7 @@ import time
 from chessaccel.contract.defs import INF, MAX_DEPTH
 from chessaccel.contract.geometry import move_uci
 from chessaccel.model.search import mate_distance
-from .backends import BackendError, get_backend, BACKEND_NAMES
+from .backends import BackendError, backend_names, get_backend
 from ..contract.bench import BENCH
 from ..model.position import PositionError, parse_position
 
@@ -76,7 +76,7 @@ def _parser():
         if position:
             sp.add_argument("position", help="FEN or EPD line (quoted), or 'startpos'")
         sp.add_argument("--backend", default="model",
-                        help=f"where the work runs: {', '.join(BACKEND_NAMES)} (default: model)")
+                        help=f"where the work runs: {', '.join(backend_names())} (default: model)")
         sp.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
     sp = sub.add_parser("moves", help="legal moves in the accelerator's generation order")
@@ -137,6 +137,11 @@ def _board(text):
         text = STARTPOS
     board, _ops = parse_position(text)
     return board
+
+
+def _progress(line):
+    """A backend's start-up progress (a simulated board's build): one line on stderr."""
+    print(line, file=sys.stderr, flush=True)
 
 
 def _uci(move):
@@ -215,15 +220,15 @@ def cmd_bench(args, backend):
     jobs = [(_board(job.fen), job.depth, -INF, INF) for job in BENCH]
     progress = sys.stderr if not args.json else None
     t0 = time.perf_counter()
-    results = []
+    results, times = [], []
     for job, spec in zip(BENCH, jobs):
         t = time.perf_counter()
         r = backend.search(*spec)
-        r["seconds"] = time.perf_counter() - t
+        times.append(time.perf_counter() - t)
         results.append(r)
         if progress:
             print(f"  {job.name:12s} depth {job.depth}  nodes {r['nodes']:7d}  "
-                  f"score {r['score']:6d}  {r['seconds']:.2f} s", file=progress)
+                  f"score {r['score']:6d}  {times[-1]:.2f} s", file=progress)
     seconds = time.perf_counter() - t0
     nodes = sum(r["nodes"] for r in results)
     has_cycles = all(r["cycles"] is not None for r in results)
@@ -231,8 +236,8 @@ def cmd_bench(args, backend):
     positions = [{"name": job.name, "fen": job.fen, "depth": job.depth, "nodes": r["nodes"],
                   "score": r["score"], "best_move": _uci(r["best_move"]), "cycles": r["cycles"],
                   "cycles_per_node": (r["cycles"] / r["nodes"]) if has_cycles else None,
-                  "seconds": round(r["seconds"], 6)}
-                 for job, r in zip(BENCH, results)]
+                  "seconds": round(t, 6)}
+                 for job, r, t in zip(BENCH, results, times)]
     obj = {"backend": args.backend, "nodes": nodes, "seconds": round(seconds, 6),
            **({"device": backend.describe()} if hasattr(backend, "describe") else {}),
            "nps": round(nodes / seconds, 1) if seconds else None, "signature": nodes,
@@ -306,7 +311,7 @@ def main(argv=None):
             except MatchError as e:
                 raise UsageError(str(e)) from None
         try:
-            backend = get_backend(args.backend)
+            backend = get_backend(args.backend, log=_progress)
         except BackendError as e:
             raise UsageError(str(e)) from None
         try:

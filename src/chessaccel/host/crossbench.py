@@ -165,7 +165,8 @@ def _model(data, sides, stride, progress):
 
 
 def _rtl(progress):
-    from chessaccel.host.backends import BackendError, RtlBackend
+    from chessaccel.host.backends import BackendError
+    from chessaccel.host.backends.rtl import RtlBackend
     from chessaccel.model.position import parse_position
     jobs = [(parse_position(j.fen)[0], j.depth, -INF, INF) for j in BENCH]
     print("Verilator: the RTL search core on the bench set ...", file=progress, flush=True)

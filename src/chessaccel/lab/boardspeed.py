@@ -97,8 +97,8 @@ def measure_core(jobs):
 
 def measure_verilator(jobs, cores=1):
     """The simulated board (Verilator, pty): cycles per CPU second of the simulator process."""
-    from chessaccel.host.boardcli import BoardBackend
-    from chessaccel.host.transport import PtyTransport
+    from chessaccel.host.backends.board import BoardBackend
+    from chessaccel.host.backends.board.transport import PtyTransport
     from chessaccel.sim.boardsim import BoardSim, SIM_REPLY_TIMEOUT
     sim = BoardSim(cores=cores, log=lambda line: print(line, file=sys.stderr))
     backend = BoardBackend(PtyTransport(sim.port), "verilator", sim=sim, timeout=SIM_REPLY_TIMEOUT)

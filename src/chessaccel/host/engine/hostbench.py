@@ -15,7 +15,7 @@ import time
 
 import chess
 
-from .jobs import make_executor
+from .executors import make_executor
 from .search import HostSearch, Limits, SearchOptions
 from .tt import TranspositionTable
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from chessaccel.contract.defs import INF, MATE, MAX_DEPTH
 from chessaccel.model.position import board_from_chess
 from .hostboard import HostBoard
-from .jobs import Job
+from .executors import Job
 from .order import from_model, ordered_moves
 from .scores import HOST_MAX_PLY, MATE_BOUND, from_job, from_tt, is_mate, job_window, mate_moves, to_tt
 from .tt import Bound

@@ -167,7 +167,7 @@ def search_jobs(depth, hardware_plies=SEARCH_HARDWARE_PLIES, positions=BENCH, sp
     [SearchResult per position])."""
     import chess
     from chessaccel.host.backends import BackendError
-    from chessaccel.host.engine.jobs import make_executor
+    from chessaccel.host.engine.executors import make_executor
     from chessaccel.host.engine.recorder import RecordingExecutor
     from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
     from chessaccel.host.engine.tt import TranspositionTable
