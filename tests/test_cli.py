@@ -277,7 +277,7 @@ class _CyclingModel:
 
 def test_cycles_are_reported_where_a_backend_counts_them(capsys, monkeypatch, tmp_path):
     made = []
-    monkeypatch.setattr(cli, "get_backend", lambda spec: made.append(_CyclingModel(spec)) or made[-1])
+    monkeypatch.setattr(cli, "get_backend", lambda spec, **options: made.append(_CyclingModel(spec)) or made[-1])
     assert main(["perft", "startpos", "--depth", "2"]) == 0
     assert re.fullmatch(r"perft 2: nodes 400  cycles 1200  \(\d+\.\d{3} s\)\n", capsys.readouterr().out)
     assert main(["search", "startpos", "--depth", "1"]) == 0
@@ -357,7 +357,7 @@ def test_a_backend_failing_at_run_time(capsys, monkeypatch, error, status, line)
     """A backend failing mid-command: exit 1 (bad input is 2; README), or 130 on an interrupt;
     one line on stderr, nothing on stdout, and the backend closed either way."""
     backend = _Failing(error)
-    monkeypatch.setattr(cli, "get_backend", lambda spec: backend)
+    monkeypatch.setattr(cli, "get_backend", lambda spec, **options: backend)
     assert main(["moves", "startpos"]) == status
     captured = capsys.readouterr()
     assert (captured.out, captured.err) == ("", line + "\n") and backend.closed

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from chessaccel.host.backends.base import BackendError
 
-__all__ = ["Job", "Batch", "Executor", "ExecutorError"]
+__all__ = ["Job", "Batch", "Executor", "QueueExecutor", "ExecutorError"]
 
 
 class Job(NamedTuple):
@@ -163,3 +163,21 @@ class Executor:
         """Count one finished job in ``stats``."""
         self.stats["jobs"] += 1
         self.stats["nodes"] += result.nodes
+
+
+class QueueExecutor(Executor):
+    """An executor whose own thread takes ``(batch, index)`` from ``_pending`` (a deque, under
+    ``_lock``); ``_notify()`` wakes that thread. Subclasses set the three up."""
+
+    def submit(self, jobs):
+        if self.broken is not None:
+            raise self.broken
+        batch = Batch(self, jobs)
+        with self._lock:
+            self._pending.extend((batch, i) for i in range(len(jobs)))
+            self.stats["batches"] += 1
+        self._notify()
+        return batch
+
+    def _notify(self):
+        raise NotImplementedError

@@ -8,7 +8,7 @@ from collections import deque
 from chessaccel.host.backends.base import first_line
 from chessaccel.host.backends.board.client import BoardError
 
-from .base import Batch, Executor, ExecutorError
+from .base import ExecutorError, QueueExecutor
 
 __all__ = ["LinkExecutor"]
 
@@ -17,7 +17,7 @@ __all__ = ["LinkExecutor"]
 _POLL_FIRST, _POLL_GROWTH, _POLL_LONGEST = 0.0005, 1.5, 0.05
 
 
-class LinkExecutor(Executor):
+class LinkExecutor(QueueExecutor):
     """The cores of a board (simulated or real) behind the link protocol. One thread owns the
     link: it hands jobs to free cores, polls them, and aborts the jobs of cancelled batches."""
 
@@ -37,15 +37,8 @@ class LinkExecutor(Executor):
                                         daemon=True)
         self._thread.start()
 
-    def submit(self, jobs):
-        if self.broken is not None:
-            raise self.broken
-        batch = Batch(self, jobs)
-        with self._lock:
-            self._pending.extend((batch, i) for i in range(len(jobs)))
-            self.stats["batches"] += 1
+    def _notify(self):
         self._wake.set()
-        return batch
 
     def cancel_batch(self, batch):
         self._wake.set()

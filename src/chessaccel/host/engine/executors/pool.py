@@ -11,7 +11,7 @@ import threading
 from collections import deque
 from multiprocessing.connection import Connection, wait as wait_for_connections
 
-from .base import Batch, Executor, ExecutorError
+from .base import ExecutorError, QueueExecutor
 
 __all__ = ["PoolExecutor"]
 
@@ -30,7 +30,7 @@ _POOL_START_SECONDS = 120
 _job_ids = itertools.count(1)
 
 
-class PoolExecutor(Executor):
+class PoolExecutor(QueueExecutor):
     """``workers`` processes (engine/worker.py), each running the backend ``spec`` (``model``):
     N accelerators on N CPU cores. Jobs go to the first idle worker in submission order; a
     cancelled job is interrupted in its worker by SIGUSR1."""
@@ -103,28 +103,18 @@ class PoolExecutor(Executor):
         worker.reader.close()
         worker.writer.close()
 
-    def _wake(self):
+    def _notify(self):
         try:
             os.write(self._wake_w, b"x")
         except OSError:
             pass
-
-    def submit(self, jobs):
-        if self.broken is not None:
-            raise self.broken
-        batch = Batch(self, jobs)
-        with self._lock:
-            self._pending.extend((batch, i) for i in range(len(jobs)))
-            self.stats["batches"] += 1
-        self._wake()
-        return batch
 
     def cancel_batch(self, batch):
         with self._lock:
             for worker in self._workers:
                 if worker.busy is not None and worker.busy[0] is batch:
                     self._interrupt(worker)
-        self._wake()
+        self._notify()
 
     @staticmethod
     def _interrupt(worker):
@@ -238,7 +228,7 @@ class PoolExecutor(Executor):
             if self._closed:
                 return
             self._closed = True
-        self._wake()
+        self._notify()
         self._thread.join(5)
         self._stop_workers()
         os.close(self._wake_r)
