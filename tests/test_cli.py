@@ -1,5 +1,6 @@
 """The command line: JSON keys, agreement with the model, and bad input (one line, exit 2)."""
 
+import dataclasses
 import json
 import os
 import re
@@ -10,6 +11,7 @@ import chess
 import pytest
 
 from chessaccel.contract.defs import MATE
+from chessaccel.host.backends import Backend
 import chessaccel.host.cli as cli
 from chessaccel.host.cli import main
 from chessaccel.contract.bench import BENCH
@@ -255,7 +257,7 @@ def test_moves_text_output(capsys):
     assert run_json(capsys, "moves", STALEMATE) == {"moves": []}
 
 
-class _CyclingModel:
+class _CyclingModel(Backend):
     """The model with a hardware backend's cycle count (5 cycles a node, 3 a perft leaf)."""
 
     def __init__(self, spec):
@@ -265,11 +267,11 @@ class _CyclingModel:
 
     def search(self, *job):
         r = self.model.search(*job)
-        return {**r, "cycles": 5 * r["nodes"]}
+        return dataclasses.replace(r, cycles=5 * r.nodes)
 
     def perft(self, board, depth, divide=False):
         r = self.model.perft(board, depth, divide)
-        return {**r, "cycles": 3 * r["nodes"]}
+        return dataclasses.replace(r, cycles=3 * r.nodes)
 
     def close(self):
         self.closed = True
@@ -337,7 +339,7 @@ def test_bench_on_opencl_names_its_device(capsys, monkeypatch, tmp_path):
     assert obj["signature"] == obj["nodes"] == obj["positions"][0]["nodes"]
 
 
-class _Failing:
+class _Failing(Backend):
     def __init__(self, error):
         self.error = error
         self.closed = False

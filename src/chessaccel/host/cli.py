@@ -163,7 +163,7 @@ def cmd_moves(args, backend):
 
 def cmd_perft(args, backend):
     board = _board(args.position)
-    modes = getattr(backend, "count_modes", ("make",))
+    modes = backend.count_modes
     if args.count_mode is not None and args.count_mode not in modes:
         raise UsageError(f"--count-mode {args.count_mode} needs the opencl backend "
                          f"({args.backend} makes every leaf)")
@@ -239,7 +239,7 @@ def cmd_bench(args, backend):
                   "seconds": round(t, 6)}
                  for job, r, t in zip(BENCH, results, times)]
     obj = {"backend": args.backend, "nodes": nodes, "seconds": round(seconds, 6),
-           **({"device": backend.describe()} if hasattr(backend, "describe") else {}),
+           **({"device": device} if (device := backend.describe()) is not None else {}),
            "nps": round(nodes / seconds, 1) if seconds else None, "signature": nodes,
            "cycles": cycles, "cycles_per_node": (cycles / nodes) if has_cycles else None,
            "positions": positions}

@@ -105,6 +105,9 @@ class Backend:
 
     name = "?"
     capabilities = Capabilities()
+    #: perft's counting modes (``perft(..., count_mode=...)``): a backend with more than one
+    #: takes the argument; the others make every leaf.
+    count_modes = ("make",)
 
     @classmethod
     def usage(cls, scheme):
@@ -134,6 +137,10 @@ class Backend:
     def search_many(self, jobs):
         """Run (board, depth, alpha, beta) jobs; batch backends run them in one run."""
         return [self.search(*job) for job in jobs]
+
+    def describe(self):
+        """The device the backend runs on, in words (None: nothing to name)."""
+        return None
 
     def close(self):
         pass

@@ -50,7 +50,7 @@ class RecordingExecutor(Executor):
         self.slots = inner.slots
         self.parallel = inner.parallel
         self.speculate = inner.speculate
-        self.inline = bool(getattr(inner, "inline", False))
+        self.inline = inner.inline
         self.broken = None
         #: every Job handed out, in submission order
         self.jobs = []
@@ -109,7 +109,7 @@ class ReplayExecutor(Executor):
         self.slots = like.slots
         self.parallel = like.parallel
         self.speculate = like.speculate
-        self.inline = bool(getattr(like, "inline", False))
+        self.inline = like.inline
         self._jobs = list(jobs)
         self._results = list(results)
         self.replayed = 0

@@ -142,6 +142,9 @@ class Executor:
     #: nothing that would otherwise be used: several model workers or board cores. False for
     #: batch backends, where the host's own work per job is what limits.
     speculate = False
+    #: True when batches run in the submitting thread (the backend declares ``inline_batches``)
+    #: and ``run_inline(job)`` answers one job at once, without a batch.
+    inline = False
 
     def __init__(self):
         self.stats = {"jobs": 0, "nodes": 0, "batches": 0, "cancelled_jobs": 0}
