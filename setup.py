@@ -11,6 +11,7 @@ SOURCE = Path("src/chessaccel/host/engine/hostboard.cpp")
 
 setup(ext_modules=[Extension(
     "chessaccel.host.engine._hostboard", [SOURCE.as_posix()], language="c++",
-    define_macros=[("HOSTBOARD_DIGEST", f'"{hashlib.sha256(SOURCE.read_bytes()).hexdigest()}"')],
+    define_macros=[("HOSTBOARD_DIGEST", f'"{hashlib.sha256(SOURCE.read_bytes()).hexdigest()}"'),
+                   ("HOSTBOARD_PYTHON_MODULE", "1")],
     extra_compile_args=["-O2", "-std=c++17", "-fno-exceptions", "-Wall"],
 )])

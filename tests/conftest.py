@@ -9,8 +9,8 @@ from hypothesis import settings
 
 import seeds
 import suites
-from chessaccel.host.backends import ModelBackend
-from chessaccel.host.engine.jobs import BatchExecutor
+from chessaccel.host.backends.model import ModelBackend
+from chessaccel.host.engine.executors import BatchExecutor
 
 @pytest.fixture(scope="module")
 def inline():

@@ -1,4 +1,5 @@
-"""host/backends.py: the backend interface, its errors, and the RTL backend's perft and search on
+"""host/backends/: the backend interface, its typed results and declared capabilities, the spec
+parser and the registry (built in and plugged in), its errors, and the RTL backend's perft and search on
 the Verilator search core (the build tests/test_search.py uses), checked against python-chess and
 the contract's alpha-beta (tests/oracle.py). The RTL move list (cocotb + Icarus, a minute) is left
 to tests/test_movegen.py's harness.
@@ -9,9 +10,13 @@ import pytest
 
 from chessaccel.contract.defs import INF
 from chessaccel.contract.geometry import move_uci
-from chessaccel.host import backends
-from chessaccel.host.backends import (BACKEND_NAMES, Backend, BackendError, ModelBackend,
-                                      RtlBackend, get_backend)
+from chessaccel.contract.errors import first_line
+from chessaccel.host.backends import (BUILTIN, Backend, BackendError, BackendSpec, Capabilities,
+                                      JobResult, PerftResult, backend_class, backend_names,
+                                      get_backend, optional_module, parse_spec,
+                                      registered_backends)
+from chessaccel.host.backends.model import ModelBackend
+from chessaccel.host.backends.rtl import RtlBackend, simulated
 from chessaccel.model.position import chess_from_board, parse_position
 from chessaccel.sim.rtl_search import SIM_ENV, verilator_missing
 
@@ -55,16 +60,160 @@ def test_backend_names_and_unknown_ones():
     with pytest.raises(BackendError) as error:
         get_backend("fpga")
     assert str(error.value) == ("unknown backend 'fpga' (choose from: model, rtl, verilator, "
-                                "serial:PORT, opencl[:PLATFORM])")
-    assert BACKEND_NAMES == ("model", "rtl", "verilator", "serial:PORT", "opencl[:PLATFORM]")
-    with pytest.raises(BackendError, match=r"^serial backend needs a port: --backend "
-                                           r"serial:/dev/ttyUSB0$"):
-        get_backend("serial:")
+                                "serial:PORT, opencl[:PLATFORM[:INDEX]])")
+    assert backend_names() == ("model", "rtl", "verilator", "serial:PORT",
+                               "opencl[:PLATFORM[:INDEX]]")
+    for spec in ("serial:", "serial"):
+        with pytest.raises(BackendError, match=r"^serial backend needs a port: --backend "
+                                               r"serial:/dev/ttyUSB0$"):
+            get_backend(spec)
+    for spec in ("model:x", "rtl:", "verilator:2"):
+        with pytest.raises(BackendError) as error:
+            get_backend(spec)
+        assert str(error.value) == (f"backend {spec.split(':')[0]!r} takes no argument: "
+                                    f"{spec!r}")
+
+
+@pytest.mark.parametrize("text,scheme,argument", [
+    ("model", "model", None),
+    ("serial:/dev/ttyUSB0", "serial", "/dev/ttyUSB0"),
+    ("serial:", "serial", ""),
+    ("opencl:NVIDIA:1", "opencl", "NVIDIA:1"),
+    ("Model", "Model", None),
+])
+def test_the_spec_parser_splits_at_the_first_colon(text, scheme, argument):
+    spec = parse_spec(text)
+    assert spec == BackendSpec(scheme, argument) and spec.text == str(spec) == text
+    assert parse_spec(spec) is spec
+
+
+@pytest.mark.parametrize("text", ["", ":model", " model", "model ", None, 3])
+def test_what_is_no_spec_at_all_is_one_line(text):
+    with pytest.raises(BackendError) as error:
+        parse_spec(text)
+    assert "\n" not in str(error.value)
+    assert str(error.value).startswith(("not a backend spec: ", "a backend spec is a string"))
+    with pytest.raises(BackendError):
+        get_backend(text)
+
+
+def test_the_built_in_table_is_the_one_pyproject_declares():
+    import tomllib
+    from pathlib import Path
+    project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml")
+                            .read_text())["project"]
+    assert project["entry-points"]["chessaccel.backends"] == BUILTIN
+    for scheme in BUILTIN:
+        assert issubclass(backend_class(scheme), Backend)
+
+
+class _Abacus(Backend):
+    """A backend of another package: answers every job with its depth."""
+    name = "abacus"
+    capabilities = Capabilities(batch=True, parallel_batches=True)
+
+    @classmethod
+    def usage(cls, scheme):
+        return f"{scheme}:BEADS"
+
+    @classmethod
+    def from_spec(cls, spec, *, accelerators=None, log=None):
+        backend = cls()
+        backend.beads, backend.accelerators = spec.argument, accelerators
+        return backend
+
+    def search(self, board, depth, alpha, beta):
+        return JobResult(depth, None, [], 1)
+
+
+def _plug_in(monkeypatch, **entries):
+    """Entry points in the chessaccel.backends group, as another installed package gives them."""
+    from importlib import metadata
+    found = [metadata.EntryPoint(name, value, "chessaccel.backends")
+             for name, value in entries.items()]
+    real = metadata.entry_points
+
+    def entry_points(**select):
+        if select.get("group") == "chessaccel.backends":
+            return metadata.EntryPoints(found)
+        return real(**select)
+
+    monkeypatch.setattr(metadata, "entry_points", entry_points)
+
+
+def test_a_backend_of_another_package_plugs_in_through_an_entry_point(monkeypatch):
+    _plug_in(monkeypatch, abacus=f"{__name__}:_Abacus",
+             model=f"{__name__}:_Abacus",            # a built-in scheme is never taken over
+             broken="no_such_package.backend:Backend", nothing=f"{__name__}:_NoSuchClass",
+             notabackend=f"{__name__}:board")
+    assert list(registered_backends())[:len(BUILTIN)] == list(BUILTIN)
+    assert backend_names()[-5:] == ("opencl[:PLATFORM[:INDEX]]", "abacus:BEADS", "broken",
+                                    "nothing", "notabackend")
+    backend = get_backend("abacus:12", accelerators=3)
+    assert isinstance(backend, _Abacus) and (backend.beads, backend.accelerators) == ("12", 3)
+    assert backend.search_many([(None, 4, -INF, INF)]) == [JobResult(4, None, [], 1)]
+    assert isinstance(get_backend("model"), ModelBackend)
+    with pytest.raises(BackendError, match=r"^the broken backend is not available in this "
+                                           r"build \(No module named 'no_such_package'\)$"):
+        get_backend("broken")
+    with pytest.raises(BackendError, match="entry point .* names nothing"):
+        get_backend("nothing")
+    with pytest.raises(BackendError, match="entry point .* is not a Backend"):
+        get_backend("notabackend")
+    from chessaccel.host.engine.executors import BatchExecutor, make_executor
+    executor = make_executor("abacus:7", 2)
+    try:
+        assert isinstance(executor, BatchExecutor) and executor.parallel
+        assert executor.backend.accelerators == 2
+    finally:
+        executor.close()
+
+
+def test_each_backend_declares_its_capabilities():
+    from chessaccel.host.backends.board import BoardBackend
+    from chessaccel.host.backends.opencl import OpenCLBackend
+    from chessaccel.host.engine.dispatch import InstantBackend, ThreadedInstantBackend
+    assert Backend.capabilities == Capabilities()
+    assert ModelBackend.capabilities == Capabilities(worker_processes=True)
+    assert RtlBackend.capabilities == Capabilities(batch=True, cycles=True)
+    assert BoardBackend.capabilities == Capabilities(link_cores=True, cycles=True)
+    assert OpenCLBackend.capabilities == Capabilities(batch=True)
+    assert InstantBackend.capabilities == Capabilities(batch=True, parallel_batches=True,
+                                                       inline_batches=True)
+    assert ThreadedInstantBackend.capabilities.inline_batches is False
+    with pytest.raises(AttributeError):
+        ModelBackend.capabilities.batch = True
+
+
+def test_results_are_typed_and_read_as_the_dicts_they_were():
+    r = JobResult(5, (12, 28, 0), [(12, 28, 0)], 40)
+    assert (r.score, r.best_move, r.pv, r.nodes, r.cycles) == (5, (12, 28, 0), [(12, 28, 0)], 40,
+                                                               None)
+    assert r["nodes"] == 40 and set(r) == {"score", "best_move", "pv", "nodes", "cycles"}
+    assert r == {"score": 5, "best_move": (12, 28, 0), "pv": [(12, 28, 0)], "nodes": 40,
+                 "cycles": None} == r.as_dict()
+    assert r != JobResult(5, (12, 28, 0), [(12, 28, 0)], 41)
+    with pytest.raises(KeyError):
+        r["seconds"]
+    with pytest.raises(AttributeError):
+        r.nodes = 3
+    import pickle
+    assert pickle.loads(pickle.dumps(r)) == r, "results cross the worker processes' pipes"
+    p = PerftResult(20)
+    assert p == {"nodes": 20, "divide": None, "cycles": None} and repr(p) == \
+        "PerftResult(nodes=20, divide=None, cycles=None)"
+
+
+def test_the_first_line_of_an_error_or_its_type():
+    from chessaccel.host.backends import first_line as host_first_line
+    assert host_first_line is first_line
+    assert first_line(ValueError("  one\ntwo\n")) == "one"
+    assert first_line(ValueError("")) == "ValueError"
 
 
 def test_missing_parts_and_simulator_failures_are_backend_errors():
     with pytest.raises(BackendError) as error:
-        backends._optional("chessaccel.no_such_part", "the no-such part")
+        optional_module("chessaccel.no_such_part", "the no-such part")
     assert str(error.value) == ("the no-such part is not available in this build "
                                 "(No module named 'chessaccel.no_such_part')")
 
@@ -76,13 +225,13 @@ def test_missing_parts_and_simulator_failures_are_backend_errors():
                            (AssertionError(), "AssertionError"),
                            (RuntimeError("  \n"), "RuntimeError")):
         with pytest.raises(BackendError) as raised:
-            backends._simulated(fail, error)
+            simulated(fail, error)
         assert str(raised.value) == f"RTL simulation failed: {message}"
     with pytest.raises(BackendError, match="^as it was$"):
-        backends._simulated(fail, BackendError("as it was"))
+        simulated(fail, BackendError("as it was"))
     with pytest.raises(ValueError):
-        backends._simulated(fail, ValueError("not a simulator failure"))
-    assert backends._simulated(lambda a, b: a + b, 2, 3) == 5
+        simulated(fail, ValueError("not a simulator failure"))
+    assert simulated(lambda a, b: a + b, 2, 3) == 5
 
 
 def test_the_model_backend_divides_in_generation_order():
@@ -193,26 +342,38 @@ def test_the_rtl_search_batches_its_jobs_and_gives_a_one_move_pv(fake_rtl):
 
 
 def test_each_backend_name_reaches_its_implementation(monkeypatch):
-    """verilator and serial:PORT open the board link with the whole spec; opencl and
-    opencl:PLATFORM the OpenCL backend with the platform's name (None: any)."""
-    import sys
-    import types
+    """verilator and serial:PORT open the board link (the simulated board with the cores asked
+    for); opencl, opencl:PLATFORM and opencl:PLATFORM:INDEX the OpenCL backend with the
+    platform's name (None: any) and the device's index."""
+    from chessaccel.host.backends import board as board_module
+    from chessaccel.host.backends.opencl import OpenCLBackend
     opened = []
-    monkeypatch.setitem(sys.modules, "chessaccel.host.boardcli",
-                        types.SimpleNamespace(open_backend=lambda spec: opened.append(spec) or spec))
-    monkeypatch.setitem(sys.modules, "chessaccel.host.opencl",
-                        types.SimpleNamespace(OpenCLBackend=lambda p: ("opencl", p)))
-    assert get_backend("verilator") == "verilator"
-    assert get_backend("serial:/dev/ttyUSB0") == "serial:/dev/ttyUSB0"
-    assert opened == ["verilator", "serial:/dev/ttyUSB0"]
-    assert get_backend("opencl") == ("opencl", None)
-    assert get_backend("opencl:Portable") == ("opencl", "Portable")
-    for spec in ("opencl:", "opencl:  "):
+    monkeypatch.setattr(board_module, "open_simulated_board",
+                        lambda cores, log: opened.append(("sim", cores, log)) or "sim")
+    monkeypatch.setattr(board_module, "open_transport",
+                        lambda port: opened.append(("port", port)) or port)
+    monkeypatch.setattr(board_module.BoardBackend, "__init__",
+                        lambda self, transport, name: opened.append((transport, name)) or None)
+    assert get_backend("verilator") == "sim"
+    assert get_backend("verilator", accelerators=3, log=print) == "sim"
+    assert isinstance(get_backend("serial:/dev/ttyUSB0"), board_module.BoardBackend)
+    assert opened == [("sim", None, None), ("sim", 3, print), ("port", "/dev/ttyUSB0"),
+                      ("/dev/ttyUSB0", "serial:/dev/ttyUSB0")]
+    for spec, platform, index, name in (("opencl", None, None, "opencl"),
+                                        ("opencl:Portable", "Portable", None, "opencl:Portable"),
+                                        ("opencl:NVIDIA:1", "NVIDIA", 1, "opencl:NVIDIA:1")):
+        backend = get_backend(spec)
+        assert isinstance(backend, OpenCLBackend)
+        assert (backend.platform, backend.device_index, backend.name) == (platform, index, name)
+    for spec in ("opencl:", "opencl:  ", "opencl::1"):
         with pytest.raises(BackendError) as error:
             get_backend(spec)
         assert str(error.value) == ("opencl backend needs a platform name after the colon: "
                                     "--backend opencl:NVIDIA or opencl:Portable")
-    for spec in ("openclx", "serial", "Model", "verilator2"):
+    for spec in ("opencl:NVIDIA:", "opencl:NVIDIA:-1", "opencl:NVIDIA:one"):
+        with pytest.raises(BackendError, match=r"^opencl device index must be a number 0, 1, "):
+            get_backend(spec)
+    for spec in ("openclx", "Model", "verilator2"):
         with pytest.raises(BackendError, match="^unknown backend"):
             get_backend(spec)
 

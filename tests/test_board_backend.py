@@ -1,4 +1,4 @@
-"""The board as a backend and on the command line (host/boardcli.py, host/backends.py,
+"""The board as a backend and on the command line (host/backends/board/, host/boardcli.py,
 host/cli.py) against the scripted board of tests/linkpeer.py on a pty: ``--backend serial:PORT``,
 ``chessaccel board info``, the text and JSON the commands print with cycle counts, and every way
 opening a board can fail. Answers are python-chess's and the contract alpha-beta's (the peer's),
@@ -19,9 +19,10 @@ from chessaccel.contract.geometry import move_uci
 from chessaccel.host import cli
 from chessaccel.host.backends import BackendError, get_backend
 from chessaccel.contract.bench import BenchJob
-from chessaccel.host.boardcli import (SIM_CORES_ENV, BoardBackend, board_info_main, open_backend)
+from chessaccel.host.backends.board import SIM_CORES_ENV, BoardBackend, open_simulated_board
+from chessaccel.host.boardcli import board_info_main
 from chessaccel.model.position import parse_position
-from chessaccel.host.transport import PtyTransport
+from chessaccel.host.backends.board.transport import PtyTransport
 from chessaccel.sim.boardsim import verilator_missing
 from chessaccel.model.movegen import legal_moves
 
@@ -101,7 +102,7 @@ def test_the_serial_backend_runs_jobs_on_the_board(peer):
 
 
 def test_a_mated_root_has_no_move_and_an_empty_pv(peer):
-    backend = open_backend(f"serial:{peer.port}")
+    backend = get_backend(f"serial:{peer.port}")
     try:
         assert backend.search(board(FOOLS_MATE), 1, -INF, INF) == \
             {"score": -MATE, "best_move": None, "pv": [], "nodes": 1, "cycles": cycles_of(1)}
@@ -111,7 +112,7 @@ def test_a_mated_root_has_no_move_and_an_empty_pv(peer):
 
 def test_a_job_that_fails_is_a_backend_error(peer):
     peer.script("ok", "ok", "ok", ("fields", {"status": STATUS["ABORTED"]}))
-    backend = open_backend(f"serial:{peer.port}")
+    backend = get_backend(f"serial:{peer.port}")
     try:
         with pytest.raises(BackendError, match=r"^job 0 ended ABORTED$"):
             backend.perft(board(STARTPOS), 1)
@@ -123,7 +124,7 @@ def test_a_board_without_cores_is_refused_and_closed():
     with ScriptedBoard(cores=0) as peer:
         before = open_fds()
         with pytest.raises(BackendError) as error:
-            open_backend(f"serial:{peer.port}")
+            get_backend(f"serial:{peer.port}")
         assert str(error.value) == f"the board on {peer.port} has no search core"
         assert open_fds() == before
 
@@ -142,14 +143,14 @@ def test_a_board_that_does_not_answer_is_a_backend_error(peer, answered, message
 
 
 @pytest.mark.parametrize("spec,message", [
-    ("serial:", "not a board backend: 'serial:' (verilator or serial:PORT)"),
-    ("usb", "not a board backend: 'usb' (verilator or serial:PORT)"),
+    ("serial:", "serial backend needs a port: --backend serial:/dev/ttyUSB0"),
+    ("usb", "unknown backend 'usb' (choose from: "),
     ("serial:/dev/pts/999999", "cannot open /dev/pts/999999: No such file or directory"),
     ("serial:/dev/no-such-port", "cannot open serial port /dev/no-such-port: "),
 ])
 def test_board_backends_that_cannot_open(spec, message):
     with pytest.raises(BackendError) as error:
-        open_backend(spec)
+        get_backend(spec)
     assert str(error.value).startswith(message)
 
 
@@ -158,10 +159,17 @@ def test_a_bad_core_count_for_the_simulated_board_is_one_line(capsys, monkeypatc
     monkeypatch.setenv(SIM_CORES_ENV, cores)
     message = f"CHESSACCEL_SIM_CORES must be a number of cores in 0..8, got {cores!r}"
     with pytest.raises(BackendError) as error:
-        open_backend("verilator")
+        get_backend("verilator")
     assert str(error.value) == message
     assert run(capsys, ["perft", "startpos", "--depth", "1", "--backend", "verilator"]) == \
         (2, [], [f"chessaccel: error: {message}"])
+
+
+@pytest.mark.parametrize("cores", [-1, 9])
+def test_a_core_count_given_out_of_range_is_one_line_before_any_build(cores):
+    with pytest.raises(BackendError) as error:
+        open_simulated_board(cores)
+    assert str(error.value) == f"a simulated board has 0..8 cores, not {cores}"
 
 
 def test_more_job_slots_than_the_link_addresses_is_one_line_before_any_build(capsys, tmp_path,
@@ -190,10 +198,10 @@ def test_the_verilator_backend_starts_its_own_board(monkeypatch):
 
     monkeypatch.setenv(SIM_CORES_ENV, "0")
     with pytest.raises(BackendError, match=r"^the board on /dev/pts/\d+ has no search core$"):
-        open_backend("verilator")
+        get_backend("verilator")
     assert boardsims() == set(), "the simulated board was left running"
-    monkeypatch.setenv(SIM_CORES_ENV, "2")
-    backend = open_backend("verilator")
+    monkeypatch.setenv(SIM_CORES_ENV, "7")       # the caller's count wins over the variable
+    backend = get_backend("verilator", accelerators=2)
     try:
         assert backend.info.cores == 2 and backend.sim is not None
         assert backend.client.timeout == 5.0        # SIM_REPLY_TIMEOUT, docs/protocol.md
@@ -216,7 +224,7 @@ def test_board_info_prints_what_the_board_reports(capsys):
         assert run(capsys, ["board", "info", "--port", peer.port]) == \
             (0, info_lines(3, "000", 2), [])
         with PtyTransport(peer.port) as transport:
-            from chessaccel.host.client import BoardClient
+            from chessaccel.host.backends.board.client import BoardClient
             client = BoardClient(transport)
             client.submit(0, board(STARTPOS), 1, -INF, INF)
             client.submit(1, board(STARTPOS), 1, -INF, INF)

@@ -1,7 +1,7 @@
 """The simulated board (sim/boardsim.py: BoardTop under Verilator on a pty) and the host client.
 
 The board is reached exactly as a real one: a pseudo-terminal, the link protocol, the same
-client code (host/client.py) and transports (host/transport.py). Jobs are compared with the
+client code (host/backends/board/client.py) and transports (host/backends/board/transport.py). Jobs are compared with the
 model (sim/model/search.py) field by field; fault injection wraps the transport.
 """
 
@@ -13,9 +13,9 @@ import pytest
 
 from chessaccel.contract.defs import INF, Mode
 from chessaccel.host.boardcli import board_info_main
-from chessaccel.host.client import BadJob, BoardClient, BoardError, JobFailed, NoBoardError
+from chessaccel.host.backends.board.client import BadJob, BoardClient, BoardError, JobFailed, NoBoardError
 from chessaccel.model.position import chess_from_board
-from chessaccel.host.transport import FaultyTransport, PtyTransport, SerialTransport
+from chessaccel.host.backends.board.transport import FaultyTransport, PtyTransport, SerialTransport
 from chessaccel.contract.protocol import PROTOCOL_VERSION
 from chessaccel.sim.boardsim import (SIM_CLOCKS_PER_BIT, SIM_CLOCK_HZ, SIM_REPLY_TIMEOUT, BoardSim,
                                     verilator_missing)

@@ -1,5 +1,6 @@
 """The command line: JSON keys, agreement with the model, and bad input (one line, exit 2)."""
 
+import dataclasses
 import json
 import os
 import re
@@ -10,6 +11,7 @@ import chess
 import pytest
 
 from chessaccel.contract.defs import MATE
+from chessaccel.host.backends import Backend
 import chessaccel.host.cli as cli
 from chessaccel.host.cli import main
 from chessaccel.contract.bench import BENCH
@@ -105,7 +107,7 @@ def test_bench_signature_is_the_documented_one():
     change to the bench set, move order, search or evaluation must update it on purpose."""
     import re
     from pathlib import Path
-    from chessaccel.host.backends import ModelBackend
+    from chessaccel.host.backends.model import ModelBackend
     from chessaccel.model.position import parse_position
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     published = int(re.search(r"bench signature \(total nodes\) \| ([\d,]+)", readme)
@@ -255,21 +257,21 @@ def test_moves_text_output(capsys):
     assert run_json(capsys, "moves", STALEMATE) == {"moves": []}
 
 
-class _CyclingModel:
+class _CyclingModel(Backend):
     """The model with a hardware backend's cycle count (5 cycles a node, 3 a perft leaf)."""
 
     def __init__(self, spec):
-        from chessaccel.host.backends import ModelBackend
+        from chessaccel.host.backends.model import ModelBackend
         self.model = ModelBackend()
         self.closed = False
 
     def search(self, *job):
         r = self.model.search(*job)
-        return {**r, "cycles": 5 * r["nodes"]}
+        return dataclasses.replace(r, cycles=5 * r.nodes)
 
     def perft(self, board, depth, divide=False):
         r = self.model.perft(board, depth, divide)
-        return {**r, "cycles": 3 * r["nodes"]}
+        return dataclasses.replace(r, cycles=3 * r.nodes)
 
     def close(self):
         self.closed = True
@@ -277,7 +279,7 @@ class _CyclingModel:
 
 def test_cycles_are_reported_where_a_backend_counts_them(capsys, monkeypatch, tmp_path):
     made = []
-    monkeypatch.setattr(cli, "get_backend", lambda spec: made.append(_CyclingModel(spec)) or made[-1])
+    monkeypatch.setattr(cli, "get_backend", lambda spec, **options: made.append(_CyclingModel(spec)) or made[-1])
     assert main(["perft", "startpos", "--depth", "2"]) == 0
     assert re.fullmatch(r"perft 2: nodes 400  cycles 1200  \(\d+\.\d{3} s\)\n", capsys.readouterr().out)
     assert main(["search", "startpos", "--depth", "1"]) == 0
@@ -337,7 +339,7 @@ def test_bench_on_opencl_names_its_device(capsys, monkeypatch, tmp_path):
     assert obj["signature"] == obj["nodes"] == obj["positions"][0]["nodes"]
 
 
-class _Failing:
+class _Failing(Backend):
     def __init__(self, error):
         self.error = error
         self.closed = False
@@ -357,7 +359,7 @@ def test_a_backend_failing_at_run_time(capsys, monkeypatch, error, status, line)
     """A backend failing mid-command: exit 1 (bad input is 2; README), or 130 on an interrupt;
     one line on stderr, nothing on stdout, and the backend closed either way."""
     backend = _Failing(error)
-    monkeypatch.setattr(cli, "get_backend", lambda spec: backend)
+    monkeypatch.setattr(cli, "get_backend", lambda spec, **options: backend)
     assert main(["moves", "startpos"]) == status
     captured = capsys.readouterr()
     assert (captured.out, captured.err) == ("", line + "\n") and backend.closed
@@ -406,7 +408,7 @@ def test_the_help_of_each_command_is_the_committed_one(capsys, monkeypatch):
     change of the manual updates the file on purpose."""
     monkeypatch.setenv("COLUMNS", "100")
     pages = []
-    for argv in ([], ["moves"], ["perft"], ["search"], ["bench"], ["board", "info"]):
+    for argv in ([], ["moves"], ["perft"], ["search"], ["compare"], ["bench"], ["board", "info"]):
         with pytest.raises(SystemExit) as exit_:
             main([*argv, "--help"])
         assert exit_.value.code == 0

@@ -2,7 +2,7 @@
 
 Cycle counts are deterministic (the core's walk is the model's, node for node, and every state
 takes a fixed number of cycles), so tests/data/cycle_budget.json holds, per bench position
-(host/bench.py), the node count and the most cycles the core may take. A change that makes the
+(contract/bench.py), the node count and the most cycles the core may take. A change that makes the
 core slower on any position fails here; if the slowdown is meant (a trade of cycles for clock
 rate, say), rewrite the budget on purpose and say so in the commit and in docs/fsm.md:
 
@@ -47,7 +47,7 @@ def write_budget(measured):
     nodes = sum(n for n, _ in measured.values())
     cycles = sum(c for _, c in measured.values())
     BUDGET.write_text(json.dumps({
-        "about": "SearchCore cycle budget on the bench set (host/bench.py), full window; "
+        "about": "SearchCore cycle budget on the bench set (contract/bench.py), full window; "
                  "written by `python tests/test_cycle_budget.py --update`",
         "total": {"nodes": nodes, "max_cycles": cycles,
                   "max_cycles_per_node": round(cycles / nodes, 4)},

@@ -11,11 +11,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from chessaccel.contract.defs import INF, MATE, MAX_PLY
-from chessaccel.host.backends import Backend, BackendError, RtlBackend
+from chessaccel.host.backends import Backend, BackendError, Capabilities, JobResult
+from chessaccel.host.backends.rtl import RtlBackend
 from chessaccel.lab.dispatch import InstantBackend, ThreadedInstantBackend
 from chessaccel.host.engine import scores
 from chessaccel.host.engine.hostboard import position_key
-from chessaccel.host.engine.jobs import (BatchExecutor, ExecutorError, Job, PoolExecutor,
+from chessaccel.host.engine.executors import (BatchExecutor, ExecutorError, Job, PoolExecutor,
                                          make_executor)
 from chessaccel.host.engine.order import ordered_moves
 from chessaccel.host.engine.search import (HostSearch, Limits, SearchOptions, makespan)
@@ -383,7 +384,7 @@ def test_a_link_executor_runs_side_by_side_only_with_several_cores(cores):
     """The board link's executor (here on the scripted board of tests/linkpeer.py): one slot
     per core; parallel and speculative only with more than one core (docs: a single
     accelerator would only get extra work); its jobs come back as the board answers them."""
-    from chessaccel.host.engine.jobs import LinkExecutor
+    from chessaccel.host.engine.executors import LinkExecutor
     from linkpeer import ScriptedBoard
     with ScriptedBoard(cores=cores) as peer:
         executor = make_executor(f"serial:{peer.port}")
@@ -464,7 +465,7 @@ def test_a_failing_batch_backend_fails_the_batch(monkeypatch):
 class _InlineBackend(Backend):
     """A backend whose batches run in the submitting thread; it answers ``answer(jobs)``."""
     name = "inline"
-    inline_batches = True
+    capabilities = Capabilities(batch=True, inline_batches=True)
 
     def __init__(self, answer):
         self.answer = answer
@@ -519,8 +520,7 @@ class _ScriptedParallel(Backend):
     placement of pieces): ``scores`` from the child's side, 0 for any other; it records every
     job it is given as (placement, job alpha, job beta)."""
     name = "scripted"
-    parallel_batches = True
-    inline_batches = True
+    capabilities = Capabilities(batch=True, parallel_batches=True, inline_batches=True)
 
     def __init__(self, scores=None):
         self.scores = scores or {}
@@ -531,8 +531,7 @@ class _ScriptedParallel(Backend):
         for job in jobs:
             key = chess_from_board(job.board).board_fen()
             self.seen.append((key, job.alpha, job.beta))
-            out.append({"score": self.scores.get(key, 0), "best_move": None, "pv": [],
-                        "nodes": 1, "cycles": None})
+            out.append(JobResult(self.scores.get(key, 0), None, [], 1))
         return out
 
 
@@ -617,8 +616,7 @@ class _ScriptedByDepth(_ScriptedParallel):
         for job in jobs:
             key = chess_from_board(job.board).board_fen()
             self.seen.append((key, job.depth, job.alpha, job.beta))
-            out.append({"score": self.scores.get((key, job.depth), 0), "best_move": None,
-                        "pv": [], "nodes": 1, "cycles": None})
+            out.append(JobResult(self.scores.get((key, job.depth), 0), None, [], 1))
         return out
 
 
@@ -687,7 +685,7 @@ def test_with_the_table_off_hashfull_is_0():
 
 
 class _SerialByDepth(_ScriptedByDepth):
-    parallel_batches = False
+    capabilities = Capabilities(batch=True, inline_batches=True)
 
 
 def test_one_accelerator_does_not_search_a_result_at_beta_again():

@@ -12,7 +12,7 @@ import chess.engine
 import pytest
 
 from chessaccel.contract.defs import INF
-from chessaccel.host.engine.jobs import Job, LinkExecutor, make_executor
+from chessaccel.host.engine.executors import Job, LinkExecutor, make_executor
 from chessaccel.sim.boardsim import verilator_missing
 from chessaccel.model import search as model
 

@@ -21,8 +21,8 @@ import pytest
 
 from chessaccel.contract.defs import INF, MATE
 from chessaccel.contract.geometry import move_uci
-from chessaccel.host.backends import ModelBackend
-from chessaccel.host.engine.jobs import BatchExecutor, make_executor
+from chessaccel.host.backends.model import ModelBackend
+from chessaccel.host.engine.executors import BatchExecutor, make_executor
 from chessaccel.host.engine.order import ordered_moves, to_model
 from chessaccel.host.engine.search import HostSearch, SearchOptions
 from chessaccel.model import search as model

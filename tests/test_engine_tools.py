@@ -13,7 +13,7 @@ from chessaccel.contract.bench import BENCH
 from chessaccel.host.cli import main
 from chessaccel.lab.dispatch import (GOAL_JOBS_PER_S, InstantBackend, goal_verdict,
                                              measure_interface, measure_search)
-from chessaccel.host.engine.jobs import Job
+from chessaccel.host.engine.executors import Job
 from chessaccel.model.position import parse_position
 from chessaccel.contract.defs import INF
 
@@ -109,7 +109,7 @@ def test_a_failing_batch_is_one_line_naming_the_instant_backend():
     """The executor's error line names the backend by its name ("instant"), inline and in a
     batch of the threaded variant; the executor counts each batch it ran."""
     from chessaccel.lab.dispatch import ThreadedInstantBackend
-    from chessaccel.host.engine.jobs import BatchExecutor, ExecutorError
+    from chessaccel.host.engine.executors import BatchExecutor, ExecutorError
     board = parse_position("4k3/8/8/8/8/8/8/4K3 w - - 0 1")[0]
     executor = BatchExecutor(InstantBackend())
     try:
@@ -309,7 +309,7 @@ def test_the_interface_rates_are_jobs_over_the_clocks(monkeypatch):
     size): each rate is the jobs that went through submit/wait over that tick, on the wall
     clock and on the CPU clock."""
     from chessaccel.lab import dispatch
-    from chessaccel.host.engine.jobs import BatchExecutor
+    from chessaccel.host.engine.executors import BatchExecutor
     monkeypatch.setattr(dispatch, "time", _TickingClock(0.5, 0.25))
     moved = []
     real_submit = BatchExecutor.submit

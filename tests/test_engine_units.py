@@ -14,7 +14,7 @@ import pytest
 
 from chessaccel.contract.defs import INF, MATE, MAX_PLY
 from chessaccel.host.engine import scores
-from chessaccel.host.engine.jobs import ExecutorError, Job, LinkExecutor, PoolExecutor
+from chessaccel.host.engine.executors import ExecutorError, Job, LinkExecutor, PoolExecutor
 from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
 from chessaccel.host.engine.timeman import (HORIZON, MIN_THINK, Budget, GoLimits, LagMeter,
                                             plan)
@@ -351,9 +351,9 @@ def test_a_dead_worker_is_replaced_and_the_pool_goes_on():
         executor.close()
 
 
-class _Outcome:
-    def __init__(self, score, best_move, nodes, cycles):
-        self.score, self.best_move, self.nodes, self.cycles = score, best_move, nodes, cycles
+def _Outcome(score, best_move, nodes, cycles):
+    from chessaccel.host.backends.board.client import JobOutcome
+    return JobOutcome(score, best_move, nodes, cycles, core=0)
 
 
 class _FakeBoardClient:
@@ -369,7 +369,7 @@ class _FakeBoardClient:
 
     def submit(self, job_id, board, depth, alpha, beta):
         if self.fail:
-            from chessaccel.host.client import BoardError
+            from chessaccel.host.backends.board.client import BoardError
             raise BoardError(self.fail)
         self.submitted.append((job_id, depth, alpha, beta))
         return 0
@@ -382,6 +382,7 @@ class _FakeBoardClient:
 
 
 class _FakeBoardBackend:
+    """The board backend as LinkExecutor uses it: its name, client and core count."""
     name = "fakeboard"
 
     def __init__(self, client):
@@ -393,6 +394,59 @@ class _FakeBoardBackend:
         self.closed = True
 
 
+def test_an_executor_of_its_own_delivers_through_the_public_batch_api():
+    """What a Ray or MPI executor would do: submit hands jobs out, another thread delivers
+    results (Batch.deliver, deliver_all) or a failure (Batch.fail), the waiter sees them as it
+    sees any executor's; cancel reaches cancel_batch."""
+    import threading
+    from chessaccel.host.backends import JobResult
+    from chessaccel.host.engine.executors import Batch, Executor
+
+    class Threaded(Executor):
+        name = "threaded"
+
+        def __init__(self):
+            super().__init__()
+            self.cancelled = []
+
+        def submit(self, jobs):
+            batch = Batch(self, jobs)
+
+            def answer():
+                if jobs[0].depth < 0:
+                    batch.fail(RuntimeError("the cluster is gone"))
+                    return
+                for index in reversed(range(len(jobs))):
+                    result = JobResult(jobs[index].depth, None, [], 1)
+                    self.count(result)
+                    batch.deliver(index, result)
+            threading.Thread(target=answer).start()
+            return batch
+
+        def cancel_batch(self, batch):
+            self.cancelled.append(batch)
+
+    executor = Threaded()
+    batch = executor.submit([Job(None, 3, -INF, INF), Job(None, 4, -INF, INF)])
+    seen = []
+    for _ in range(100):
+        seen += batch.wait(0.1)
+        if len(seen) == 2:
+            break
+    assert sorted(seen) == [0, 1] and batch.done() and [r.score for r in batch.results] == [3, 4]
+    assert (executor.stats["jobs"], executor.stats["nodes"]) == (2, 2)
+    failed = executor.submit([Job(None, -1, -INF, INF)])
+    with pytest.raises(ExecutorError, match="^the cluster is gone$"):
+        for _ in range(100):
+            failed.wait(0.1)
+    failed.cancel()
+    failed.cancel()
+    assert executor.cancelled == [failed]
+    whole = Batch(executor, [Job(None, 1, -INF, INF)] * 2, inline=True)
+    whole.deliver_all([JobResult(1, None, [], 5)] * 2)
+    assert whole.done() and whole.wait(0) == [0, 1] and whole.wait(0) == []
+
+
 def _finish(batch):
     start = time.monotonic()
     while not batch.done():
@@ -400,7 +454,7 @@ def _finish(batch):
         assert time.monotonic() - start < 10
 
 
-def test_a_link_executor_makes_each_outcome_a_result_dict():
+def test_a_link_executor_makes_each_outcome_a_job_result():
     backend = _FakeBoardBackend(_FakeBoardClient())
     executor = LinkExecutor(backend)
     try:

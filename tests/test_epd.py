@@ -1,5 +1,5 @@
 """``chessaccel epd``: scoring by bm / am / dm, the files it writes, resuming, bad suites; and
-position text with trailing junk (host/position.py)."""
+position text with trailing junk (contract/position.py)."""
 
 import json
 

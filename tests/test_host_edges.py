@@ -1,4 +1,4 @@
-"""Edge cases of the host's input handling (host/position.py, host/cli.py), as docs/semantics.md
+"""Edge cases of the host's input handling (contract/position.py, host/cli.py), as docs/semantics.md
 section 8 states them, with hypothesis drawing the cases:
 
 - the FEN python-chess writes for a random legal position parses to that very position, with no

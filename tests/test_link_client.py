@@ -1,4 +1,4 @@
-"""The host's link client (host/client.py) and transports (host/transport.py) against a scripted
+"""The host's link client (host/backends/board/client.py) and transports (host/backends/board/transport.py) against a scripted
 board (tests/linkpeer.py) on a real pseudo-terminal: retries, sequence numbers, timeouts, every
 reply and error of docs/protocol.md, and faults injected reply by reply, in milliseconds.
 
@@ -17,11 +17,11 @@ import pytest
 
 from chessaccel.contract.defs import INF, MATE, Mode
 from chessaccel.contract.geometry import move_uci
-from chessaccel.host import client as client_module
-from chessaccel.host.client import (POLL_FIRST, POLL_GROWTH, POLL_LONGEST, BadJob, BoardClient,
+from chessaccel.host.backends.board import client as client_module
+from chessaccel.host.backends.board.client import (POLL_FIRST, POLL_GROWTH, POLL_LONGEST, BadJob, BoardClient,
                                     BoardError, BoardRefused, JobFailed, JobOutcome, NoBoardError)
 from chessaccel.model.position import parse_position
-from chessaccel.host.transport import (FaultyTransport, PtyTransport, SerialTransport, Transport,
+from chessaccel.host.backends.board.transport import (FaultyTransport, PtyTransport, SerialTransport, Transport,
                                        TransportError, open_transport)
 from chessaccel.contract.protocol import ErrorCode
 from chessaccel.model.board import Board
@@ -644,7 +644,7 @@ class _Recording(Transport):
 
 
 def test_faulty_transport_defaults_are_seed_0_and_50_ms_stalls(monkeypatch):
-    from chessaccel.host import transport
+    from chessaccel.host.backends.board import transport
     data = bytes(range(64))
 
     def damaged(**kwargs):

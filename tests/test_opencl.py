@@ -197,6 +197,21 @@ def test_a_position_without_exactly_one_king_each_is_refused(backend):
     assert backend.search_many([]) == []
 
 
+def test_a_device_index_past_the_platforms_devices_is_one_backend_error(backend):
+    """PoCL has one device: opencl:Portable:0 is it, opencl:Portable:1 is a clear error when the
+    device is first needed (as every device failure: exit 1, not bad input)."""
+    from chessaccel.host.backends import BackendError, get_backend
+    board = suites.board_of(chess.STARTING_FEN)
+    first = get_backend("opencl:Portable:0")
+    assert first.name == "opencl:Portable:0" and first.device.name == backend.device.name
+    assert first.moves(board) == backend.moves(board)
+    second = get_backend("opencl:Portable:1")
+    with pytest.raises(BackendError) as error:
+        second.moves(board)
+    assert str(error.value) == ("OpenCL platform 'Portable Computing Language' has 1 device(s) "
+                                "(0..0): no device 1")
+
+
 def test_the_program_binary_is_cached(backend):
     backend.device
     assert opencl_device.open_device("pocl") is backend.device, "one context per process"

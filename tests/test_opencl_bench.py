@@ -312,9 +312,9 @@ def test_the_rtl_figure_is_the_cpu_time_of_the_timed_jobs_alone(monkeypatch):
     single-threaded run, and the rate is nodes over them."""
     import io
     import time
-    from chessaccel.host import backends
+    from chessaccel.host.backends import Backend, rtl
 
-    class Stand(backends.Backend):
+    class Stand(Backend):
         name = "rtl"
 
         def search_many(self, jobs):
@@ -322,7 +322,7 @@ def test_the_rtl_figure_is_the_cpu_time_of_the_timed_jobs_alone(monkeypatch):
             while time.process_time() < end:
                 pass
             return [{"score": 0, "best_move": None, "nodes": 100, "cycles": 600} for _ in jobs]
-    monkeypatch.setattr(backends, "RtlBackend", Stand)
+    monkeypatch.setattr(rtl, "RtlBackend", Stand)
     r = crossbench._rtl(io.StringIO())
     assert r["jobs"] == len(crossbench.BENCH) and r["cycles_per_node"] == 6.0
     assert 0.015 < r["cpu_seconds"] <= r["seconds"] + 0.01

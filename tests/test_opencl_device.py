@@ -77,6 +77,23 @@ def test_a_platform_name_matches_its_name_or_vendor_in_any_case():
     assert opencl_device._choose(_CL(FPGA), "fpga") == "fpga-emu"
 
 
+def test_a_device_index_picks_among_the_devices_the_name_would_choose_from():
+    """opencl:PLATFORM:INDEX: the devices of the matching platforms, GPUs first (a second GPU
+    is opencl:NVIDIA:1); an index past them is one line saying how many there are."""
+    cl = _CL(NVIDIA, AMD, POCL)
+    assert opencl_device._choose(cl, "nvidia", 0) == opencl_device._choose(cl, "nvidia") == "h100"
+    assert opencl_device._choose(cl, "nvidia", 1) == "h100-b"
+    assert opencl_device._choose(cl, "pocl", 1) == "pocl-cpu2"
+    assert opencl_device._choose(cl, None, 1) == "h100-b"
+    for platform, index, message in (
+            ("nvidia", 2, "OpenCL platform 'NVIDIA CUDA' has 2 device(s) (0..1): no device 2"),
+            ("micro devices", 1, "OpenCL platform 'AMD Accelerated Parallel Processing' has 1 "
+                                 "device(s) (0..0): no device 1")):
+        with pytest.raises(OpenCLError) as e:
+            opencl_device._choose(cl, platform, index)
+        assert str(e.value) == message
+
+
 def test_each_failure_to_find_a_device_is_one_line_naming_the_platforms():
     with pytest.raises(OpenCLError) as e:
         opencl_device._choose(_CL(), None)
@@ -102,11 +119,6 @@ def test_listing_the_platforms():
         opencl_device._platforms(_CL(error="clGetPlatformIDs failed: OUT_OF_HOST_MEMORY\nmore"))
     assert str(e.value) == "cannot list OpenCL platforms: clGetPlatformIDs failed: OUT_OF_HOST_MEMORY"
     assert opencl_device._devices(_CL, _Platform("x", broken=True), _Types.ALL) == []
-
-
-def test_the_first_line_of_an_error_or_its_type():
-    assert opencl_device._first_line(ValueError("  one\ntwo\n")) == "one"
-    assert opencl_device._first_line(ValueError("")) == "ValueError"
 
 
 def test_a_compiler_line_loses_its_temporary_path():

@@ -569,7 +569,7 @@ def test_each_refused_job_says_why(pocl):
             ((start, 2, -32768, 0), "window (-32768, 0) must satisfy -32767 <= alpha < beta <= 32767"),
             ((start, 2, 0, 32768), "window (0, 32768) must satisfy -32767 <= alpha < beta <= 32767"),
             ((_without_white_king(), 1, -100, 100),
-             "the position has 0 white kings (a job needs exactly one)")):
+             "the position has 0 white kings (the accelerator needs exactly one)")):
         with pytest.raises(SearchError) as e:
             pocl.search_many([job])
         assert str(e.value) == message
@@ -586,7 +586,7 @@ def test_each_refused_job_says_why(pocl):
         two = start.copy()
         two.sq[5] = two.sq[4]          # a second white king on f1
         pocl.moves_many([start, two])
-    assert str(e.value) == "the position has 2 white kings (a job needs exactly one)"
+    assert str(e.value) == "the position has 2 white kings (the accelerator needs exactly one)"
 
 
 def test_the_sweep_and_the_host_split_on_a_stand_in_gpu(tmp_path, monkeypatch, capsys):

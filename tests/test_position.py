@@ -1,4 +1,4 @@
-"""Reading positions (host/position.py): what is accepted, what is rejected and why.
+"""Reading positions (contract/position.py): what is accepted, what is rejected and why.
 
 malformed-epd.epd is a published parser-breaking suite whose lines carry a free-text verdict.
 Each line is classified by that verdict and fed to ``parse_position`` exactly as it stands in the

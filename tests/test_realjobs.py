@@ -11,7 +11,7 @@ import pytest
 
 from chessaccel.contract.defs import INF
 from chessaccel.contract.bench import BENCH
-from chessaccel.host.engine.jobs import Job, make_executor
+from chessaccel.host.engine.executors import Job, make_executor
 from chessaccel.host.engine.recorder import RecordingExecutor, ReplayExecutor, ReplayMismatch
 from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
 from chessaccel.host.engine.tt import TranspositionTable

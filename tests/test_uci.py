@@ -15,8 +15,8 @@ import chess
 import chess.engine
 import pytest
 
-from chessaccel.host.engine.jobs import BatchExecutor
-from chessaccel.host.backends import ModelBackend
+from chessaccel.host.engine.executors import BatchExecutor
+from chessaccel.host.backends.model import ModelBackend
 from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
 from chessaccel.host.engine.tt import TranspositionTable
 

@@ -1,4 +1,4 @@
-"""Mutation testing of chessaccel with mutmut 2: ``make mutation [PATHS="host/position.py ..."]``.
+"""Mutation testing of chessaccel with mutmut 2: ``make mutation [PATHS="src/chessaccel/contract/position.py ..."]``.
 
 What it does, and why this way:
 
@@ -71,11 +71,10 @@ TEST_SELECTION = {
     "src/chessaccel/contract/position.py": ["tests/test_host_edges.py", "tests/test_position.py"],
     "src/chessaccel/host/cli.py": ["tests/test_board_backend.py", "tests/test_cli.py", "tests/test_host_edges.py"],
     # the link client, transports and board backend against the scripted board (linkpeer.py)
-    "src/chessaccel/host/client.py": ["tests/test_link_client.py", "tests/test_board_backend.py"],
-    "src/chessaccel/host/transport.py": ["tests/test_link_client.py", "tests/test_board_backend.py"],
+    "src/chessaccel/host/backends/board/": ["tests/test_link_client.py", "tests/test_board_backend.py"],
     "src/chessaccel/host/boardcli.py": ["tests/test_board_backend.py"],
-    "src/chessaccel/host/backends.py": ["tests/test_backends.py", "tests/test_board_backend.py",
-                         "tests/test_cli.py"],
+    "src/chessaccel/host/backends/": ["tests/test_backends.py", "tests/test_board_backend.py",
+                       "tests/test_cli.py"],
     "src/chessaccel/contract/bench.py": ["tests/test_cli.py"],
     "src/chessaccel/lab/crossbench.py": ["tests/test_opencl_bench.py", "tests/test_cli.py"],
     # the engine: its own fast tests first (seconds), the frontier's node identity and the UCI
@@ -85,9 +84,9 @@ TEST_SELECTION = {
     "src/chessaccel/host/engine/search.py": ["tests/test_engine_units.py", "tests/test_engine.py",
                               "tests/test_engine_frontier.py", "tests/test_engine_tools.py",
                               "tests/test_uci.py"],
-    "src/chessaccel/host/engine/jobs.py": ["tests/test_engine_units.py", "tests/test_engine.py",
-                            "tests/test_engine_tools.py", "tests/test_engine_frontier.py",
-                            "tests/test_engine_board.py"],
+    "src/chessaccel/host/engine/executors/": ["tests/test_engine_units.py", "tests/test_engine.py",
+                               "tests/test_engine_tools.py", "tests/test_engine_frontier.py",
+                               "tests/test_engine_board.py"],
     "src/chessaccel/host/engine/worker.py": ["tests/test_engine_units.py", "tests/test_engine.py"],
     "src/chessaccel/host/engine/scores.py": ["tests/test_engine_units.py", "tests/test_engine.py",
                               "tests/test_engine_frontier.py"],

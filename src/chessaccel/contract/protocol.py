@@ -1,7 +1,7 @@
 """The host <-> board link protocol: frames, commands, payloads and the CRC, defined once.
 
 docs/protocol.md is the prose version. The RTL (hdl/link.py, hdl/boardtop.py) uses these shapes
-directly; the host (host/client.py) and the tests pack and unpack with ``encode_payload`` /
+directly; the host (host/backends/board/client.py) and the tests pack and unpack with ``encode_payload`` /
 ``decode_payload``, which go through the layouts, so no bit position is written twice.
 
 A frame on the wire::

@@ -3,6 +3,7 @@
     chessaccel moves  POSITION [--backend B] [--json]
     chessaccel perft  POSITION --depth N [--divide] [--count-mode bulk|make] [--backend B] [--json]
     chessaccel search POSITION [--depth N] [--alpha A] [--beta B] [--backend B] [--json]
+    chessaccel compare POSITION [--depth N] [--backends B1,B2,...] [--json] [--out FILE]
     chessaccel bench  [--backend B] [--json] [--out FILE] [--plot FILE]
                       [--host [--host-backends B1,B2] [--host-depth D] [--hardware-plies H]
                        [--accelerators N]] [--dispatch [--dispatch-depth D]]
@@ -28,7 +29,7 @@ import time
 from chessaccel.contract.defs import INF, MAX_DEPTH
 from chessaccel.contract.geometry import move_uci
 from chessaccel.model.search import mate_distance
-from .backends import BackendError, get_backend, BACKEND_NAMES
+from .backends import BackendError, backend_names, get_backend
 from ..contract.bench import BENCH
 from ..model.position import PositionError, parse_position
 
@@ -123,7 +124,7 @@ def _parser():
         if position:
             sp.add_argument("position", help="FEN or EPD line (quoted), or 'startpos'")
         sp.add_argument("--backend", default="model",
-                        help=f"where the work runs: {', '.join(BACKEND_NAMES)} (default: model)")
+                        help=f"where the work runs: {', '.join(backend_names())} (default: model)")
         sp.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
     sp = sub.add_parser("moves", help="legal moves in the accelerator's generation order")
@@ -140,6 +141,10 @@ def _parser():
     sp.add_argument("--depth", type=_depth, default=4, help=f"plies, 0..{MAX_DEPTH} (default 4)")
     sp.add_argument("--alpha", type=_bound, default=-INF, help=f"window low bound (default {-INF})")
     sp.add_argument("--beta", type=_bound, default=INF, help=f"window high bound (default {INF})")
+    sp = sub.add_parser("compare", help="search one position on several backends side by side: "
+                                        "the same score, move and nodes, and each one's speed")
+    from .compare import add_arguments as add_compare_arguments
+    add_compare_arguments(sp, _depth)
     sp = sub.add_parser("bench", help="search the bench set; print nodes, time and signature")
     common(sp, position=False)
     sp.add_argument("--out", help="JSON file to write (default out/bench-BACKEND.json)")
@@ -181,6 +186,11 @@ def _board(text):
     return board
 
 
+def _progress(line):
+    """A backend's start-up progress (a simulated board's build): one line on stderr."""
+    print(line, file=sys.stderr, flush=True)
+
+
 def _uci(move):
     return move_uci(move) if move else None
 
@@ -200,7 +210,7 @@ def cmd_moves(args, backend):
 
 def cmd_perft(args, backend):
     board = _board(args.position)
-    modes = getattr(backend, "count_modes", ("make",))
+    modes = backend.count_modes
     if args.count_mode is not None and args.count_mode not in modes:
         raise UsageError(f"--count-mode {args.count_mode} needs the opencl backend "
                          f"({args.backend} makes every leaf)")
@@ -248,15 +258,15 @@ def cmd_bench(args, backend):
     jobs = [(_board(job.fen), job.depth, -INF, INF) for job in BENCH]
     progress = sys.stderr if not args.json else None
     t0 = time.perf_counter()
-    results = []
+    results, times = [], []
     for job, spec in zip(BENCH, jobs):
         t = time.perf_counter()
         r = backend.search(*spec)
-        r["seconds"] = time.perf_counter() - t
+        times.append(time.perf_counter() - t)
         results.append(r)
         if progress:
             print(f"  {job.name:12s} depth {job.depth}  nodes {r['nodes']:7d}  "
-                  f"score {r['score']:6d}  {r['seconds']:.2f} s", file=progress)
+                  f"score {r['score']:6d}  {times[-1]:.2f} s", file=progress)
     seconds = time.perf_counter() - t0
     nodes = sum(r["nodes"] for r in results)
     has_cycles = all(r["cycles"] is not None for r in results)
@@ -264,10 +274,10 @@ def cmd_bench(args, backend):
     positions = [{"name": job.name, "fen": job.fen, "depth": job.depth, "nodes": r["nodes"],
                   "score": r["score"], "best_move": _uci(r["best_move"]), "cycles": r["cycles"],
                   "cycles_per_node": (r["cycles"] / r["nodes"]) if has_cycles else None,
-                  "seconds": round(r["seconds"], 6)}
-                 for job, r in zip(BENCH, results)]
+                  "seconds": round(t, 6)}
+                 for job, r, t in zip(BENCH, results, times)]
     obj = {"backend": args.backend, "nodes": nodes, "seconds": round(seconds, 6),
-           **({"device": backend.describe()} if hasattr(backend, "describe") else {}),
+           **({"device": device} if (device := backend.describe()) is not None else {}),
            "nps": round(nodes / seconds, 1) if seconds else None, "signature": nodes,
            "cycles": cycles, "cycles_per_node": (cycles / nodes) if has_cycles else None,
            "positions": positions}
@@ -332,6 +342,15 @@ def main(argv=None):
                 return run_epd(args)
             except EpdError as e:
                 raise UsageError(str(e)) from None
+        if args.command == "compare":
+            from .compare import run as run_compare
+            fen = STARTPOS if args.position.strip() == "startpos" else args.position.strip()
+            try:
+                return run_compare(args, _board(args.position), fen,
+                                   lambda spec: get_backend(spec, log=_progress),
+                                   lambda obj, lines: _emit(args, obj, lines))
+            except ValueError as e:
+                raise UsageError(str(e)) from None
         if args.command == "match":
             from .engine.match import MatchError, run as run_match
             try:
@@ -346,7 +365,7 @@ def main(argv=None):
                     return status
             return 0
         try:
-            backend = get_backend(args.backend)
+            backend = get_backend(args.backend, log=_progress)
         except BackendError as e:
             raise UsageError(str(e)) from None
         try:

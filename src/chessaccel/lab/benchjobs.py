@@ -3,7 +3,7 @@
 Two kinds of leaf jobs:
 
 - **full window** (the default): every position three plies below each position of the bench
-  set (host/bench.py), reached by the contract's legal moves, searched to depth 3 with the full
+  set (contract/bench.py), reached by the contract's legal moves, searched to depth 3 with the full
   window (483,504 jobs): the last plies of a 6-ply search whose top 3 plies the host searched
   as plain minimax. No real search hands out these jobs: an alpha-beta host narrows most
   windows (to null windows under PVS) and never visits most of these positions. The batch is
@@ -167,7 +167,7 @@ def search_jobs(depth, hardware_plies=SEARCH_HARDWARE_PLIES, positions=BENCH, sp
     [SearchResult per position])."""
     import chess
     from chessaccel.host.backends import BackendError
-    from chessaccel.host.engine.jobs import make_executor
+    from chessaccel.host.engine.executors import make_executor
     from chessaccel.host.engine.recorder import RecordingExecutor
     from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
     from chessaccel.host.engine.tt import TranspositionTable

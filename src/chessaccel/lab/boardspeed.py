@@ -1,6 +1,6 @@
 """Speed of the compiled simulations: the bare search core and the simulated board, in one run.
 
-Both run the same bench jobs (host/bench.py) under Verilator:
+Both run the same bench jobs (contract/bench.py) under Verilator:
 
 * **core**: SearchCore alone (sim/rtl_search.py's harness, sim/verilator/searchcore.cpp), jobs on
   its ports;
@@ -97,8 +97,8 @@ def measure_core(jobs):
 
 def measure_verilator(jobs, cores=1):
     """The simulated board (Verilator, pty): cycles per CPU second of the simulator process."""
-    from chessaccel.host.boardcli import BoardBackend
-    from chessaccel.host.transport import PtyTransport
+    from chessaccel.host.backends.board import BoardBackend
+    from chessaccel.host.backends.board.transport import PtyTransport
     from chessaccel.sim.boardsim import BoardSim, SIM_REPLY_TIMEOUT
     sim = BoardSim(cores=cores, log=lambda line: print(line, file=sys.stderr))
     backend = BoardBackend(PtyTransport(sim.port), "verilator", sim=sim, timeout=SIM_REPLY_TIMEOUT)

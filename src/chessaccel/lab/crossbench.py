@@ -9,7 +9,7 @@ Search (nodes/s, one node = one position entered, docs/semantics.md section 4):
 - Python model, PoCL on one CPU core and on all of them: the same sample of the OpenCL
   benchmark's leaf jobs (lab/benchjobs.py: every position 3 plies below the bench
   positions, depth 3, full window), every result equal to the model's;
-- Verilator: the RTL search core simulated, on the bench set (host/bench.py), with its cycles
+- Verilator: the RTL search core simulated, on the bench set (contract/bench.py), with its cycles
   per node;
 - projected FPGA: Fmax x cores per ECP5-85F / cycles per node, from the synthesis and RTL bench
   records when the repository holds them (synth/**/*.json), else from the figures in
@@ -141,7 +141,7 @@ def _pocl(jobs, stride, cores, progress):
     env = dict(os.environ)
     if cores == 1:
         env["POCL_MAX_PTHREAD_COUNT"] = "1"
-    cmd = [sys.executable, "-m", "chessaccel.lab.crossbench", "--worker", "--jobs", str(jobs),
+    cmd = [sys.executable, "-P", "-m", "chessaccel.lab.crossbench", "--worker", "--jobs", str(jobs),
            "--stride", str(stride), "--cores", str(cores)]
     print(f"PoCL on {'one core' if cores == 1 else 'all cores'}: every {stride}-th leaf job ...",
           file=progress, flush=True)
@@ -165,7 +165,8 @@ def _model(data, sides, stride, progress):
 
 
 def _rtl(progress):
-    from chessaccel.host.backends import BackendError, RtlBackend
+    from chessaccel.host.backends import BackendError
+    from chessaccel.host.backends.rtl import RtlBackend
     from chessaccel.model.position import parse_position
     jobs = [(parse_position(j.fen)[0], j.depth, -INF, INF) for j in BENCH]
     print("Verilator: the RTL search core on the bench set ...", file=progress, flush=True)
@@ -179,7 +180,7 @@ def _rtl(progress):
     seconds, cpu = time.perf_counter() - t0, _cpu_seconds() - cpu
     nodes = sum(r["nodes"] for r in results)
     cycles = sum(r["cycles"] for r in results)
-    return {"what": "bench set (host/bench.py), Verilator simulation of the SearchCore",
+    return {"what": "bench set (contract/bench.py), Verilator simulation of the SearchCore",
             "jobs": len(jobs), "nodes": nodes, "cycles": cycles, "seconds": seconds,
             "cpu_seconds": cpu, "nodes_per_second": nodes / cpu, "cycles_per_node": cycles / nodes,
             "commit": _git_commit()}

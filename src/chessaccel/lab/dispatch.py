@@ -7,8 +7,8 @@ balance shifts), no move and one node. Its batches count as parallel (as a GPU's
 speculative work too. Two figures come out:
 
 - **interface**: prebuilt jobs through ``submit``/``wait`` in batches of 1, 32 and 1024, both
-  with the batch run in the submitting thread (``inline_batches``, as such a fast backend
-  would) and through the executor's thread (as a slow one is): what the job interface costs;
+  with the batch run in the submitting thread (it declares ``inline_batches``, as such a fast
+  backend would) and through the executor's thread (as a slow one is): what the job interface costs;
 - **search**: the bench positions searched by the host to a fixed depth over that backend:
   what the host's own work at the top (move generation and ordering, the boards that jobs
   carry, in engine/hostboard.py's compiled code; the search's bookkeeping in Python) allows.
@@ -26,11 +26,11 @@ import time
 import chess
 
 from chessaccel.contract.defs import INF
-from chessaccel.host.backends import Backend
+from chessaccel.host.backends import Backend, Capabilities, JobResult
 from chessaccel.contract.bench import BENCH
 from chessaccel.model.position import parse_position
+from chessaccel.host.engine.executors import BatchExecutor, Job
 from chessaccel.host.engine.hostboard import library
-from chessaccel.host.engine.jobs import BatchExecutor, Job
 from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
 from chessaccel.host.engine.tt import TranspositionTable
 from .record import write_record
@@ -47,8 +47,7 @@ class InstantBackend(Backend):
     """A backend that does no search: the dispatch benchmark's accelerator."""
 
     name = "instant"
-    parallel_batches = True
-    inline_batches = True
+    capabilities = Capabilities(batch=True, parallel_batches=True, inline_batches=True)
 
     def search(self, board, depth, alpha, beta):
         return self.search_many([(board, depth, alpha, beta)])[0]
@@ -58,8 +57,7 @@ class InstantBackend(Backend):
         for job in jobs:
             board = job[0]
             balance = sum(map(_VALUE_OF, filter(None, board.sq)))     # C loops, no frames
-            out.append({"score": balance if board.side == 0 else -balance, "best_move": None,
-                        "pv": [], "nodes": 1, "cycles": None})
+            out.append(JobResult(balance if board.side == 0 else -balance, None, [], 1))
         return out
 
 
@@ -80,7 +78,7 @@ _VALUE_OF = _VALUE.__getitem__
 
 class ThreadedInstantBackend(InstantBackend):
     """The same, its batches run by the executor's thread."""
-    inline_batches = False
+    capabilities = Capabilities(batch=True, parallel_batches=True)
 
 
 def measure_interface(jobs_total=200_000, sizes=BATCH_SIZES):

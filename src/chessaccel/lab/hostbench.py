@@ -14,7 +14,7 @@ import time
 
 import chess
 
-from chessaccel.host.engine.jobs import make_executor
+from chessaccel.host.engine.executors import make_executor
 from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
 from chessaccel.host.engine.tt import TranspositionTable
 from .record import write_record

@@ -21,11 +21,10 @@ node that has returned (a cutoff) is dropped.
 import numpy as np
 
 from chessaccel.contract.defs import INF, MATE, MAX_PLY
+from chessaccel.host.opencl.backend import SPLIT_BUDGET
 
 __all__ = ["search_split", "SPLIT_BUDGET", "CHILD_BUDGET"]
 
-#: Nodes a job of the batch may count before it is split (docs/opencl.md, "Splitting long jobs").
-SPLIT_BUDGET = 100_000
 #: Nodes a child of a split job may count before it is split in turn.
 CHILD_BUDGET = 20_000
 

@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from chessaccel.contract.errors import first_line
 from chessaccel.sim.buildtools import (NETLIST_SCRIPT, PACKAGE_ROOT, VERILATOR_FLAGS, VERILATOR_MAKEFLAGS, build_root,
                                         locked, make_arguments,
                                         verilator_missing as _verilator_missing,
@@ -198,7 +199,7 @@ def board_sim_main(args):
         sim = BoardSim(cores=args.cores, clocks_per_bit=args.clocks_per_bit, log=note,
                        threads=args.threads)
     except (BoardSimError, ValueError) as error:
-        note(f"chessaccel board-sim: {str(error).splitlines()[0]}")
+        note(f"chessaccel board-sim: {first_line(error)}")
         return 2
     print(sim.port, flush=True)
     note(f"simulated board ({args.cores} core(s) of {args.threads} thread(s), "

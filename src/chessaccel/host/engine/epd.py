@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import chess
 
 from chessaccel.model.position import PositionError, chess_from_board, parse_position
-from .jobs import make_executor
+from .executors import make_executor
 from .search import HostSearch, Limits, SearchOptions
 from .tt import TranspositionTable
 

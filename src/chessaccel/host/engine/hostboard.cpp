@@ -13,6 +13,11 @@
 // transposition key's equality (python-chess's _transposition_key), check, checkmate, the
 // fifty-move rule and dead material (python-chess's is_insufficient_material).
 
+// Built by the install (setup.py) as an extension module, so that whatever imports every module
+// of the package finds one; the host calls it through ctypes, never through Python's C API.
+#ifdef HOSTBOARD_PYTHON_MODULE
+#include <Python.h>
+#endif
 #include <cstdint>
 #include <cstring>
 
@@ -355,6 +360,14 @@ int hb_pos_size() { return (int)sizeof(Pos); }
 #define HOSTBOARD_DIGEST ""
 #endif
 const char *hb_source_digest() { return HOSTBOARD_DIGEST; }
+
+#ifdef HOSTBOARD_PYTHON_MODULE
+static struct PyModuleDef hostboard_module = {
+    PyModuleDef_HEAD_INIT, "_hostboard",
+    "The host's compiled board (hostboard.cpp); chessaccel.host.engine.hostboard loads it with ctypes.",
+    -1, nullptr, nullptr, nullptr, nullptr, nullptr};
+PyMODINIT_FUNC PyInit__hostboard(void) { return PyModule_Create(&hostboard_module); }
+#endif
 
 // Complete a position whose squares, side, castling, ep and halfmove clock were written: kings
 // and key.

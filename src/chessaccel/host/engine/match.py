@@ -30,7 +30,7 @@ from .openings import OPENINGS, opening_board, read_openings
 
 __all__ = ["add_arguments", "run", "MatchError", "parse_tc", "parse_option"]
 
-ENGINE_COMMAND = [sys.executable, "-m", "chessaccel.host.cli", "uci"]
+ENGINE_COMMAND = [sys.executable, "-P", "-m", "chessaccel.host.cli", "uci"]
 #: Seconds the driver waits for an engine to start and answer uci/isready.
 START_TIMEOUT = 120
 

@@ -23,7 +23,7 @@ that may or may not have started: which recorded jobs then have results depends 
 
 from typing import NamedTuple
 
-from .jobs import Batch, Executor, Job
+from .executors import Batch, Executor, Job
 
 __all__ = ["RecordingExecutor", "ReplayExecutor", "ReplayMismatch", "Submission"]
 
@@ -50,7 +50,7 @@ class RecordingExecutor(Executor):
         self.slots = inner.slots
         self.parallel = inner.parallel
         self.speculate = inner.speculate
-        self.inline = bool(getattr(inner, "inline", False))
+        self.inline = inner.inline
         self.broken = None
         #: every Job handed out, in submission order
         self.jobs = []
@@ -109,7 +109,7 @@ class ReplayExecutor(Executor):
         self.slots = like.slots
         self.parallel = like.parallel
         self.speculate = like.speculate
-        self.inline = bool(getattr(like, "inline", False))
+        self.inline = like.inline
         self._jobs = list(jobs)
         self._results = list(results)
         self.replayed = 0
@@ -135,8 +135,8 @@ class ReplayExecutor(Executor):
         self.stats["batches"] += 1
         for index, result in enumerate(answers):
             if result is not None:
-                self._count(result)
-                batch._deliver(index, result)
+                self.count(result)
+                batch.deliver(index, result)
         return batch
 
     def run_inline(self, job):
@@ -144,8 +144,8 @@ class ReplayExecutor(Executor):
         if result is None:
             raise ReplayMismatch(f"job {self.replayed - 1} ran inline but has no recorded result")
         self.stats["batches"] += 1
-        self._count(result)
+        self.count(result)
         return result
 
-    def _cancel(self, batch):
+    def cancel_batch(self, batch):
         pass

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from chessaccel.contract.defs import INF, MATE, MAX_DEPTH
 from chessaccel.model.position import board_from_chess
 from .hostboard import HostBoard
-from .jobs import Job
+from .executors import Job
 from .order import from_model, ordered_moves
 from .scores import HOST_MAX_PLY, MATE_BOUND, from_job, from_tt, is_mate, job_window, mate_moves, to_tt
 from .tt import Bound
@@ -172,7 +172,7 @@ class HostSearch:
         self.on_info = on_info
         self.killers = [[] for _ in range(HOST_MAX_PLY)]
         # an executor whose batches run in this thread answers a lone job without a batch
-        self._run_inline = executor.run_inline if getattr(executor, "inline", False) else None
+        self._run_inline = executor.run_inline if executor.inline else None
 
     # --- the driver: iterative deepening ------------------------------------------------------
 
@@ -330,12 +330,12 @@ class HostSearch:
         finally:
             if batch.results[0] is None:
                 batch.cancel()
-        self.span += result["nodes"]
-        self.accel_nodes += result["nodes"]
+        self.span += result.nodes
+        self.accel_nodes += result.nodes
         self.jobs += 1
-        pv = [from_model(m) for m in result["pv"]]
+        pv = [from_model(m) for m in result.pv]
         self.seldepth = max(self.seldepth, depth, len(pv))
-        score = result["score"]
+        score = result.score
         if pv and score > alpha:
             self._root_best = (score, pv[0], pv)
         if self.tt is not None and self.options.tt:
@@ -560,9 +560,9 @@ class HostSearch:
         """Account for a used job result (unless counted already); its host-frame score from
         the parent's view and the PV tail it gives."""
         if count:
-            self.accel_nodes += result["nodes"]
+            self.accel_nodes += result.nodes
             self.jobs += 1
-        pv = result["pv"]
+        pv = result.pv
         if pv:
             pv = list(map(from_model, pv))
             reach = child_ply + max(job_depth, len(pv))
@@ -571,7 +571,7 @@ class HostSearch:
             reach = child_ply + job_depth
         if reach > self.seldepth:
             self.seldepth = reach
-        return -from_job(result["score"], child_ply), pv
+        return -from_job(result.score, child_ply), pv
 
     def _single(self, child_ply, job_depth, move, alpha, beta):
         """One child as a lone job with the parent-frame window (alpha, beta)."""
@@ -582,7 +582,7 @@ class HostSearch:
         finally:
             if batch.results[0] is None:
                 batch.cancel()
-        self.span += result["nodes"]
+        self.span += result.nodes
         return self._take(result, child_ply, job_depth)
 
     def _frontier(self, ply, depth, alpha, beta, moves, count):
@@ -619,7 +619,7 @@ class HostSearch:
                     finally:
                         if batch.results[0] is None:
                             batch.cancel()
-            self.span += result["nodes"]
+            self.span += result.nodes
             score, tail = self._take(result, child_ply, job_depth)
         eldest = (score, first, [first] + tail)
         if not ply:
@@ -674,11 +674,11 @@ class HostSearch:
                     result = batch.results[slot]
                     if result is None:
                         result = self._await(batch, slot)
-                    score = -from_job(result["score"], child_ply)
+                    score = -from_job(result.score, child_ply)
                     counted = again is not None     # _research counted the whole first batch
                     if null and win_alpha < score < beta and not self.executor.parallel:
                         # one accelerator: the usual PVS re-search, with alpha as it is now
-                        used.append(result["nodes"])
+                        used.append(result.nodes)
                         self._take(result, child_ply, job_depth)
                         result = None
                         score, tail = self._single(child_ply, job_depth, move, alpha, beta)
@@ -687,10 +687,10 @@ class HostSearch:
                             again = self._research(batch, slots[position:], child_ply,
                                                    job_depth, win_alpha, beta, used)
                         result = self._await(again[0], again[1][slot])
-                        used_again.append(result["nodes"])
+                        used_again.append(result.nodes)
                         counted = False
                     elif again is None:
-                        used.append(result["nodes"])
+                        used.append(result.nodes)
                     if result is not None:
                         score, tail = self._take(result, child_ply, job_depth,
                                                  count=not counted)
@@ -722,14 +722,14 @@ class HostSearch:
         jobs, index = [], {}
         for slot in wanted:
             result = batch.results[slot]
-            score = -from_job(result["score"], child_ply)
+            score = -from_job(result.score, child_ply)
             if alpha < score < beta:
                 index[slot] = len(jobs)
                 job = batch.jobs[slot]
                 jobs.append(Job(job.board, job_depth, job_alpha, job_beta))
-            self.accel_nodes += result["nodes"]
+            self.accel_nodes += result.nodes
             self.jobs += 1
-            used.append(result["nodes"])
+            used.append(result.nodes)
         return self.executor.submit(jobs), index
 
     def _frontier_in_turn(self, ply, child_ply, job_depth, alpha, beta, moves, eldest):

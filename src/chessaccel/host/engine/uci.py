@@ -24,9 +24,9 @@ import time
 import chess
 
 from chessaccel.contract.defs import MAX_DEPTH
-from chessaccel.host.backends import BackendError
+from chessaccel.host.backends import BackendError, parse_spec
 from chessaccel.model.position import PositionError, parse_position
-from .jobs import make_executor
+from .executors import make_executor
 from .scores import uci_score
 from .search import HostSearch, Limits, SearchOptions
 from .timeman import DEFAULT_OVERHEAD_MS, GoLimits, LagMeter, plan
@@ -318,7 +318,7 @@ class UciEngine:
         if self.executor is not None:
             self.executor.close()
         self.executor, self._executor_key = executor, key
-        if spec.startswith("serial:") and executor.slots != accelerators:
+        if parse_spec(spec).scheme == "serial" and executor.slots != accelerators:
             self.send(f"info string {spec} has {executor.slots} core(s): Accelerators is the "
                       "board's, not ours")
 
@@ -512,7 +512,7 @@ def _warm_up(executor):
     backend that cannot answer is found out at setoption time, not in the middle of a game."""
     from chessaccel.contract.defs import INF
     from chessaccel.model.position import board_from_chess
-    from .jobs import Job
+    from .executors import Job
     batch = executor.submit([Job(board_from_chess(chess.Board()), 0, -INF, INF)])
     deadline = time.monotonic() + WARM_UP_SECONDS
     while batch.results[0] is None:

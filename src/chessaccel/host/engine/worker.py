@@ -28,20 +28,15 @@ def _on_abort(signum, frame):
         raise JobAborted()
 
 
-def _first_line(error):
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
-
-
 def serve(spec, conn):
     global _searching
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # a terminal's Ctrl-C is the host's to handle
     signal.signal(signal.SIGUSR1, _on_abort)
-    from chessaccel.host.backends import BackendError, get_backend
+    from chessaccel.host.backends import BackendError, first_line, get_backend
     try:
         backend = get_backend(spec)
     except BackendError as error:
-        conn.send(("init-error", _first_line(error)))
+        conn.send(("init-error", first_line(error)))
         return 1
     conn.send(("ready", os.getpid()))
     try:
@@ -63,7 +58,7 @@ def serve(spec, conn):
             except JobAborted:
                 reply = (job_id, "aborted", None)
             except Exception as error:  # the backend's failure goes back as one line
-                reply = (job_id, "error", _first_line(error))
+                reply = (job_id, "error", first_line(error))
             try:
                 conn.send(reply)
             except OSError:

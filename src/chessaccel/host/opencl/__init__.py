@@ -1,7 +1,8 @@
 """The OpenCL backend (issue 10): the search contract in OpenCL C kernels, node for node.
 
-``get_backend("opencl")`` / ``get_backend("opencl:PLATFORM-SUBSTRING")`` in host/backends.py
-return an ``OpenCLBackend``. docs/opencl.md explains the kernels.
+``get_backend("opencl")``, ``get_backend("opencl:PLATFORM-SUBSTRING")`` and
+``get_backend("opencl:PLATFORM-SUBSTRING:INDEX")`` return an ``OpenCLBackend`` (registered by
+host/backends/opencl.py). docs/opencl.md explains the kernels.
 """
 
 from .backend import COUNT_MODES, OpenCLBackend

@@ -16,20 +16,19 @@ import time
 
 import numpy as np
 
-from chessaccel.contract.defs import INF, MAX_DEPTH, MAX_PLY, PieceType
-from chessaccel.contract.geometry import COLOR_OF, TYPE_OF
-from chessaccel.host.backends import Backend
-from chessaccel.model.search import SearchError
+from chessaccel.contract.defs import MAX_DEPTH, MAX_PLY
+from chessaccel.host.backends.base import (Backend, BackendError, Capabilities, JobResult,
+                                           PerftResult, first_line)
+from chessaccel.model.search import SearchError, job_problem
 from .device import OpenCLError, open_device
 from .layout import MAX_MOVES, POSITION_WORDS, decode_moves, pack_positions
 
-__all__ = ["OpenCLBackend", "COUNT_MODES"]
+__all__ = ["OpenCLBackend", "COUNT_MODES", "SPLIT_BUDGET"]
 
 #: Perft counting modes: bulk-count the last ply, or make every leaf (the hardware's way).
 COUNT_MODES = ("bulk", "make")
-_KING = PieceType.KING.value
-#: Nodes a job (or a part of one) counts before it publishes its nodes for other lanes
-#: (run_search_split; docs/opencl.md, "Splitting long jobs on the device").
+#: Nodes a job may count before it is split (run_search_split on the device; lab/hostsplit.py on
+#: the host): docs/opencl.md, "Splitting long jobs".
 SPLIT_BUDGET = 100_000
 #: Lanes per compute unit that stay without work to help (run_search_split): none was best
 #: on the H100 (docs/opencl.md): lanes that finish their work take the parts as they come.
@@ -42,20 +41,18 @@ _BULK_LEAF_MAX = 3
 PERFT_LOCAL_SIZE = 256
 
 
+def _check_job(board, depth, alpha=0, beta=1, perft=False):
+    """Refuse what the accelerator refuses, in the model's words (model.search.job_problem)."""
+    if isinstance(depth, np.integer):
+        depth = int(depth)
+    problem = job_problem(board, depth, int(alpha), int(beta), perft)
+    if problem:
+        raise SearchError(problem)
+
+
 def _check_kings(board):
     # the kernels find each side's king in its bit-plane: a job needs exactly one of each
-    for color, name in ((0, "white"), (1, "black")):
-        kings = sum(1 for code in board.sq if code and TYPE_OF[code] == _KING and COLOR_OF[code] == color)
-        if kings != 1:
-            raise SearchError(f"the position has {kings} {name} kings (a job needs exactly one)")
-
-
-def _check_job(board, depth, alpha, beta):
-    if not isinstance(depth, (int, np.integer)) or not 0 <= depth <= MAX_DEPTH:
-        raise SearchError(f"depth {depth} out of range 0..{MAX_DEPTH}")
-    if not -INF <= alpha < beta <= INF:
-        raise SearchError(f"window ({alpha}, {beta}) must satisfy {-INF} <= alpha < beta <= {INF}")
-    _check_kings(board)
+    _check_job(board, 0, perft=True)
 
 
 class OpenCLBackend(Backend):
@@ -72,13 +69,41 @@ class OpenCLBackend(Backend):
     """
 
     count_modes = COUNT_MODES
+    #: a batch is one kernel launch (not declared parallel: docs/opencl.md, "Searching with the
+    #: host", measured no faster with the search's speculative batches)
+    capabilities = Capabilities(batch=True)
 
-    def __init__(self, platform=None, *, local_size=None, threads_per_unit=None,
-                 bulk_leaf_depth=2, make_leaf_depth=3, frontier_target=None,
-                 memory_fraction=0.25, overrides=None, perft_local_size=None):
+    @classmethod
+    def usage(cls, scheme):
+        return f"{scheme}[:PLATFORM[:INDEX]]"
+
+    @classmethod
+    def from_spec(cls, spec, *, accelerators=None, log=None):
+        """``opencl``: the first GPU (else CPU) of any platform; ``opencl:PLATFORM``: the first
+        device of the platform whose name or vendor holds PLATFORM; ``opencl:PLATFORM:INDEX``:
+        its device INDEX (0, 1, ...)."""
+        if spec.argument is None:
+            return cls()
+        platform, colon, index = spec.argument.partition(":")
+        if not platform.strip():
+            raise BackendError("opencl backend needs a platform name after the colon: "
+                               "--backend opencl:NVIDIA or opencl:Portable")
+        if not colon:
+            return cls(platform)
+        if not index.isdigit():
+            raise BackendError(f"opencl device index must be a number 0, 1, ..., got {index!r} "
+                               f"(--backend opencl:NVIDIA:1)")
+        return cls(platform, device_index=int(index))
+
+    def __init__(self, platform=None, *, device_index=None, local_size=None,
+                 threads_per_unit=None, bulk_leaf_depth=2, make_leaf_depth=3,
+                 frontier_target=None, memory_fraction=0.25, overrides=None,
+                 perft_local_size=None):
         self.platform = platform
+        self.device_index = device_index
         self.overrides = overrides
-        self.name = "opencl" + (f":{platform}" if platform else "")
+        self.name = "opencl" + (f":{platform}" if platform else "") + \
+            (f":{device_index}" if device_index is not None else "")
         self._device = None
         self.local_size = local_size
         self.perft_local_size = perft_local_size
@@ -97,7 +122,7 @@ class OpenCLBackend(Backend):
     @property
     def device(self):
         if self._device is None:
-            self._device = open_device(self.platform, self.overrides)
+            self._device = open_device(self.platform, self.overrides, index=self.device_index)
         return self._device
 
     def describe(self):
@@ -127,9 +152,9 @@ class OpenCLBackend(Backend):
             return call(*args, **kwargs)
         except cl.MemoryError as e:
             raise OpenCLError(f"{self.describe()} ran out of memory during {what} "
-                              f"({str(e).strip().splitlines()[0]})") from None
+                              f"({first_line(e)})") from None
         except cl.Error as e:
-            text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            text = first_line(e)
             if "OUT_OF_RESOURCES" in text or "MEM_OBJECT_ALLOCATION" in text or "OUT_OF_HOST" in text:
                 raise OpenCLError(f"{self.describe()} ran out of memory during {what} ({text})") from None
             raise OpenCLError(f"OpenCL {what} failed on {self.describe()}: {text}") from None
@@ -217,8 +242,7 @@ class OpenCLBackend(Backend):
                 line = decode_moves(raw["pv_moves"][i, :length], black[i] ^ (plies & 1).astype(bool))
             else:
                 line = [best[i]] if best[i] else []
-            results.append({"score": int(raw["scores"][i]), "best_move": best[i], "pv": line,
-                            "nodes": int(raw["nodes"][i]), "cycles": None})
+            results.append(JobResult(int(raw["scores"][i]), best[i], line, int(raw["nodes"][i])))
         return results
 
     def _search_shape(self, n):
@@ -358,18 +382,16 @@ class OpenCLBackend(Backend):
     def perft(self, board, depth, divide=False, count_mode="bulk"):
         if count_mode not in COUNT_MODES:
             raise SearchError(f"unknown counting mode {count_mode!r} (choose from: {', '.join(COUNT_MODES)})")
-        if not isinstance(depth, (int, np.integer)) or not 0 <= depth <= MAX_DEPTH:
-            raise SearchError(f"depth {depth} out of range 0..{MAX_DEPTH}")
-        _check_kings(board)
+        _check_job(board, depth, perft=True)
         if divide and depth >= 1:
             parts = {}
             for move in self.moves(board):
                 child = board.copy()
                 child.make(move)
                 parts[move] = self.perft_positions(pack_positions([child]), depth - 1, count_mode)
-            return {"nodes": sum(parts.values()), "divide": parts, "cycles": None}
+            return PerftResult(sum(parts.values()), parts)
         nodes = self.perft_positions(pack_positions([board]), depth, count_mode)
-        return {"nodes": nodes, "divide": None, "cycles": None}
+        return PerftResult(nodes)
 
     def perft_positions(self, positions, depth, count_mode="bulk"):
         """Sum of perft(depth) over packed positions, expanding breadth-first first."""

@@ -23,7 +23,7 @@ import warnings
 from importlib import resources
 from pathlib import Path
 
-from chessaccel.host.backends import BackendError
+from chessaccel.host.backends.base import BackendError, first_line
 from .layout import eval_table, kernel_prelude, line_tables
 
 __all__ = ["OpenCLError", "Device", "open_device", "cache_dir", "kernel_source", "perft_source",
@@ -123,11 +123,6 @@ def _import_pyopencl():
     return cl
 
 
-def _first_line(error):
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
-
-
 def _compiler_message(line):
     """A compiler's error line without the temporary file's path: 'line N: message'."""
     match = re.search(r"[^\s:]+\.cl:(\d+):\d+:\s*(?:error:\s*)?(.*)", line)
@@ -142,7 +137,7 @@ def _platforms(cl):
     except cl.Error as e:
         if "PLATFORM_NOT_FOUND" in str(e):
             return []
-        raise OpenCLError(f"cannot list OpenCL platforms: {_first_line(e)}") from None
+        raise OpenCLError(f"cannot list OpenCL platforms: {first_line(e)}") from None
 
 
 def _devices(cl, platform, kind):
@@ -152,7 +147,10 @@ def _devices(cl, platform, kind):
         return []
 
 
-def _choose(cl, platform_substring):
+def _choose(cl, platform_substring, index=None):
+    """The device: the first GPU (else CPU) of any platform, NVIDIA's first; with a platform
+    substring, the first device of the matching platforms (GPUs first); ``index`` picks
+    another device of that list."""
     platforms = _platforms(cl)
     if not platforms:
         raise OpenCLError("no OpenCL platform found (install a GPU driver's OpenCL ICD, "
@@ -166,22 +164,30 @@ def _choose(cl, platform_substring):
             raise OpenCLError(f"no OpenCL platform matches {platform_substring!r} "
                               f"(platforms: {names})")
         for kind in (cl.device_type.GPU, cl.device_type.ALL):
-            for p in matching:
-                devices = _devices(cl, p, kind)
-                if devices:
-                    return devices[0]
+            devices = [d for p in matching for d in _devices(cl, p, kind)]
+            if devices:
+                return _pick(devices, index, f"OpenCL platform {matching[0].name!r}")
         raise OpenCLError(f"OpenCL platform {matching[0].name!r} has no device")
     gpu_platforms = sorted(platforms, key=lambda p: "nvidia" not in p.name.lower())
     for p in gpu_platforms:
         devices = _devices(cl, p, cl.device_type.GPU)
         if devices:
-            return devices[0]
+            return _pick(devices, index, f"OpenCL platform {p.name!r}")
     for kind in (cl.device_type.CPU, cl.device_type.ALL):
         for p in platforms:
             devices = _devices(cl, p, kind)
             if devices:
-                return devices[0]
+                return _pick(devices, index, f"OpenCL platform {p.name!r}")
     raise OpenCLError(f"no OpenCL device found (platforms: {names})")
+
+
+def _pick(devices, index, where):
+    if index is None:
+        return devices[0]
+    if not 0 <= index < len(devices):
+        raise OpenCLError(f"{where} has {len(devices)} device(s) (0..{len(devices) - 1}): "
+                          f"no device {index}")
+    return devices[index]
 
 
 class Device:
@@ -199,7 +205,7 @@ class Device:
             self.context = cl.Context([device])
             self.queue = cl.CommandQueue(self.context)
         except cl.Error as e:
-            raise OpenCLError(f"cannot open OpenCL device {self.name!r}: {_first_line(e)}") from None
+            raise OpenCLError(f"cannot open OpenCL device {self.name!r}: {first_line(e)}") from None
         self.build_log = ""
         self.build_seconds = 0.0
         self.from_cache = False
@@ -308,7 +314,7 @@ class Device:
                 except cl.Error:
                     pass
                 errors = [line for line in (log or str(e)).splitlines() if "error" in line.lower()]
-                first = _compiler_message(errors[0]) if errors else _first_line(e)
+                first = _compiler_message(errors[0]) if errors else first_line(e)
                 raise OpenCLError(f"OpenCL kernel build failed on {self.describe()}: {first}") from None
         try:
             self.build_log = program.get_build_info(self.device, cl.program_build_info.LOG) or ""
@@ -343,13 +349,14 @@ class Device:
 _OPEN = {}
 
 
-def open_device(platform_substring=None, overrides=None, fresh=False):
-    """The Device for ``opencl`` (None) or ``opencl:SUBSTRING``; raises OpenCLError.
+def open_device(platform_substring=None, overrides=None, fresh=False, index=None):
+    """The Device for ``opencl`` (None), ``opencl:SUBSTRING`` or ``opencl:SUBSTRING:INDEX``
+    (``index``); raises OpenCLError.
 
     A process opens each device once (every backend of it shares the context and the program);
     ``fresh`` opens it again (loading the program from the binary cache)."""
-    key = (platform_substring, tuple(sorted((overrides or {}).items())))
+    key = (platform_substring, index, tuple(sorted((overrides or {}).items())))
     if fresh or key not in _OPEN:
         cl = _import_pyopencl()
-        _OPEN[key] = Device(cl, _choose(cl, platform_substring), overrides)
+        _OPEN[key] = Device(cl, _choose(cl, platform_substring, index), overrides)
     return _OPEN[key]

@@ -1,6 +1,6 @@
 """Byte transports to a board: one interface, whatever carries the bytes.
 
-``Transport`` is what the board client (host/client.py) needs: ``write(bytes)``,
+``Transport`` is what the board client (host/backends/board/client.py) needs: ``write(bytes)``,
 ``read(timeout) -> bytes`` (what has arrived, possibly nothing), ``close()``.
 
 - ``SerialTransport``: a serial port through pyserial (a real board's FTDI, or a pty).

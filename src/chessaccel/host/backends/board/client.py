@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from chessaccel.contract.defs import Mode, NO_MOVE, Position, SearchJob, Status
 from chessaccel.contract.geometry import unpack_move
 from chessaccel.model.search import job_problem
+from chessaccel.host.backends.base import JobResult
 from chessaccel.contract.protocol import (AbortRequest, AbortScope, Command, ErrorCode, ErrorReply,
                                  FrameDecoder, FrameError, JobRequest, REPLY_LAYOUT,
                                  ResultRequest, byte_size, decode_payload, encode_frame,
@@ -103,6 +104,11 @@ class JobOutcome:
     nodes: int
     cycles: int
     core: int
+
+    def result(self):
+        """The JobResult of a search job (the board keeps no variation: ``pv`` is the move)."""
+        return JobResult(self.score, self.best_move, [self.best_move] if self.best_move else [],
+                         self.nodes, self.cycles)
 
 
 class BoardClient:

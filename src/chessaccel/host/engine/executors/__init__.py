@@ -1,0 +1,40 @@
+"""Executors: how the engine's leaf jobs reach a backend's accelerators (base.py tells the
+interface). ``make_executor(spec, accelerators)`` picks one from what the backend declares
+(its ``Capabilities``, host/backends/base.py):
+
+- ``PoolExecutor`` (pool.py; ``worker_processes``: the model): ``accelerators`` worker
+  processes (engine/worker.py), each running the backend.
+- ``LinkExecutor`` (link.py; ``link_cores``: ``verilator``, ``serial:PORT``): the board's cores
+  over the link protocol, one job per core; ``verilator`` starts a simulated board with
+  ``accelerators`` cores.
+- ``BatchExecutor`` (batch.py; any other backend: ``rtl``, ``opencl``, ...): the whole batch in
+  one ``Backend.search_many(jobs)`` call.
+"""
+
+from chessaccel.host.backends import Backend, backend_class, get_backend, parse_spec
+
+from .base import Batch, Executor, ExecutorError, Job
+from .batch import BatchExecutor
+from .link import LinkExecutor
+from .pool import PoolExecutor
+
+__all__ = ["Job", "Batch", "Executor", "ExecutorError", "PoolExecutor", "LinkExecutor",
+           "BatchExecutor", "make_executor"]
+
+
+def make_executor(spec, accelerators=1, log=None):
+    """The executor for backend ``spec`` (any spec ``get_backend`` accepts) with
+    ``accelerators`` worker processes (model) or simulated cores (verilator). Raises
+    BackendError with one line when the backend cannot start."""
+    if not isinstance(accelerators, int) or accelerators < 1:
+        raise ExecutorError(f"accelerators must be a positive integer, got {accelerators!r}")
+    parsed = parse_spec(spec)
+    capabilities = backend_class(parsed).capabilities
+    if capabilities.worker_processes:
+        return PoolExecutor(parsed.text, accelerators)
+    backend = get_backend(parsed, accelerators=accelerators, log=log)
+    if not isinstance(backend, Backend):
+        raise ExecutorError(f"backend {parsed.text!r} is not a Backend")
+    if capabilities.link_cores:
+        return LinkExecutor(backend)
+    return BatchExecutor(backend)
