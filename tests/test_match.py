@@ -680,6 +680,7 @@ def test_self_play_with_another_option_two_games_at_once(tmp_path, capsys):
     assert [r["game"] for r in summary["records"]] == [0, 1]
     assert "HardwarePlies=1" in summary["engine_options"]
     assert summary["opponent_options"] == []
+    assert summary["opponent_settings"] == ["Backend=model", "Accelerators=1", "HardwarePlies=2"]
     with open(tmp_path / "self.pgn") as pgn:
         assert [chess.pgn.read_game(pgn).headers["White"] for _ in range(2)] == \
             ["chessaccel", "chessaccel [HardwarePlies=2]"]

@@ -280,6 +280,7 @@ def _summary(args, games, names, sprt=None):
     return {
         "name": names["match"], "engine": names["ours"], "opponent": names["theirs"],
         "opponent_options": args.opponent_option, "engine_options": names["our_options"],
+        "opponent_settings": names.get("their_options", args.opponent_option),
         "tc": args.tc, "games_planned": args.games, "games": len(games),
         "wins": wins, "draws": draws, "losses": losses, "score": round(elo.score, 4),
         "elo": None if elo.elo is None else round(elo.elo, 1),
@@ -436,6 +437,7 @@ def _run(args, base, inc, sprt, checkout):
         their_command = shlex.split(args.opponent)
         if not their_command:
             raise MatchError("--opponent is empty")
+    opponent_options = list(dict(opponent_options).items())     # the last of a name wins
     if args.openings:
         try:
             openings = read_openings(args.openings)
