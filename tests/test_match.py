@@ -526,3 +526,195 @@ def test_a_clock_at_exactly_zero_does_not_lose(monkeypatch):
     _, record = match.play_game(ours, theirs, chess.Board(), chess.WHITE, 2.0, 0.0, 100, 0)
     assert (record["termination"], record["our_least_clock"]) == ("checkmate", 0.0)
     assert not record["our_time_loss"]
+
+
+def _scripted_match(monkeypatch, points):
+    """match's runner with engines that start at once and games whose results are scripted
+    (``points[game_id]`` for our side); each game takes a few milliseconds, later ones often
+    less than earlier ones, so that games played at once finish out of order."""
+    import random
+    import time as time_
+    from chessaccel.host.engine import match
+
+    def start(side):
+        side.engine, side.name = object(), side.label
+
+    def stop(side):
+        side.engine = None
+    played = []
+
+    def play(ours, theirs, start_board, our_colour, base, inc, max_plies, game_id, stop_=None):
+        time_.sleep(random.Random(game_id).choice([0.0, 0.01, 0.03]))
+        if stop_ is not None and stop_.is_set():
+            return None, None
+        played.append(game_id)
+        p = points[game_id]
+        result = {1.0: "1-0", 0.5: "1/2-1/2", 0.0: "0-1"}[p if our_colour == chess.WHITE else 1 - p]
+        game = chess.pgn.Game()
+        game.headers["Result"] = result
+        return game, {"game": game_id, "our_colour": "white" if our_colour == chess.WHITE
+                      else "black", "result": result, "points": p, "termination": "scripted",
+                      "plies": 0, "our_least_clock": 1.0, "their_least_clock": 1.0,
+                      "our_time_loss": False, "their_time_loss": False, "our_moves": [],
+                      "crashed": None}
+    monkeypatch.setattr(match.Side, "start", start)
+    monkeypatch.setattr(match.Side, "stop", stop)
+    monkeypatch.setattr(match, "play_game", play)
+    monkeypatch.setattr(match, "_plot", lambda summary, path: None)
+    monkeypatch.setattr(match.os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
+    return played
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_the_sprt_stops_the_match_once_it_decides(monkeypatch, tmp_path, capsys, concurrency):
+    """Every game won, SPRT between 0 and 200 Elo at alpha = beta = 0.05: each win adds
+    log(mu(200) / 0.5) = log(0.75975 / 0.5) = 0.4182 to the LLR, so 7 wins (2.93) stay below
+    log(0.95 / 0.05) = 2.944 and the 8th (3.35) accepts H1: the match stops at game 8 of at
+    most 50, with games played at once recorded in their order all the same."""
+    played = _scripted_match(monkeypatch, [1.0] * 50)
+    out = tmp_path / "s.json"
+    assert main(["match", "--opponent", "x", "--games", "50", "--tc", "1+0", "--sprt", "0,200",
+                 "--concurrency", str(concurrency), "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    summary = json.loads(out.read_text())
+    assert summary["games"] == 8 and [r["game"] for r in summary["records"]] == list(range(8))
+    assert summary["sprt"]["verdict"] == "H1 accepted"
+    step = math.log((1 / (1 + 10 ** -0.5)) / 0.5)
+    assert [r["llr"] for r in summary["records"]] == [round(n * step, 4) for n in range(1, 9)]
+    assert (summary["sprt"]["lower"], summary["sprt"]["upper"]) == (-2.9444, 2.9444)
+    lines = captured.err.strip().splitlines()
+    assert [l.split(":")[0] for l in lines] == [f"game {n}/50" for n in range(1, 9)]
+    assert lines[-1].endswith(f"LLR {8 * step:+.2f} [-2.94, +2.94]")
+    assert captured.out.strip().splitlines()[-1] == (
+        f"SPRT elo0 0 elo1 200 (alpha 0.05, beta 0.05): H1 accepted after 8 games, "
+        f"LLR {8 * step:+.2f} [-2.94, +2.94]")
+    assert len(played) < 16, "the games after the decision are abandoned"
+    with open(tmp_path / "s.pgn") as pgn:
+        assert [chess.pgn.read_game(pgn).headers["Round"] for _ in range(8)] == \
+            [str(n) for n in range(1, 9)]
+        assert chess.pgn.read_game(pgn) is None
+    # resumed, the match is decided already: no game is played
+    played.clear()
+    assert main(["match", "--opponent", "x", "--games", "50", "--tc", "1+0", "--sprt", "0,200",
+                 "--resume", "--out", str(out)]) == 0
+    assert played == [] and "H1 accepted after 8 games" in capsys.readouterr().out
+
+
+def test_an_undecided_sprt_is_inconclusive_at_the_game_limit(monkeypatch, tmp_path, capsys):
+    """Wins and losses in turn, SPRT between 0 and 5: the LLR stays near 0 and the test is
+    inconclusive when the 6 games are played; resumed to 10 with 2 games at once, the later
+    games follow the first 6 in order."""
+    played = _scripted_match(monkeypatch, [1.0, 0.0] * 5)
+    out = tmp_path / "s.json"
+    base = ["match", "--opponent", "x", "--tc", "1+0", "--sprt", "0,5", "--out", str(out)]
+    assert main(base + ["--games", "6"]) == 0
+    assert capsys.readouterr().out.strip().splitlines()[-1].startswith(
+        "SPRT elo0 0 elo1 5 (alpha 0.05, beta 0.05): inconclusive at the game limit (6 games), "
+        "LLR ")
+    summary = json.loads(out.read_text())
+    assert summary["sprt"]["verdict"] == "inconclusive" and summary["games"] == 6
+    assert main(base + ["--games", "10", "--resume", "--concurrency", "2"]) == 0
+    summary = json.loads(out.read_text())
+    assert [r["game"] for r in summary["records"]] == list(range(10))
+    assert [r["our_colour"] for r in summary["records"]] == ["white", "black"] * 5
+    assert sorted(played) == list(range(10))
+    assert summary["sprt"]["llr"] == round(__import__(
+        "chessaccel.host.engine.sprt", fromlist=["llr"]).llr(5, 0, 5, 0, 5), 4)
+
+
+@pytest.mark.parametrize("argv, problem", [
+    (["--sprt", "5,0"], "--sprt '5,0': ELO0 must be below ELO1"),
+    (["--sprt", "0"], "expected ELO0,ELO1"),
+    (["--sprt", "0,5", "--alpha", "0"], "--alpha 0: an error rate strictly between 0 and 1"),
+    (["--sprt", "0,5", "--beta", "1.5"], "--beta 1.5: an error rate strictly between 0 and 1"),
+    (["--concurrency", "0"], "--concurrency must be at least 1, got 0"),
+    (["--opponent-commit", "HEAD"], "not both"),
+])
+def test_bad_sprt_and_concurrency_settings_are_one_line(capsys, tmp_path, argv, problem):
+    assert main(["match", "--opponent", "x", "--games", "1", "--tc", "1+0",
+                 "--out", str(tmp_path / "x.json")] + argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and problem in err[0], err
+
+
+def test_too_many_games_at_once_warn_in_one_line(monkeypatch, tmp_path, capsys):
+    import os
+    _scripted_match(monkeypatch, [0.5] * 2)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    assert main(["match", "--opponent", "x", "--games", "2", "--tc", "1+0", "--concurrency",
+                 "2", "--accelerators", "2", "--out", str(tmp_path / "w.json")]) == 0
+    warnings = [l for l in capsys.readouterr().err.splitlines() if l.startswith("warning")]
+    assert warnings == ["warning: --concurrency 2 x 2 threads a game is more than the 2 cores "
+                        "here: the engines' clocks will suffer"]
+
+
+def test_self_play_needs_an_opponent_and_a_real_commit(capsys, tmp_path):
+    out = ["--games", "1", "--tc", "1+0", "--out", str(tmp_path / "x.json")]
+    assert main(["match"] + out) == 2
+    assert capsys.readouterr().err.strip() == (
+        "chessaccel: error: no opponent: give --opponent CMD, --opponent-engine-option or "
+        "--opponent-commit")
+    assert main(["match", "--opponent-commit", "no-such-rev-xyz"] + out) == 2
+    assert capsys.readouterr().err.strip() == (
+        "chessaccel: error: --opponent-commit 'no-such-rev-xyz': no such commit")
+    assert main(["match", "--opponent-engine-option", "Hash"] + out) == 2
+    assert "expected Name=Value" in capsys.readouterr().err
+
+
+def _git(*argv):
+    import subprocess
+    return subprocess.run(["git", *argv], capture_output=True, text=True,
+                          cwd=Path(__file__).parent.parent).stdout.strip()
+
+
+def test_self_play_with_another_option_two_games_at_once(tmp_path, capsys):
+    """Our engine against itself with HardwarePlies 2 instead of 1, both games at once (each
+    with its own two engines): the opponent is named by its options, the games are recorded
+    in order."""
+    out = tmp_path / "self.json"
+    assert main(["match", "--opponent-engine-option", "HardwarePlies=2", "--games", "2",
+                 "--concurrency", "2", "--tc", "2+0", "--hardware-plies", "1",
+                 "--max-plies", "2", "--out", str(out)]) == 0
+    summary = json.loads(out.read_text())
+    assert (summary["engine"], summary["opponent"]) == ("chessaccel", "chessaccel [HardwarePlies=2]")
+    assert [r["game"] for r in summary["records"]] == [0, 1]
+    assert "HardwarePlies=1" in summary["engine_options"]
+    assert summary["opponent_options"] == []
+    assert summary["opponent_settings"] == ["Backend=model", "Accelerators=1", "HardwarePlies=2"]
+    with open(tmp_path / "self.pgn") as pgn:
+        assert [chess.pgn.read_game(pgn).headers["White"] for _ in range(2)] == \
+            ["chessaccel", "chessaccel [HardwarePlies=2]"]
+
+
+@pytest.mark.skipif(not _git("rev-parse", "HEAD"), reason="not in a git checkout")
+def test_self_play_against_a_commit_runs_its_checkout_and_removes_it(tmp_path, capsys,
+                                                                        monkeypatch):
+    """--opponent-commit HEAD: the opponent runs from a temporary worktree of HEAD (its
+    src/ on PYTHONPATH), which is gone afterwards; a commit from before the src/ layout (the
+    parent of the one that added src/chessaccel/host/cli.py) is refused in one line, and
+    leaves no worktree either."""
+    from chessaccel.host.engine import match
+    monkeypatch.chdir(Path(__file__).parent.parent)
+    before = _git("worktree", "list")
+    seen = []
+    real_open = match._open
+    monkeypatch.setattr(match, "_open", lambda *a: seen.append(a) or real_open(*a))
+    out = tmp_path / "c.json"
+    assert main(["match", "--opponent-commit", "HEAD", "--games", "1", "--tc", "2+0",
+                 "--hardware-plies", "1", "--max-plies", "1", "--out", str(out)]) == 0
+    head = _git("rev-parse", "HEAD")
+    summary = json.loads(out.read_text())
+    assert summary["opponent"] == f"chessaccel @{head[:12]}"
+    [(_, _, label, env)] = [a for a in seen if len(a) == 4]
+    assert label == "opponent" and env["PYTHONPATH"].endswith("/tree/src")
+    assert not Path(env["PYTHONPATH"]).exists()
+    assert _git("worktree", "list") == before
+    added = _git("log", "--format=%H", "--diff-filter=A", "--", "src/chessaccel/host/cli.py")
+    old = added.splitlines()[-1] + "^"
+    capsys.readouterr()
+    assert main(["match", "--opponent-commit", old, "--games", "1", "--tc", "1+0",
+                 "--out", str(tmp_path / "o.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].endswith("predates the src/ layout (no "
+                                             "src/chessaccel/host/cli.py): not supported"), err
+    assert _git("worktree", "list") == before

@@ -14,6 +14,8 @@
     chessaccel uci
     chessaccel epd FILE --nodes N | --movetime MS | --depth D [--backend B] [--accelerators N]
     chessaccel match --opponent CMD [--opponent-option N=V] --games N --tc BASE+INC [--backend B]
+                     [--sprt ELO0,ELO1 [--alpha A] [--beta B]] [--concurrency N]
+    chessaccel match --opponent-engine-option N=V | --opponent-commit REV --games N --tc BASE+INC
 
 POSITION is a FEN or EPD line (one argument: quote it) or ``startpos``. Bad input of any kind
 (malformed FEN/EPD, a position the accelerator cannot hold, a depth or window out of range, an

@@ -12,13 +12,25 @@ After every game: a progress line on stderr, the game appended to the PGN, and t
 (games, per-move depth and nodes of our engine, score, Elo with its 95 % error bar) rewritten
 to the JSON, so an interrupted match loses at most the game in progress; ``--resume`` goes on
 from the JSON. A plot of the running score and Elo is drawn beside it.
+
+``--sprt ELO0,ELO1`` (with ``--alpha``/``--beta``) runs the sequential probability ratio test of
+engine/sprt.py after every game and stops as soon as it decides; ``--games`` is then the most.
+``--concurrency N`` plays N games at once, each thread with its own pair of engines; games are
+recorded in their order all the same (a game finished early waits for those before it).
+Self-play: ``--opponent-engine-option NAME=VALUE`` makes the opponent our own engine with other
+options, ``--opponent-commit REV`` our engine as built at another commit (checked out into a
+temporary git worktree, run from its src/ and removed at the end).
 """
 
 import datetime
 import json
 import os
 import shlex
+import shutil
+import subprocess
 import sys
+import tempfile
+import threading
 import time
 
 import chess
@@ -27,6 +39,7 @@ import chess.pgn
 
 from .elo import estimate
 from .openings import OPENINGS, opening_board, read_openings
+from .sprt import Sprt, parse_bounds
 
 __all__ = ["add_arguments", "run", "MatchError", "parse_tc", "parse_option"]
 
@@ -59,17 +72,33 @@ def parse_option(text):
 
 
 def add_arguments(parser):
-    parser.add_argument("--opponent", required=True,
+    parser.add_argument("--opponent",
                         help="the opponent's command line, e.g. /usr/games/stockfish")
     parser.add_argument("--opponent-option", action="append", default=[], metavar="NAME=VALUE",
                         help="UCI option for the opponent (repeatable)")
+    parser.add_argument("--opponent-engine-option", action="append", default=[],
+                        metavar="NAME=VALUE",
+                        help="self-play: the opponent is our own engine with this UCI option "
+                             "(repeatable; not with --opponent)")
+    parser.add_argument("--opponent-commit", metavar="REV",
+                        help="self-play: the opponent is our engine as built at git commit REV "
+                             "(not with --opponent)")
     parser.add_argument("--engine", help="our side's command line (default: chessaccel uci)")
     parser.add_argument("--engine-option", action="append", default=[], metavar="NAME=VALUE",
                         help="UCI option for our side (repeatable)")
     parser.add_argument("--backend", default="model", help="our engine's Backend (default model)")
     parser.add_argument("--accelerators", type=int, default=1, help="our engine's Accelerators")
     parser.add_argument("--hardware-plies", type=int, default=3, help="our engine's HardwarePlies")
-    parser.add_argument("--games", type=int, required=True, help="games to play")
+    parser.add_argument("--games", type=int, required=True,
+                        help="games to play (with --sprt, the most)")
+    parser.add_argument("--sprt", metavar="ELO0,ELO1",
+                        help="stop once the SPRT decides between ELO0 and ELO1 (logistic Elo)")
+    parser.add_argument("--alpha", type=float, default=0.05,
+                        help="the SPRT's false positive rate (default 0.05)")
+    parser.add_argument("--beta", type=float, default=0.05,
+                        help="the SPRT's false negative rate (default 0.05)")
+    parser.add_argument("--concurrency", type=int, default=1,
+                        help="games played at once, each with its own engines (default 1)")
     parser.add_argument("--tc", required=True, help="time control BASE+INC seconds, e.g. 10+0.1")
     parser.add_argument("--openings", help="file of FEN/EPD lines or UCI move lists")
     parser.add_argument("--max-plies", type=int, default=400, help="adjudicate a draw after this")
@@ -79,10 +108,11 @@ def add_arguments(parser):
     parser.add_argument("--resume", action="store_true", help="go on from the JSON's games")
 
 
-def _open(command, options, label):
+def _open(command, options, label, env=None):
+    extra = {} if env is None else {"env": env}
     try:
         engine = chess.engine.SimpleEngine.popen_uci(command, timeout=START_TIMEOUT,
-                                                     stderr=None)
+                                                     stderr=None, **extra)
     except (OSError, chess.engine.EngineError, chess.engine.EngineTerminatedError,
             TimeoutError) as error:
         raise MatchError(f"{label} {' '.join(command)!r} does not start as a UCI engine: "
@@ -115,13 +145,14 @@ def _typed(engine_options, name, value):
 class Side:
     """One engine of the match (restarted after a crash)."""
 
-    def __init__(self, label, command, options):
+    def __init__(self, label, command, options, env=None, suffix=""):
         self.label, self.command, self.raw_options = label, command, options
+        self.env, self.suffix = env, suffix
         self.engine = None
         self.name = label
 
     def start(self):
-        probe = _open(self.command, {}, self.label)
+        probe = _open(self.command, {}, self.label, *([self.env] if self.env else []))
         try:
             options = {n: _typed(probe.options, n, v) for n, v in self.raw_options}
             unknown = [n for n in options if n not in probe.options]
@@ -145,7 +176,7 @@ class Side:
                 pass
             raise
         self.engine = probe
-        self.name = probe.id.get("name", self.label)
+        self.name = probe.id.get("name", self.label) + self.suffix
 
     def stop(self):
         if self.engine is not None:
@@ -156,8 +187,9 @@ class Side:
             self.engine = None
 
 
-def play_game(ours, theirs, start_board, our_colour, base, inc, max_plies, game_id):
-    """One game; returns (pgn game, record)."""
+def play_game(ours, theirs, start_board, our_colour, base, inc, max_plies, game_id, stop=None):
+    """One game; returns (pgn game, record), or (None, None) once the event ``stop`` is set
+    (checked before each move)."""
     board = start_board.copy()
     clocks = {chess.WHITE: base, chess.BLACK: base}
     least = {chess.WHITE: base, chess.BLACK: base}
@@ -165,6 +197,8 @@ def play_game(ours, theirs, start_board, our_colour, base, inc, max_plies, game_
     result, termination, loser = None, None, None
     sides = {our_colour: ours, not our_colour: theirs}
     while True:
+        if stop is not None and stop.is_set():
+            return None, None
         outcome = board.outcome(claim_draw=True)
         if outcome is not None:
             result, termination = outcome.result(), outcome.termination.name.lower()
@@ -235,7 +269,7 @@ def _score_text(score, mover):
     return f"mate {pov.mate()}" if pov.is_mate() else pov.score()
 
 
-def _summary(args, games, names):
+def _summary(args, games, names, sprt=None):
     wins = sum(g["points"] == 1.0 for g in games)
     draws = sum(g["points"] == 0.5 for g in games)
     losses = sum(g["points"] == 0.0 for g in games)
@@ -246,6 +280,7 @@ def _summary(args, games, names):
     return {
         "name": names["match"], "engine": names["ours"], "opponent": names["theirs"],
         "opponent_options": args.opponent_option, "engine_options": names["our_options"],
+        "opponent_settings": names.get("their_options", args.opponent_option),
         "tc": args.tc, "games_planned": args.games, "games": len(games),
         "wins": wins, "draws": draws, "losses": losses, "score": round(elo.score, 4),
         "elo": None if elo.elo is None else round(elo.elo, 1),
@@ -258,8 +293,98 @@ def _summary(args, games, names):
         "our_mean_depth": round(sum(depths) / len(depths), 2) if depths else None,
         "our_mean_nodes_per_move": round(sum(nodes) / len(nodes)) if nodes else None,
         "our_nodes_per_second": round(sum(nodes) / sum(seconds)) if seconds and nodes else None,
+        **({"sprt": _sprt_summary(sprt, games, args.games)} if sprt is not None else {}),
         "records": games,
     }
+
+
+def _sprt_of(args):
+    if not args.sprt:
+        return None
+    try:
+        elo0, elo1 = parse_bounds(args.sprt)
+        return Sprt(elo0, elo1, args.alpha, args.beta)
+    except ValueError as error:
+        raise MatchError(str(error)) from None
+
+
+def _sprt_summary(sprt, games, planned):
+    """The test's state over ``games`` for the JSON; verdict "inconclusive" once ``planned``
+    games are played without a decision, None while the match goes on."""
+    wins = sum(g["points"] == 1.0 for g in games)
+    draws = sum(g["points"] == 0.5 for g in games)
+    state = sprt.state(wins, draws, len(games) - wins - draws)
+    verdict = state.verdict or ("inconclusive" if len(games) >= planned else None)
+    return {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha, "beta": sprt.beta,
+            "model": "GSPRT, trinomial (W/D/L), logistic Elo",
+            "llr": round(state.llr, 4), "lower": round(state.lower, 4),
+            "upper": round(state.upper, 4), "verdict": verdict, "text": state.text()}
+
+
+def _verdict_line(sprt_summary, games):
+    s = sprt_summary
+    head = f"SPRT elo0 {s['elo0']:g} elo1 {s['elo1']:g} (alpha {s['alpha']:g}, beta {s['beta']:g})"
+    if s["verdict"] in ("H1 accepted", "H0 accepted"):
+        return f"{head}: {s['verdict']} after {games} games, {s['text']}"
+    if s["verdict"] == "inconclusive":
+        return f"{head}: inconclusive at the game limit ({games} games), {s['text']}"
+    return f"{head}: undecided after {games} games (interrupted), {s['text']}"
+
+
+def _threads(options, default=1):
+    for name, value in options:
+        if name.lower() in ("threads", "accelerators"):
+            try:
+                return max(int(value), 1)
+            except ValueError:
+                return default
+    return default
+
+
+class _Checkout:
+    """``--opponent-commit REV``: REV checked out into a temporary git worktree (detached),
+    removed again on exit."""
+
+    def __init__(self, rev):
+        self.rev, self.folder, self.tree, self.top = rev, None, None, None
+
+    def _git(self, *argv, cwd=None):
+        return subprocess.run(["git", *argv], cwd=cwd, capture_output=True, text=True)
+
+    def __enter__(self):
+        done = self._git("rev-parse", "--show-toplevel")
+        if done.returncode != 0:
+            raise MatchError(f"--opponent-commit needs a git checkout: {os.getcwd()} is not "
+                             "in one")
+        self.top = done.stdout.strip()
+        done = self._git("rev-parse", "--verify", "--quiet", f"{self.rev}^{{commit}}",
+                         cwd=self.top)
+        if done.returncode != 0 or not self.rev.strip():
+            raise MatchError(f"--opponent-commit {self.rev!r}: no such commit")
+        self.sha = done.stdout.strip()
+        self.folder = tempfile.mkdtemp(prefix="chessaccel-match-")
+        self.tree = os.path.join(self.folder, "tree")
+        done = self._git("worktree", "add", "--detach", self.tree, self.sha, cwd=self.top)
+        if done.returncode != 0:
+            self.__exit__()
+            line = (done.stderr.strip().splitlines() or ["git failed"])[-1]
+            raise MatchError(f"--opponent-commit {self.rev!r}: {line}")
+        if not os.path.isfile(os.path.join(self.tree, "src", "chessaccel", "host", "cli.py")):
+            self.__exit__()
+            raise MatchError(f"--opponent-commit {self.rev!r}: commit {self.sha[:12]} predates "
+                             "the src/ layout (no src/chessaccel/host/cli.py): not supported")
+        return self
+
+    def env(self):
+        return {**os.environ, "PYTHONPATH": os.path.join(self.tree, "src")}
+
+    def __exit__(self, *exc):
+        if self.tree is not None and os.path.isdir(self.tree):
+            self._git("worktree", "remove", "--force", self.tree, cwd=self.top)
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self._git("worktree", "prune", cwd=self.top)
+        self.folder = self.tree = None
 
 
 def run(args):
@@ -268,17 +393,51 @@ def run(args):
         raise MatchError(f"--games must be at least 1, got {args.games}")
     if args.max_plies < 1:
         raise MatchError(f"--max-plies must be at least 1, got {args.max_plies}")
+    if args.concurrency < 1:
+        raise MatchError(f"--concurrency must be at least 1, got {args.concurrency}")
+    sprt = _sprt_of(args)
+    self_play = bool(args.opponent_engine_option or args.opponent_commit)
+    if args.opponent is not None and self_play:
+        raise MatchError("--opponent or a self-play opponent (--opponent-engine-option, "
+                         "--opponent-commit), not both")
+    if args.opponent is None and not self_play:
+        raise MatchError("no opponent: give --opponent CMD, --opponent-engine-option or "
+                         "--opponent-commit")
+    if args.opponent_commit and args.engine:
+        raise MatchError("--opponent-commit plays chessaccel's engine: not with --engine")
+    for text in args.opponent_engine_option:      # bad ones before any checkout
+        parse_option(text)
+    if args.opponent_commit is None:
+        return _run(args, base, inc, sprt, None)
+    with _Checkout(args.opponent_commit) as checkout:
+        return _run(args, base, inc, sprt, checkout)
+
+
+def _run(args, base, inc, sprt, checkout):
     opponent_options = [parse_option(t) for t in args.opponent_option]
     engine_options = [parse_option(t) for t in args.engine_option]
+    self_options = [parse_option(t) for t in args.opponent_engine_option]
+    settings = [("Backend", args.backend), ("Accelerators", str(args.accelerators)),
+                ("HardwarePlies", str(args.hardware_plies))]
     if args.engine:
         our_command = shlex.split(args.engine)
     else:
         our_command = ENGINE_COMMAND
-        engine_options = [("Backend", args.backend), ("Accelerators", str(args.accelerators)),
-                          ("HardwarePlies", str(args.hardware_plies))] + engine_options
-    their_command = shlex.split(args.opponent)
-    if not their_command:
-        raise MatchError("--opponent is empty")
+        engine_options = settings + engine_options
+    their_env, suffix, self_play = None, "", bool(self_options)
+    if checkout is not None:
+        their_command = ENGINE_COMMAND
+        their_env, suffix = checkout.env(), f" @{checkout.sha[:12]}"
+        opponent_options = settings + self_options + opponent_options
+    elif self_play:
+        their_command = our_command
+        opponent_options = ([] if args.engine else settings) + self_options + opponent_options
+        suffix = f" [{' '.join(t.strip() for t in args.opponent_engine_option)}]"
+    else:
+        their_command = shlex.split(args.opponent)
+        if not their_command:
+            raise MatchError("--opponent is empty")
+    opponent_options = list(dict(opponent_options).items())     # the last of a name wins
     if args.openings:
         try:
             openings = read_openings(args.openings)
@@ -286,65 +445,142 @@ def run(args):
             raise MatchError(str(error)) from None
     else:
         openings = [(name, opening_board(moves)) for name, moves in OPENINGS]
-    match_name = args.name or f"vs-{os.path.basename(their_command[0])}-{args.tc}"
+    against = (f"commit-{args.opponent_commit}" if checkout is not None
+               else "self" if self_play else os.path.basename(their_command[0]))
+    match_name = args.name or f"vs-{against}-{args.tc}"
     out = args.out or os.path.join("out", f"match-{match_name}.json")
     pgn_path = args.pgn or os.path.splitext(out)[0] + ".pgn"
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
-    games = []
+    games, old = [], {}
     if args.resume and os.path.exists(out):
         with open(out) as f:
-            games = json.load(f)["records"]
+            old = json.load(f)
+        games = old["records"]
     elif os.path.exists(pgn_path):
         os.remove(pgn_path)
 
-    ours = Side("engine", our_command, engine_options)
-    theirs = Side("opponent", their_command, opponent_options)
-    ours.start()
+    per_game = max(_threads(engine_options), _threads(opponent_options))
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if args.concurrency * per_game > (cores or 1):
+        print(f"warning: --concurrency {args.concurrency} x {per_game} threads a game is more "
+              f"than the {cores} cores here: the engines' clocks will suffer", file=sys.stderr)
+
+    decided = sprt is not None and _sprt_summary(sprt, games, args.games)["verdict"] \
+        in ("H1 accepted", "H0 accepted")
+    todo = [] if decided else list(range(len(games), args.games))
+    first, last = len(games), len(games) + len(todo)     # the workers take from todo
+    pairs = []
     try:
-        theirs.start()
-    except BaseException:      # whatever stops the opponent's start, our engine is not left running
-        ours.stop()
+        for _ in range(min(args.concurrency, len(todo))):
+            pair = (Side("engine", our_command, engine_options),
+                    Side("opponent", their_command, opponent_options, their_env, suffix))
+            pairs.append(pair)
+            for side in pair:
+                side.start()
+    except BaseException:      # whatever stops a start, no engine started is left running
+        for pair in pairs:
+            for side in pair:
+                side.stop()
         raise
-    names = {"match": match_name, "ours": ours.name, "theirs": theirs.name,
-             "our_options": [f"{n}={v}" for n, v in engine_options]}
+    if pairs:
+        names = {"match": match_name, "ours": pairs[0][0].name, "theirs": pairs[0][1].name}
+    else:
+        names = {"match": match_name, "ours": old.get("engine", "engine"),
+                 "theirs": old.get("opponent", "opponent")}
+    names["our_options"] = [f"{n}={v}" for n, v in engine_options]
+    names["their_options"] = [f"{n}={v}" for n, v in opponent_options]
+
+    def plan(game_id):
+        name, start = openings[(game_id // 2) % len(openings)]
+        return name, start, chess.WHITE if game_id % 2 == 0 else chess.BLACK
+
+    lock = threading.Condition()
+    results, stop = {}, threading.Event()
+
+    def worker(ours, theirs):
+        while not stop.is_set():
+            with lock:
+                if not todo:
+                    return
+                game_id = todo.pop(0)
+            try:
+                for side in (ours, theirs):
+                    if side.engine is None:
+                        side.start()
+                _, start, colour = plan(game_id)
+                game, record = play_game(ours, theirs, start, colour, base, inc,
+                                         args.max_plies, game_id, stop)
+                if game is not None and record["crashed"]:
+                    (ours if record["crashed"] == "engine" else theirs).stop()
+                item = None if game is None else (game, record, ours.name, theirs.name)
+            except BaseException as error:      # handed to the main thread, which raises it
+                item = error
+            with lock:
+                if item is not None:
+                    results[game_id] = item
+                lock.notify_all()
+                if isinstance(item, BaseException):
+                    return
+
+    threads = [threading.Thread(target=worker, args=pair, daemon=True) for pair in pairs]
+    for thread in threads:
+        thread.start()
     try:
-        for game_id in range(len(games), args.games):
-            name, start = openings[(game_id // 2) % len(openings)]
-            our_colour = chess.WHITE if game_id % 2 == 0 else chess.BLACK
-            for side in (ours, theirs):
-                if side.engine is None:
-                    side.start()
-            game, record = play_game(ours, theirs, start, our_colour, base, inc,
-                                     args.max_plies, game_id)
+        for game_id in range(first, last):
+            with lock:
+                while game_id not in results:
+                    failed = [r for r in results.values() if isinstance(r, BaseException)]
+                    if failed:
+                        raise failed[0]
+                    if not any(t.is_alive() for t in threads):
+                        break
+                    lock.wait(0.5)
+                item = results.pop(game_id, None)
+            if item is None:
+                break
+            if isinstance(item, BaseException):
+                raise item
+            game, record, our_name, their_name = item
+            name, _, our_colour = plan(game_id)
             record["opening"] = name
-            if record["crashed"]:
-                (ours if record["crashed"] == "engine" else theirs).stop()
             games.append(record)
-            white, black = (ours.name, theirs.name) if our_colour == chess.WHITE \
-                else (theirs.name, ours.name)
+            white, black = (our_name, their_name) if our_colour == chess.WHITE \
+                else (their_name, our_name)
             game.headers.update({"Event": match_name, "Site": "chessaccel match",
                                  "Date": datetime.date.today().strftime("%Y.%m.%d"),
                                  "Round": str(game_id + 1), "White": white, "Black": black,
                                  "TimeControl": f"{base:g}+{inc:g}", "Opening": name})
             with open(pgn_path, "a") as f:
                 print(game, file=f, end="\n\n")
-            summary = _summary(args, games, names)
+            summary = _summary(args, games, names, sprt)
+            if sprt is not None:
+                record["llr"] = summary["sprt"]["llr"]
             _write_json(out, summary)
             colour = record["our_colour"]
-            print(f"game {game_id + 1}/{args.games}: {ours.name} ({colour}) {record['result']} "
+            tail = f"  {summary['sprt']['text']}" if sprt is not None else ""
+            print(f"game {game_id + 1}/{args.games}: {our_name} ({colour}) {record['result']} "
                   f"[{record['termination']}, {record['plies']} plies]  "
-                  f"{summary['elo_text']}", file=sys.stderr, flush=True)
+                  f"{summary['elo_text']}{tail}", file=sys.stderr, flush=True)
+            if sprt is not None and summary["sprt"]["verdict"] in ("H1 accepted", "H0 accepted"):
+                break
     finally:
-        ours.stop()
-        theirs.stop()
-    summary = _summary(args, games, names)
+        stop.set()
+        for thread in threads:
+            thread.join()
+        for pair in pairs:
+            for side in pair:
+                side.stop()
+    summary = _summary(args, games, names, sprt)
+    _write_json(out, summary)
     plot = os.path.splitext(out)[0] + ".png"
     _plot(summary, plot)
-    print(f"{ours.name} vs {theirs.name} at {args.tc}: {summary['elo_text']}")
+    print(f"{names['ours']} vs {names['theirs']} at {args.tc}: {summary['elo_text']}")
     print(f"time losses: ours {summary['our_time_losses']}, theirs "
           f"{summary['their_time_losses']}; least clock left ours "
           f"{summary['our_least_clock']} s; mean depth {summary['our_mean_depth']}")
     print(f"wrote {out}, {pgn_path} and {plot}")
+    if sprt is not None:
+        print(_verdict_line(summary["sprt"], len(games)))
     return 0
 
 
