@@ -120,6 +120,8 @@ def test_a_timeout_is_one_line_not_a_hang(tmp_path):
      "--flash is how a DFU board is always programmed"),
     (["program", "--board", "ulx3s-85f", "--timeout", "-1"], 2,
      "--timeout must be a positive number of seconds"),
+    (["program", "--board", "ulx3s-85f", "--timeout", "inf"], 2,
+     "--timeout must be a positive number of seconds, got inf"),
 ])
 def test_bad_input_is_one_line_and_status_2(tmp_path, argv, status, words):
     (tmp_path / "empty.bit").write_bytes(b"")

@@ -16,6 +16,7 @@ found, a timeout, any other failure of the tool). openFPGALoader's own output (i
 passed through on stdout as it comes.
 """
 
+import math
 import re
 import subprocess
 import sys
@@ -241,7 +242,7 @@ def add_detect_arguments(parser):
 
 
 def _positive(timeout):
-    if not timeout > 0:
+    if not (timeout > 0 and math.isfinite(timeout)):
         raise ProgramError(f"--timeout must be a positive number of seconds, got {timeout}",
                            EXIT_USAGE)
     return timeout
