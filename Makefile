@@ -19,7 +19,8 @@ all: demo
 
 # System packages: Icarus Verilog (cocotb), Verilator + g++ (the compiled board simulation),
 # python3-venv (Debian's python needs it for `python3 -m venv`), stockfish (the engine tests'
-# and `chessaccel match`'s opponent; Debian puts it at /usr/games/stockfish).
+# and `chessaccel match`'s opponent; Debian puts it at /usr/games/stockfish), openfpgaloader
+# (`chessaccel board program` and `board detect`, and their tests).
 system-packages:
 	@missing=""; \
 	command -v iverilog >/dev/null || missing="$$missing iverilog"; \
@@ -28,6 +29,7 @@ system-packages:
 	command -v make >/dev/null || missing="$$missing make"; \
 	python3 -c "import ensurepip, venv" 2>/dev/null || missing="$$missing python3-venv"; \
 	[ -x /usr/games/stockfish ] || command -v stockfish >/dev/null || missing="$$missing stockfish"; \
+	command -v openFPGALoader >/dev/null || missing="$$missing openfpgaloader"; \
 	if [ -n "$$missing" ]; then \
 	  echo "apt-get install:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \

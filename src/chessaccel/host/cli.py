@@ -10,6 +10,8 @@
                       (--host and --dispatch: the lab's, lab/benchcli.py, through COMMANDS_GROUP)
     chessaccel board-sim [--cores N] [--threads T] [--clocks-per-bit N]
     chessaccel board info --port PORT
+    chessaccel board detect
+    chessaccel board program --board NAME [--bitstream FILE] [--flash]
     chessaccel synth --board NAME [--cores N] [--threads T] [--clock MHZ]
     chessaccel uci
     chessaccel epd FILE --nodes N | --movetime MS | --depth D [--backend B] [--accelerators N]
@@ -157,9 +159,17 @@ def _parser():
     from .boardcli import add_board_info_arguments, add_board_sim_arguments
     sp = sub.add_parser("board-sim", help="serve the simulated board (Verilator) on a pseudo-terminal")
     add_board_sim_arguments(sp)
-    sp = sub.add_parser("board", help="talk to a board (real or simulated) over its serial port")
+    sp = sub.add_parser("board", help="talk to a board (real or simulated) over its serial port; "
+                                         "find and program real boards (openFPGALoader)")
     board_sub = sp.add_subparsers(dest="board_command", required=True, parser_class=_Parser)
     add_board_info_arguments(board_sub.add_parser("info", help="print what the board reports"))
+    # Programming a board people own (host/boardprog.py, through openFPGALoader).
+    from .boardprog import add_detect_arguments, add_program_arguments
+    add_detect_arguments(board_sub.add_parser(
+        "detect", help="list the cables and boards openFPGALoader sees"))
+    add_program_arguments(board_sub.add_parser(
+        "program", help="load a bitstream (default: the newest `chessaccel synth --board` "
+                        "build) into a board through openFPGALoader"))
     # Bitstreams for real boards come from synth/board.py (importing it starts no tool).
     from chessaccel.synth.board import add_board_arguments
     add_board_arguments(sub.add_parser("synth", help="build a bitstream for a real board "
@@ -330,6 +340,9 @@ def main(argv=None):
             from .boardcli import board_sim_main
             return board_sim_main(args)
         if args.command == "board":
+            if args.board_command in ("detect", "program"):
+                from .boardprog import detect_main, program_main
+                return (detect_main if args.board_command == "detect" else program_main)(args)
             from .boardcli import board_info_main
             return board_info_main(args)
         if args.command == "synth":

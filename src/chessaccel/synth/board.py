@@ -6,7 +6,9 @@ lights), or, with ``--top BLOCK``, one registered block behind the scan harness.
 from amaranth-boards 0.0.21 (``BOARDS``); the tools are the PyPI YoWASP builds only.
 
 The flow (``build_board``), each phase announced and, while it runs, a heartbeat line every
-``HEARTBEAT_S`` seconds saying the phase and how long phase and build have run:
+``HEARTBEAT_S`` seconds saying the phase and how long phase and build have run; in place and
+route, nextpnr's own phase (packing, placing, routing, timing analysis), the router's iteration
+and overused wires, and the whole place and route of the matching record (``NextpnrProgress``):
 
 1. **fit**: the logic the cores would need is estimated from the committed per-core record
    (synth/records/blocks/searchcore.json); a design that cannot fit the device is refused
@@ -48,8 +50,8 @@ from chessaccel.hdl.interleave import THREAD_COUNTS
 from .records import (RECORD_VERSION, RECORDS, board_layout, board_record_path, core_block,
                       core_cost, cycles_per_node, fit_estimate, load, write_record)
 from .registry import BLOCKS, BlockUnavailable, resolve
-from .tools import (HEARTBEAT_S, ToolFailed, nextpnr_figures, run_tool, tool, tool_failure,
-                    tool_path, tool_versions, yosys_cells)
+from .tools import (HEARTBEAT_S, NextpnrProgress, ToolFailed, nextpnr_figures, run_tool, tool,
+                    tool_failure, tool_path, tool_versions, yosys_cells)
 
 __all__ = ["BOARDS", "BoardSpec", "BoardBuild", "DoesNotFit", "pll_parameters", "build_board",
            "choose_clock", "board_summary", "dfu_suffix", "main", "add_board_arguments",
@@ -197,14 +199,23 @@ class _Phases:
         self.progress(f"[{self.label}] {phase}{': ' + detail if detail else ''} "
                       f"(build at {self._clock(time.monotonic() - self.started)})")
 
-    def run(self, phase, argv, cwd, log_name):
-        """Run ``argv`` in ``cwd``; return (exit status, log text, seconds)."""
+    def run(self, phase, argv, cwd, log_name, nextpnr=None):
+        """Run ``argv`` in ``cwd``; return (exit status, log text, seconds). For nextpnr,
+        ``nextpnr`` is ``(NextpnrProgress(), the matching record's place and route seconds or
+        None)``: the heartbeat then says nextpnr's phase and its router's progress."""
         self.announce(phase)
-        status, text, elapsed = run_tool(
-            argv, cwd, log_name,
-            lambda seconds: self.progress(
-                f"[{self.label}] still in {phase}: {self._clock(seconds)} in this phase, "
-                f"{self._clock(time.monotonic() - self.started)} in the build"))
+        if nextpnr is None:
+            def beat(seconds):
+                self.progress(f"[{self.label}] still in {phase}: {self._clock(seconds)} in this "
+                              f"phase, {self._clock(time.monotonic() - self.started)} in the build")
+            on_output = None
+        else:
+            watch, record_seconds = nextpnr
+            on_output = watch.feed
+
+            def beat(seconds):
+                self.progress(f"[{self.label}] {watch.heartbeat(seconds, record_seconds)}")
+        status, text, elapsed = run_tool(argv, cwd, log_name, beat, on_output=on_output)
         self.seconds[phase] = round(self.seconds.get(phase, 0) + elapsed, 1)
         return status, text, elapsed
 
@@ -270,12 +281,15 @@ def build_board(board, top_name="boardtop", *, cores=1, clock_mhz=None, margin=D
     if spec.family == "ice40" and abs(clock_mhz - spec.oscillator_mhz) > 1e-9:
         raise DoesNotFit(f"the {board} flow runs at its {spec.oscillator_mhz:g} MHz oscillator "
                          f"(no PLL set-up for iCE40 here), not {clock_mhz:g} MHz")
+    prior_seconds = (_place_and_route_seconds(load(board_record_path(board, cores, records,
+                                                                      threads)))
+                     if records is not None and top_name == "boardtop" else None)
     attempts = []
     started = time.monotonic()
     while True:
         try:
             record = _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir,
-                                 progress, router, threads, placer)
+                                 progress, router, threads, placer, prior_seconds)
         except TimingNotMet as missed:
             attempts.append({"clock_mhz": clock_mhz, "fmax_mhz": missed.fmax_mhz,
                              "timing_met": False})
@@ -302,8 +316,17 @@ def build_board(board, top_name="boardtop", *, cores=1, clock_mhz=None, margin=D
     return record
 
 
+def _place_and_route_seconds(record):
+    """The seconds nextpnr took in ``record`` (a board record's ``seconds`` names the phase
+    ``nextpnr-FAMILY place and route (...)``), or None."""
+    for phase, seconds in ((record or {}).get("seconds") or {}).items():
+        if phase.startswith("nextpnr"):
+            return seconds
+    return None
+
+
 def _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir, progress,
-                router=DEFAULT_ROUTER, threads=1, placer=DEFAULT_PLACER):
+                router=DEFAULT_ROUTER, threads=1, placer=DEFAULT_PLACER, prior_seconds=None):
     board = spec.name
     label = (f"{board} {cores} core(s)" + ("" if threads == 1 else f" of {threads} threads")
              if top_name == "boardtop" else f"{board} {top_name}")
@@ -376,12 +399,15 @@ def _build_once(spec, top_name, cores, clock_mhz, reason, baud, seed, out_dir, p
                 + (platform._nextpnr_package_options.get(platform.device) or ""),
                 "--json", f"{DESIGN_NAME}.json", "--pcf", f"{DESIGN_NAME}.pcf",
                 "--asc", f"{DESIGN_NAME}.asc"]
+    # not --quiet: nextpnr's progress goes to stderr (unbuffered) and so to nextpnr.out as it
+    # comes, where the heartbeat reads it (the --log file is written in buffered blocks)
     argv += ["--seed", str(seed), "--placer", placer, "--router", router,
-             "--report", "report.json", "--quiet"]
+             "--report", "report.json"]
     (build_dir / "report.json").unlink(missing_ok=True)
     status, text, _ = phases.run(f"nextpnr-{spec.family} place and route "
                                  f"({cells['lut4']:,} LUT4) at {achieved_mhz:g} MHz",
-                                 argv, build_dir, "nextpnr.out")
+                                 argv, build_dir, "nextpnr.out",
+                                 nextpnr=(NextpnrProgress(), prior_seconds))
     log_text = (build_dir / f"{DESIGN_NAME}.tim").read_text(errors="replace") \
         if (build_dir / f"{DESIGN_NAME}.tim").exists() else text
     fmax_log = _nextpnr_fmax(log_text)

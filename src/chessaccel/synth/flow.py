@@ -25,8 +25,8 @@ from amaranth.back import rtlil
 from .harness import HarnessBaseline, ScanHarness, harness_cost, port_widths
 from .records import RECORD_VERSION
 from .registry import resolve
-from .tools import (ToolFailed, critical_path, nextpnr_figures, run_tool, tool_failure, tool_path,
-                    tool_versions, yosys_cells)
+from .tools import (NextpnrProgress, ToolFailed, critical_path, nextpnr_figures, run_tool,
+                    tool_failure, tool_path, tool_versions, yosys_cells)
 
 __all__ = [
     "SynthOptions", "ToolchainMissing", "ToolFailed", "DEVICES", "DEFAULT_OUT",
@@ -165,12 +165,18 @@ def design_digest(root=Path(__file__).resolve().parent.parent):
     return digest.hexdigest()
 
 
-def _run(argv, log_path, label, progress):
-    """Run a tool with its output in ``log_path``, printing a heartbeat while it works;
-    return its seconds, or raise ``ToolFailed`` quoting the end of the log."""
-    status, text, seconds = run_tool(
-        argv, log_path.parent, log_path.name,
-        lambda elapsed: progress(f"{label} still running ({elapsed:.0f} s)"))
+def _run(argv, log_path, label, progress, watch=None):
+    """Run a tool with its output in ``log_path``, printing a heartbeat while it works (for
+    nextpnr, ``watch``, a ``NextpnrProgress``: its phase and router progress); return its
+    seconds, or raise ``ToolFailed`` quoting the end of the log."""
+    if watch is None:
+        def beat(elapsed):
+            progress(f"{label} still running ({elapsed:.0f} s)")
+    else:
+        def beat(elapsed):
+            progress(f"{label.removesuffix(' nextpnr')} {watch.heartbeat(elapsed)}")
+    status, text, seconds = run_tool(argv, log_path.parent, log_path.name, beat,
+                                     on_output=None if watch is None else watch.feed)
     if status != 0:
         raise tool_failure(label, status, log_path, text)
     return seconds
@@ -223,9 +229,10 @@ def synthesise_component(component, work_dir, options=SynthOptions(), progress=p
          "--speed", str(options.speed), "--json", "netlist.json", "--lpf", "clock.lpf",
          "--lpf-allow-unconstrained", "--freq", f"{options.freq_mhz}", "--timing-allow-fail",
          "--seed", str(options.seed), "--placer", options.placer, "--router", options.router,
-         "--report", "report.json", "--log", "nextpnr.log",
-         "--quiet"],
-        work_dir / "nextpnr.out", f"[{label}] nextpnr", progress), 1)
+         # not --quiet: nextpnr's progress reaches nextpnr.out (stderr, unbuffered) as it
+         # comes, for the heartbeat; the --log file is written in buffered blocks
+         "--report", "report.json", "--log", "nextpnr.log"],
+        work_dir / "nextpnr.out", f"[{label}] nextpnr", progress, NextpnrProgress()), 1)
     figures = nextpnr_figures(work_dir / "report.json", NEXTPNR_CELLS)
     return {"cells": cells, "placed": figures["placed"], "available": figures["available"],
             "fmax_mhz": figures["fmax_mhz"], "critical_path": figures["critical_path"],

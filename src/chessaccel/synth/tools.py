@@ -4,8 +4,12 @@
 - ``tool_path`` / ``tool``: where a ``yowasp-*`` executable is (an environment variable, then
   beside the running Python, then PATH).
 - ``tool_versions``: the package versions a record names (they also key the Yosys cache).
-- ``run_tool``: a tool with its output in a log, a heartbeat line while it works, and
-  ``tool_failure``, the error that quotes the end of that log.
+- ``run_tool``: a tool with its output in a log, a heartbeat line while it works (the log's new
+  text handed to ``on_output`` first), and ``tool_failure``, the error that quotes the end of
+  that log.
+- ``NextpnrProgress``: what nextpnr's growing log says of its progress (pack, place, route, the
+  timing report; the placer's and router's iteration, router2's overused wires), for the
+  heartbeat of a long place and route.
 - ``yosys_cells`` / ``nextpnr_figures``: the cell counts of Yosys' ``stat -json`` and the
   utilisation, Fmax and critical path of nextpnr's ``--report``, each keyed by a table the
   caller gives (block and board records name some cells differently, and keys are never
@@ -16,6 +20,7 @@
 import importlib.metadata
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -23,7 +28,7 @@ import time
 from pathlib import Path
 
 __all__ = ["ToolFailed", "HEARTBEAT_S", "LOG_TAIL_LINES", "tool_path", "tool", "tool_versions",
-           "run_tool", "tool_failure", "yosys_cells", "nextpnr_figures", "critical_path",
+           "run_tool", "tool_failure", "NextpnrProgress", "yosys_cells", "nextpnr_figures", "critical_path",
            "clock_name"]
 
 #: Seconds between "still running" lines while a tool works.
@@ -72,26 +77,121 @@ def tool_versions(family="ecp5", boards=False):
     return versions
 
 
-def run_tool(argv, cwd, log_name, on_heartbeat=None, heartbeat_s=HEARTBEAT_S):
+def run_tool(argv, cwd, log_name, on_heartbeat=None, heartbeat_s=HEARTBEAT_S, on_output=None):
     """Run ``argv`` in ``cwd`` with stdout and stderr in ``cwd/log_name``.
 
     While it runs, ``on_heartbeat(seconds)`` is called every ``heartbeat_s`` seconds with the
-    time it has run. Returns ``(exit status, log text, seconds)``; a failure is the caller's to
-    report (``tool_failure``).
+    time it has run; before it, ``on_output(text)`` gets the text the log gained since the last
+    call (nextpnr's progress, ``NextpnrProgress.feed``). Returns ``(exit status, log text,
+    seconds)``; a failure is the caller's to report (``tool_failure``).
     """
     started = time.monotonic()
     log_path = Path(cwd) / log_name
-    with open(log_path, "w") as log:
+    with open(log_path, "w") as log, open(log_path, "rb") as reader:
         process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=cwd)
         while True:
             try:
                 process.wait(timeout=heartbeat_s)
                 break
             except subprocess.TimeoutExpired:
+                if on_output is not None:
+                    on_output(reader.read().decode(errors="replace"))
                 if on_heartbeat is not None:
                     on_heartbeat(time.monotonic() - started)
     return (process.returncode, log_path.read_text(errors="replace"),
             time.monotonic() - started)
+
+
+class NextpnrProgress:
+    """What nextpnr's log says of its progress, fed as it grows (``feed``); ``describe`` says it
+    in words: ``routing, router2 iteration 37, 1,204 overused wires``.
+
+    The lines read are nextpnr 0.11's (common/kernel, common/place, common/route, ecp5/pack.cc):
+    ``Info: Packing ...``; the placers' start (``Creating initial analytic placement``,
+    ``Running Static placer...``, ...) and iterations (HeAP's ``at iteration #N, type ...``, the
+    electrostatic placer's ``iter=N steplen=...``, annealing's ``at iteration #N: temp = ...``);
+    ``Routing globals...`` (ECP5's global nets, before the router);
+    ``Running router2...`` and its ``iter=N wires=W overused=O overuse=...`` after each
+    iteration; router1's ``Routing..`` and its table rows ``N | ... | remaining arcs| ...``;
+    router2's closing ``Running router1 to check that route is legal...``; ``Routing
+    complete.``, after which nextpnr analyses timing and writes its report.
+    """
+
+    _PLACER_START = re.compile(r"Creating initial (analytic )?placement|Running main analytical "
+                               r"placer|Running Static placer|Running simulated annealing placer|"
+                               r"Placed \d+ cells based on constraints")
+    _PLACER_ITERATION = re.compile(r"at iteration #(\d+)|\biter=(\d+) steplen=")
+    _ROUTER2_ITERATION = re.compile(r"\biter=(\d+) wires=(\d+) overused=(\d+)")
+    _ROUTER1_ROW = re.compile(r"^Info:\s+(\d+) \|\s+\d+\s+\d+ \|\s+-?\d+\s+-?\d+ \|\s+(\d+)\|")
+
+    def __init__(self):
+        self.phase = None           # "packing", "placing", "routing", "checking the route",
+        self.router = None          # "timing analysis"
+        self.iteration = None       # the placer's or router's, in the phase
+        self.overused = None        # router2's overused wires
+        self.remaining = None       # router1's remaining arcs
+        self._partial = ""
+
+    def feed(self, text):
+        """Read ``text``, the log's next part (a line may be cut between two parts)."""
+        lines = (self._partial + text).split("\n")
+        self._partial = lines.pop()
+        for line in lines:
+            self._line(line)
+
+    def _enter(self, phase, router=None):
+        if phase != self.phase:
+            self.phase, self.iteration, self.overused, self.remaining = phase, None, None, None
+        if router is not None:
+            self.router = router
+
+    def _line(self, line):
+        if "Info: Packing " in line:
+            self._enter("packing")
+        elif self._PLACER_START.search(line):
+            self._enter("placing")
+        elif "Routing globals" in line:
+            self._enter("routing")
+        elif "Running router2" in line:
+            self._enter("routing", "router2")
+        elif "Running router1 to check" in line:
+            self._enter("checking the route")
+        elif "Routing complete." in line:
+            self._enter("timing analysis")
+        elif line.startswith("Info: Routing..") or "Setting up routing queue" in line:
+            if self.phase != "checking the route":
+                self._enter("routing", "router1")
+        elif (found := self._ROUTER2_ITERATION.search(line)) and self.phase == "routing":
+            self.iteration, self.overused = int(found.group(1)), int(found.group(3))
+        elif (found := self._ROUTER1_ROW.search(line)) and self.phase == "routing":
+            self.iteration, self.remaining = int(found.group(1)), int(found.group(2))
+        elif (found := self._PLACER_ITERATION.search(line)) and self.phase == "placing":
+            self.iteration = int(found.group(1) or found.group(2))
+
+    def heartbeat(self, seconds, record_seconds=None):
+        """``nextpnr: routing, router2 iteration 37, 1,204 overused wires, 12.3 min so far (the
+        record's run: 22.1 min)``: the heartbeat of a place and route that has run ``seconds``;
+        ``record_seconds`` is the whole place and route of the matching record (records keep no
+        time per nextpnr phase), left out when there is none."""
+        said = self.describe()
+        line = f"nextpnr: {said + ', ' if said else ''}{seconds / 60:.1f} min so far"
+        if record_seconds:
+            line += f" (the record's run: {record_seconds / 60:.1f} min)"
+        return line
+
+    def describe(self):
+        """``routing, router2 iteration 37, 1,204 overused wires``; None before any phase."""
+        if self.phase is None:
+            return None
+        words = [self.phase]
+        if self.phase == "routing" and self.router == "router2" and self.iteration is not None:
+            words.append(f"router2 iteration {self.iteration}, {self.overused:,} overused wires")
+        elif self.phase == "routing" and self.iteration is not None:
+            words.append(f"{self.router} iteration {self.iteration:,}, "
+                         f"{self.remaining:,} arcs remaining")
+        elif self.phase == "placing" and self.iteration is not None:
+            words.append(f"placer iteration {self.iteration}")
+        return ", ".join(words)
 
 
 def tool_failure(label, status, log_path, text, lines=LOG_TAIL_LINES, error=ToolFailed):
