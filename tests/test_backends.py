@@ -172,7 +172,7 @@ def test_a_backend_of_another_package_plugs_in_through_an_entry_point(monkeypatc
 def test_each_backend_declares_its_capabilities():
     from chessaccel.host.backends.board import BoardBackend
     from chessaccel.host.backends.opencl import OpenCLBackend
-    from chessaccel.host.engine.dispatch import InstantBackend, ThreadedInstantBackend
+    from chessaccel.lab.dispatch import InstantBackend, ThreadedInstantBackend
     assert Backend.capabilities == Capabilities()
     assert ModelBackend.capabilities == Capabilities(worker_processes=True)
     assert RtlBackend.capabilities == Capabilities(batch=True, cycles=True)
