@@ -51,7 +51,7 @@ demo: setup
 	$(VENV)/bin/chessaccel compare "$(DEMO_FEN)" --depth $(DEMO_DEPTH) --backends model,rtl,opencl \
 	  --out out/demo/compare.json
 	$(VENV)/bin/chessaccel match --opponent "$(VENV)/bin/chessaccel uci" \
-	  --opponent-option Backend=opencl --backend opencl --games 1 --tc 4+0.05 --max-plies 12 \
+	  --opponent-option Backend=opencl --backend opencl --games 1 --tc 2+0.05 --max-plies 8 \
 	  --name demo-selfplay --out out/demo/selfplay.json
 	@cat out/demo/selfplay.pgn
 
