@@ -533,3 +533,13 @@ def test_a_plugin_joins_or_makes_a_command_and_a_missing_one_is_left_out(monkeyp
     assert main(["hello", "--depth", "9"]) == 2
     assert "depth 9 out of range" in capsys.readouterr().err
     monkeypatch.setattr(cli, "_PLUGINS", None)
+
+
+def test_the_own_plugins_are_the_ones_pyproject_declares():
+    """host/cli.py's OWN_PLUGINS stands in for the chessaccel.commands entry points of a checkout
+    whose install predates them: it must name exactly what pyproject.toml declares."""
+    import tomllib
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    assert dict(cli.OWN_PLUGINS) == project["entry-points"][cli.COMMANDS_GROUP]
