@@ -34,6 +34,7 @@ from chessaccel.contract.defs import INF, MAX_DEPTH
 from chessaccel.contract.geometry import move_uci
 from chessaccel.model.search import mate_distance
 from .backends import BackendError, backend_names, get_backend
+from .compare import add_arguments as add_compare_arguments, run as run_compare, score_text
 from ..contract.bench import BENCH
 from ..model.position import PositionError, parse_position
 
@@ -147,7 +148,6 @@ def _parser():
     sp.add_argument("--beta", type=_bound, default=INF, help=f"window high bound (default {INF})")
     sp = sub.add_parser("compare", help="search one position on several backends side by side: "
                                         "the same score, move and nodes, and each one's speed")
-    from .compare import add_arguments as add_compare_arguments
     add_compare_arguments(sp, _depth)
     sp = sub.add_parser("bench", help="search the bench set; print nodes, time and signature")
     common(sp, position=False)
@@ -253,7 +253,7 @@ def cmd_search(args, backend):
     obj = {"score": r["score"], "mate": mate, "best_move": _uci(r["best_move"]),
            "pv": [_uci(m) for m in r["pv"]], "nodes": r["nodes"], "cycles": r["cycles"],
            "depth": args.depth, "seconds": round(seconds, 6)}
-    score = f"mate {mate}" if mate is not None else f"cp {r['score']}"
+    score = score_text(r["score"])
     cycles = f"  cycles {r['cycles']}" if r["cycles"] is not None else ""
     _emit(args, obj, [
         f"bestmove {obj['best_move'] or '(none)'}  score {score}  depth {args.depth}",
@@ -358,7 +358,6 @@ def main(argv=None):
             except EpdError as e:
                 raise UsageError(str(e)) from None
         if args.command == "compare":
-            from .compare import run as run_compare
             fen = STARTPOS if args.position.strip() == "startpos" else args.position.strip()
             try:
                 return run_compare(args, _board(args.position), fen,

@@ -16,10 +16,11 @@ import sys
 import time
 
 from chessaccel.contract.defs import INF
+from chessaccel.contract.errors import first_line
 from chessaccel.contract.geometry import move_uci
 from chessaccel.model.search import mate_distance
 
-__all__ = ["DEFAULT_BACKENDS", "add_arguments", "compare", "run"]
+__all__ = ["DEFAULT_BACKENDS", "add_arguments", "compare", "run", "score_text"]
 
 DEFAULT_BACKENDS = "model,rtl,opencl"
 
@@ -58,8 +59,7 @@ def compare(board, depth, specs, open_backend, progress=None):
             result = backend.search(board.copy(), depth, -INF, INF)
             seconds = time.perf_counter() - t1
         except Exception as error:          # one failing backend must not hide the others
-            row["error"] = str(error).strip().splitlines()[0] if str(error).strip() \
-                else type(error).__name__
+            row["error"] = first_line(error)
             rows.append(row)
             continue
         finally:
@@ -90,7 +90,8 @@ def _verdict(rows):
     return "; ".join(differences) or None
 
 
-def _score(score):
+def score_text(score):
+    """``mate N`` for a mate score, ``cp N`` for the others (as ``chessaccel search`` prints)."""
     mate = mate_distance(score)
     return f"mate {mate}" if mate is not None else f"cp {score}"
 
@@ -102,7 +103,7 @@ def _table(rows):
         if "error" in row:
             lines.append((row["backend"], "-", "-", "-", "-", "-", "-", "failed"))
             continue
-        lines.append((row["backend"], _score(row["score"]), row["best_move"] or "(none)",
+        lines.append((row["backend"], score_text(row["score"]), row["best_move"] or "(none)",
                       str(row["nodes"]), str(row["cycles"]) if row["cycles"] is not None else "-",
                       f"{row['open_seconds']:.2f}", f"{row['seconds']:.3f}",
                       f"{row['nps']:,}" if row["nps"] is not None else "-"))
@@ -126,7 +127,7 @@ def run(args, board, fen, open_backend, emit):
         with open(args.out, "w") as f:
             json.dump(obj, f, indent=2)
     first = next((row for row in rows if "error" not in row), None)
-    summary = (f"agree: score {_score(first['score'])}, best move {first['best_move']}, "
+    summary = (f"agree: score {score_text(first['score'])}, best move {first['best_move']}, "
                f"{first['nodes']} nodes on all {len(rows)}" if verdict is None
                else f"DISAGREE: {verdict}")
     emit(obj, [f"{fen}  depth {args.depth}", *_table(rows), summary])

@@ -40,6 +40,7 @@ import time
 
 import numpy as np
 
+from chessaccel.contract.errors import first_line
 from chessaccel.contract.defs import INF, MAX_DEPTH
 from chessaccel.contract.bench import BENCH
 from chessaccel.model.position import parse_position
@@ -319,7 +320,7 @@ def main(argv=None):
             stats = build_from_search(args.path, args.from_search, args.hardware_plies,
                                       spec=args.backend)
         except BackendError as e:
-            print(f"benchjobs: error: {str(e).strip().splitlines()[0]}", file=sys.stderr)
+            print(f"benchjobs: error: {first_line(e)}", file=sys.stderr)
             return 1
         _print_statistics(stats, sys.stderr)
     print(f"wrote {args.path}")

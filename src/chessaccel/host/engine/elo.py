@@ -10,7 +10,7 @@ has no finite Elo: the estimate is then a bound, taken from half a game's worth 
 import math
 from dataclasses import dataclass
 
-__all__ = ["EloEstimate", "estimate", "elo_of_score"]
+__all__ = ["EloEstimate", "estimate", "elo_of_score", "score_of_elo"]
 
 Z95 = 1.959964
 
@@ -18,6 +18,11 @@ Z95 = 1.959964
 def elo_of_score(score):
     """The Elo difference that expects ``score`` (0 < score < 1)."""
     return -400 * math.log10(1 / score - 1)
+
+
+def score_of_elo(elo):
+    """The score an Elo difference expects (logistic Elo): the inverse of ``elo_of_score``."""
+    return 1 / (1 + 10 ** (-elo / 400))
 
 
 @dataclass

@@ -32,14 +32,11 @@ later than fishtest does today, never wrongly more often.
 import math
 from dataclasses import dataclass
 
+from .elo import score_of_elo
+
 __all__ = ["Sprt", "SprtState", "score_of_elo", "llr", "parse_bounds"]
 
 H1, H0, UNDECIDED = "H1 accepted", "H0 accepted", None
-
-
-def score_of_elo(elo):
-    """The score an Elo difference expects (logistic Elo)."""
-    return 1 / (1 + 10 ** (-elo / 400))
 
 
 def _draw_rate(wins, draws, losses, mu):
