@@ -108,6 +108,34 @@ def test_keys_are_equal_exactly_where_transposition_keys_are():
     assert HostBoard(boards[-2]).key() == HostBoard(boards[-1]).key()
 
 
+def test_null_move_checks_and_pieces_agree_with_python_chess():
+    """The selective search's helpers: a null move (python-chess's ``push(Move.null())``: the
+    same key as that position, side and en passant flipped off), a move that gives check, and
+    whether the side to move has a piece besides king and pawns."""
+    checked = gives = 0
+    for root in POSITIONS[:600]:
+        hb = HostBoard(root)
+        pieces = any(root.pieces(kind, root.turn) for kind in
+                     (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN))
+        assert hb.has_pieces() == pieces, root.fen()
+        for move in root.legal_moves:
+            assert hb.gives_check(move) == root.gives_check(move), f"{root.fen()} {move}"
+            gives += root.gives_check(move)
+        if root.is_check():
+            continue
+        passed = root.copy(stack=False)
+        passed.push(chess.Move.null())
+        key = hb.push_null()
+        assert key == HostBoard(passed).key(), root.fen()
+        assert hb.board().sq == board_from_chess(passed).sq
+        assert (hb.board().side, hb.board().ep) == (int(not passed.turn), None)
+        assert hb.halfmove_clock == root.halfmove_clock + 1
+        hb.pop()
+        assert hb.key() == HostBoard(root).key()
+        checked += 1
+    assert checked > 250 and gives > 100
+
+
 def _host_order(cb, tt_move, tt_front, killers):
     """The order HostSearch._ordered has always given, over python-chess."""
     moves = ordered_moves(cb)

@@ -477,4 +477,35 @@ int hb_is_zeroing(const Pos* stack, int i, uint32_t move) {
         || (p.sq[t] != EMPTY && color_of(p.sq[t]) != p.side);
 }
 
+// Ply i + 1 := ply i with the side to move passing (null-move pruning: never in check); its key.
+uint64_t hb_push_null(Pos* stack, int i) {
+    Pos& c = stack[i + 1];
+    c = stack[i];
+    c.side ^= 1;
+    c.ep = NO_EP;
+    c.halfmove = stack[i].halfmove + 1;
+    c.key = compute_key(c);
+    return c.key;
+}
+
+// `move` of ply i leaves the opponent in check.
+int hb_gives_check(const Pos* stack, int i, uint32_t move) {
+    Pos c;
+    make_board(stack[i], move, c);
+    return in_check(c);
+}
+
+// The side to move of ply i has a piece besides pawns and king (null move is unsafe without:
+// zugzwang).
+int hb_has_pieces(const Pos* stack, int i) {
+    const Pos& p = stack[i];
+    for (int s = 0; s < 64; s++) {
+        int code = p.sq[s];
+        if (code != EMPTY && color_of(code) == p.side && type_of(code) != PAWN
+                && type_of(code) != KING)
+            return 1;
+    }
+    return 0;
+}
+
 }  // extern "C"

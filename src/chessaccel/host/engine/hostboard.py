@@ -127,6 +127,7 @@ def library():
         except OSError as error:
             raise HostBoardError(f"cannot load the host's compiled move generator: {error}") from None
         lib.hb_push.restype = ctypes.c_uint64
+        lib.hb_push_null.restype = ctypes.c_uint64
         if lib.hb_pos_size() != _POS_BYTES:
             raise HostBoardError(f"hostboard.cpp's position is {lib.hb_pos_size()} bytes, "
                                  f"hostboard.py reads {_POS_BYTES}")
@@ -209,6 +210,12 @@ class HostBoard:
         self.ply += 1
         return key
 
+    def push_null(self):
+        """The side to move passes (null-move pruning; never in check): the new key."""
+        key = self._lib.hb_push_null(self._stack, self.ply)
+        self.ply += 1
+        return key
+
     def pop(self):
         self.ply -= 1
 
@@ -264,6 +271,13 @@ class HostBoard:
 
     def is_capture(self, move):
         return bool(self._lib.hb_is_capture(self._stack, self.ply, move_code(move)))
+
+    def gives_check(self, move):
+        return bool(self._lib.hb_gives_check(self._stack, self.ply, move_code(move)))
+
+    def has_pieces(self):
+        """The side to move has a piece besides its king and pawns."""
+        return bool(self._lib.hb_has_pieces(self._stack, self.ply))
 
     def is_zeroing(self, move):
         return bool(self._lib.hb_is_zeroing(self._stack, self.ply, move_code(move)))

@@ -31,10 +31,13 @@ job waits for the one before, as the accelerator would), it also returns its PV 
 """
 
 import heapq
+import math
+import threading
 import time
 from dataclasses import dataclass, field
 
 from chessaccel.contract.defs import INF, MATE, MAX_DEPTH
+from chessaccel.model.evaluate import evaluate
 from chessaccel.model.position import board_from_chess
 from .hostboard import HostBoard
 from .executors import Job
@@ -50,10 +53,33 @@ MAX_ITERATION = 64
 #: Longest wait for a job result before the stop flag and the clock are looked at again.
 _POLL_SECONDS = 0.01
 _KILLERS = 2
+MAX_THREADS = 256
+#: Lazy SMP: helper thread i skips the iterations where ((depth + SKIP_PHASE[j]) // SKIP_SIZE[j])
+#: is odd, j = (i - 1) mod 20, so the threads spread over neighbouring depths (Stockfish 9's
+#: tables).
+SKIP_SIZE = (1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4)
+SKIP_PHASE = (0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7)
+#: Reverse futility (static null move): a node at most this many plies above its frontier
+#: whose static score beats beta by FUTILITY_MARGIN a ply of depth is taken as failing high.
+FUTILITY_HOST_PLIES = 3
+FUTILITY_MARGIN = 85
+#: Late-move reductions start with the node's LMR_FIRST-th move (captures, promotions, killers
+#: and checks are never reduced).
+LMR_FIRST = 3
 
 
 class SearchAborted(Exception):
     """Stop, a deadline or the node limit ended the search."""
+
+
+class _EitherSet:
+    """Set when either event is (a helper thread stops with the user's stop or its group's)."""
+
+    def __init__(self, first, second):
+        self.first, self.second = first, second
+
+    def is_set(self):
+        return self.second.is_set() or (self.first is not None and self.first.is_set())
 
 
 @dataclass
@@ -66,6 +92,20 @@ class SearchOptions:
     draws: bool = True          # repetition, fifty-move rule, dead material at the top
     parallel: bool = True       # young brothers wait at frontier parents (batches)
     aspiration_delta: int = 35
+    # selective search at host nodes (docs/engine.md, "Selective search"); jobs stay full width
+    null_move: bool = False     # null-move pruning
+    reductions: bool = False    # late-move reductions of host children
+    job_reductions: bool = False  # late quiet moves' jobs a ply shallower
+    futility: bool = False      # reverse futility pruning (static null move)
+    check_extension: bool = False
+    mate_distance: bool = False  # mate-distance pruning
+    iir: bool = False           # internal iterative reduction: no hash move, one ply less
+    history: bool = False       # quiet moves after the killers in order of their cutoffs
+
+    threads: int = 1            # Lazy SMP: search threads sharing the table (docs/engine.md)
+
+    SELECTIVE = ("null_move", "reductions", "job_reductions", "futility", "check_extension", "mate_distance", "iir",
+                 "history")
 
     @classmethod
     def exact(cls, hardware_plies, parallel=True):
@@ -73,9 +113,15 @@ class SearchOptions:
         return cls(hardware_plies=hardware_plies, tt=False, pvs=False, aspiration=False,
                    killers=False, draws=False, parallel=parallel)
 
+    @property
+    def selective(self):
+        return any(getattr(self, name) for name in self.SELECTIVE)
+
     def check(self):
         if not 0 <= self.hardware_plies <= MAX_DEPTH:
             raise ValueError(f"hardware plies {self.hardware_plies} out of range 0..{MAX_DEPTH}")
+        if not 1 <= self.threads <= MAX_THREADS:
+            raise ValueError(f"threads {self.threads} out of range 1..{MAX_THREADS}")
 
 
 @dataclass
@@ -171,8 +217,60 @@ class HostSearch:
         self.stop = stop
         self.on_info = on_info
         self.killers = [[] for _ in range(HOST_MAX_PLY)]
+        self.history = [0] * (2 * 64 * 64)     # quiet cutoffs by side, from, to: depth squared
         # an executor whose batches run in this thread answers a lone job without a batch
         self._run_inline = executor.run_inline if executor.inline else None
+        self._helper_index = 0      # Lazy SMP: 0 for the main search, i > 0 for helper i
+        self._helpers = []
+        self.helper_error = None
+
+    # --- Lazy SMP -----------------------------------------------------------------------------
+
+    def _start_helpers(self, cb, limits):
+        """Threads - 1 helper searches of the same root sharing the table (and the executor,
+        whose batches they fill): they stop when this search ends."""
+        from dataclasses import replace
+        self._group_stop = threading.Event()
+        self._helpers, threads = [], []
+        for index in range(1, self.options.threads):
+            helper = HostSearch(self.executor, self.tt, replace(self.options, threads=1),
+                                stop=_EitherSet(self.stop, self._group_stop))
+            helper._helper_index = index
+            helper_limits = Limits(deadline=limits.deadline, root_moves=limits.root_moves)
+            thread = threading.Thread(target=helper._run_helper, args=(cb, helper_limits),
+                                      name=f"search-helper-{index}", daemon=True)
+            self._helpers.append(helper)
+            threads.append(thread)
+        for thread in threads:
+            thread.start()
+        return threads
+
+    def _run_helper(self, cb, limits):
+        try:
+            self.search(cb, limits)
+        except Exception as error:  # reported by the main search, which goes on alone
+            self.helper_error = f"{type(error).__name__}: {error}"
+
+    def _stop_helpers(self, threads):
+        self._group_stop.set()
+        for thread in threads:
+            thread.join(5.0)
+
+    def _skips(self, depth):
+        """A helper leaves out some iterations so that the threads search different depths."""
+        if not self._helper_index:
+            return False
+        j = (self._helper_index - 1) % len(SKIP_SIZE)
+        return (depth + SKIP_PHASE[j]) // SKIP_SIZE[j] % 2 == 1
+
+    def _group_counts(self):
+        """(host nodes, accelerator nodes, jobs) of this search and its helpers."""
+        host, accel, jobs = self.host_nodes, self.accel_nodes, self.jobs
+        for helper in self._helpers:
+            host += helper.host_nodes
+            accel += helper.accel_nodes
+            jobs += helper.jobs
+        return host, accel, jobs
 
     # --- the driver: iterative deepening ------------------------------------------------------
 
@@ -183,7 +281,7 @@ class HostSearch:
         self._start = time.monotonic()
         self._setup(cb)
         opts = self.options
-        if self.tt is not None and opts.tt:
+        if self.tt is not None and opts.tt and not self._helper_index:
             self.tt.new_search()
         root_moves = self._root_filter(ordered_moves(self.cb))
         result = SearchResult(None, None, 0, 0, [], 0, 0, 0, 0, 0.0, 0, 0)
@@ -192,12 +290,25 @@ class HostSearch:
             result.host_nodes = 1
             return result
         result.best_move = root_moves[0]    # something legal to play, whatever happens
+        helpers = self._start_helpers(cb, limits) if opts.threads > 1 else []
+        try:
+            self._deepen(result, limits, root_moves)
+        finally:
+            if helpers:
+                self._stop_helpers(helpers)
+        self._finish(result)
+        return result
+
+    def _deepen(self, result, limits, root_moves):
+        """Iterative deepening into ``result``."""
         previous = None
         last_depth = min(limits.depth or MAX_ITERATION, MAX_ITERATION)
         for depth in range(1, last_depth + 1):
             if depth > 1 and limits.soft_deadline is not None \
                     and time.monotonic() >= limits.soft_deadline:
                 break
+            if depth > 1 and self._skips(depth):
+                continue
             try:
                 score, pv, bound = self._iteration(depth, previous)
             except SearchAborted:
@@ -226,8 +337,6 @@ class HostSearch:
                 break
             if limits.depth is None and score >= MATE_BOUND and 2 * mate_moves(score) + 1 <= depth:
                 break       # a mate two plies inside the horizon: deeper only repeats it
-        self._finish(result)
-        return result
 
     def search_depth(self, cb, depth, alpha=-INF, beta=INF):
         """One fail-soft search of ``cb`` to ``depth`` plies with the window (alpha, beta): no
@@ -241,6 +350,7 @@ class HostSearch:
         if self.tt is not None and self.options.tt:
             self.tt.new_search()
         self._spec_start = self.executor.stats["nodes"]
+        self._iteration_depth = depth
         result = SearchResult(None, None, 0, 0, [], 0, 0, 0, 0, 0.0, 0, 0)
         score, pv = self._node(0, depth, alpha, beta)
         result.score, result.pv, result.depth = score, pv, depth
@@ -276,10 +386,13 @@ class HostSearch:
         self.seldepth = 0
         self._root_best = None
         self._root_alpha = -INF
+        self._iteration_depth = 0
+        self._helpers = []
         self._spec_start = self.executor.stats["nodes"]
 
     def _iteration(self, depth, previous):
         opts = self.options
+        self._iteration_depth = depth
         if opts.aspiration and depth >= 3 and previous is not None and not is_mate(previous):
             delta = opts.aspiration_delta
             alpha, beta = max(previous - delta, -INF), min(previous + delta, INF)
@@ -345,23 +458,24 @@ class HostSearch:
         return score, pv
 
     def _info(self, depth, score, bound, pv):
+        host, accel, jobs = self._group_counts()
         return IterationInfo(
             depth=depth, seldepth=max(self.seldepth, depth), score=score, bound=bound,
-            pv=list(pv), host_nodes=self.host_nodes, accelerator_nodes=self.accel_nodes,
-            speculative_nodes=self._speculative(), jobs=self.jobs,
+            pv=list(pv), host_nodes=host, accelerator_nodes=accel,
+            speculative_nodes=self._speculative(), jobs=jobs,
             seconds=time.monotonic() - self._start,
             hashfull=self.tt.hashfull() if self.tt is not None and self.options.tt else 0,
             span_nodes=self.span)
 
     def _speculative(self):
         done = self.executor.stats["nodes"] - self._spec_start
-        return max(0, done - self.accel_nodes)
+        return max(0, done - self._group_counts()[1])
 
     def _finish(self, result):
-        result.host_nodes = self.host_nodes
-        result.accelerator_nodes = self.accel_nodes
+        result.host_nodes, result.accelerator_nodes, result.jobs = self._group_counts()
         result.speculative_nodes = self._speculative()
-        result.jobs = self.jobs
+        if result.error is None and self._helpers:
+            result.error = next((h.helper_error for h in self._helpers if h.helper_error), None)
         result.span_nodes = self.span
         result.seldepth = max(self.seldepth, result.depth)
         result.seconds = time.monotonic() - self._start
@@ -388,7 +502,7 @@ class HostSearch:
         limits = self._limits
         if limits.deadline is not None and time.monotonic() >= limits.deadline:
             raise SearchAborted()
-        if limits.nodes is not None and self.host_nodes + self.accel_nodes >= limits.nodes:
+        if limits.nodes is not None and sum(self._group_counts()[:2]) >= limits.nodes:
             raise SearchAborted()
 
     def _await(self, batch, index):
@@ -455,10 +569,37 @@ class HostSearch:
         killers = self.killers[ply] if opts.killers and ply < HOST_MAX_PLY else ()
         return self.hb.ordered(tt_move, opts.tt, killers)
 
-    def _remember_killer(self, ply, move):
-        if ply >= HOST_MAX_PLY or not self.options.killers:
+    def _history_index(self, ply, move):
+        white = self.cb.turn != bool(ply & 1)
+        return (0 if white else 4096) + move.from_square * 64 + move.to_square
+
+    def _by_history(self, ply, moves):
+        """``moves`` (the host's order) with its quiet moves after the killers sorted by their
+        history, the most cutoffs first (ties keep the accelerator's order). The first move
+        (the hash move, or the eldest a frontier parent has searched already) stays first."""
+        if not self.options.history or ply >= HOST_MAX_PLY:
+            return moves
+        killers = self.killers[ply]
+        hb = self.hb
+        for start in range(1, len(moves)):
+            move = moves[start]
+            if move not in killers and not move.promotion and not hb.is_capture(move):
+                break
+        else:
+            return moves
+        history, index = self.history, self._history_index
+        moves[start:] = sorted(moves[start:], key=lambda m: -history[index(ply, m)])
+        return moves
+
+    def _remember_killer(self, ply, move, depth=1):
+        if ply >= HOST_MAX_PLY or move.promotion or self.hb.is_capture(move):
             return
-        if move.promotion or self.hb.is_capture(move):
+        if self.options.history:
+            at = self._history_index(ply, move)
+            self.history[at] += depth * depth
+            if self.history[at] > 1 << 24:
+                self.history = [value // 2 for value in self.history]
+        if not self.options.killers:
             return
         killers = self.killers[ply]
         if move in killers:
@@ -468,14 +609,21 @@ class HostSearch:
 
     # --- the tree -----------------------------------------------------------------------------
 
-    def _node(self, ply, depth, alpha, beta):
+    def _node(self, ply, depth, alpha, beta, null_ok=True):
         """A host node (the root, or one with more than HardwarePlies plies left): fail-soft
-        negamax. Returns (score, pv)."""
+        negamax. Returns (score, pv). ``null_ok``: a null move may be tried (not right after
+        one)."""
         self.host_nodes += 1
         self._check()
         if ply > self.seldepth:
             self.seldepth = ply
         opts = self.options
+        if ply and opts.mate_distance:
+            # no line from here can mate sooner than a mate already found nearer the root
+            alpha = max(alpha, -(MATE - ply))
+            beta = min(beta, MATE - ply - 1)
+            if alpha >= beta:
+                return alpha, []
         tt = self.tt if opts.tt else None
         key = self.keys[-1]
         tt_move = None
@@ -490,6 +638,11 @@ class HostSearch:
                             or (entry.bound == Bound.UPPER and score <= alpha)):
                         return score, ([tt_move] if tt_move else [])
         alpha0 = alpha
+        reducible = False
+        if ply and opts.selective:
+            depth, cut, reducible = self._selective(ply, depth, alpha, beta, tt_move, null_ok)
+            if cut is not None:
+                return cut, []
         if ply and depth - 1 <= opts.hardware_plies:
             # a frontier parent: its moves stay in the host board's buffer, made into a list
             # only when the eldest's job does not cut off (most do)
@@ -497,41 +650,113 @@ class HostSearch:
             count = self.hb.order(tt_move, opts.tt, killers)
             if not count:
                 return (-(MATE - ply) if self.hb.is_check() else 0), []
-            best, best_move, pv = self._frontier(ply, depth, alpha, beta, None, count)
+            best, best_move, pv = self._frontier(ply, depth, alpha, beta, None, count,
+                                                 reducible)
         else:
-            moves = self._ordered(ply, tt_move)
+            moves = self._by_history(ply, self._ordered(ply, tt_move))
             if ply == 0:
                 moves = self._root_filter(moves)
             if not moves:
                 return (-(MATE - ply) if self.hb.is_check() else 0), []
             if depth - 1 <= opts.hardware_plies:
-                best, best_move, pv = self._frontier(ply, depth, alpha, beta, moves, len(moves))
+                best, best_move, pv = self._frontier(ply, depth, alpha, beta, moves, len(moves),
+                                                     reducible)
             else:
-                best, best_move, pv = self._expand(ply, depth, alpha, beta, moves)
+                best, best_move, pv = self._expand(ply, depth, alpha, beta, moves, reducible)
         if best >= beta:
-            self._remember_killer(ply, best_move)
+            self._remember_killer(ply, best_move, depth)
         if tt is not None:
             bound = Bound.LOWER if best >= beta else Bound.UPPER if best <= alpha0 else Bound.EXACT
             tt.store(key, depth, bound, to_tt(best, ply),
                      best_move if bound != Bound.UPPER else None)
         return best, pv
 
+    def _selective(self, ply, depth, alpha, beta, tt_move, null_ok):
+        """The selective steps at a host node below the root, before its moves: the check
+        extension, reverse futility, null move and the internal iterative reduction. Returns
+        (depth, cutoff score or None, whether late moves may be reduced here)."""
+        opts = self.options
+        hb = self.hb
+        if hb.is_check():
+            if opts.check_extension and ply < 2 * self._iteration_depth:
+                depth += 1
+            return depth, None, False
+        if alpha + 1 == beta and -MATE_BOUND < beta < MATE_BOUND:
+            if (opts.futility and depth <= opts.hardware_plies + FUTILITY_HOST_PLIES) \
+                    or (opts.null_move and null_ok):
+                static = evaluate(hb.board())
+                if opts.futility and depth <= opts.hardware_plies + FUTILITY_HOST_PLIES \
+                        and static - FUTILITY_MARGIN * depth >= beta:
+                    return depth, static, False
+                if opts.null_move and null_ok and static >= beta and hb.has_pieces():
+                    score = self._null(ply, depth, beta)
+                    if score >= beta:
+                        return depth, (beta if score >= MATE_BOUND else score), False
+        if opts.iir and tt_move is None and depth >= opts.hardware_plies + 4:
+            depth -= 1
+        return depth, None, True
+
+    def _null(self, ply, depth, beta):
+        """The side to move passes: the opponent's best reply searched R + 1 plies shallower
+        with the null window at beta, from the node's view."""
+        reduced = max(depth - 4 - depth // 6, 0)        # R = 3 + depth / 6
+        child_ply = ply + 1
+        self.keys.append(self.hb.push_null())
+        try:
+            if reduced > self.options.hardware_plies:
+                score, _ = self._node(child_ply, reduced, -beta, -beta + 1, null_ok=False)
+                return -score
+            a, b = job_window(-beta, -beta + 1, child_ply)
+            score, _ = self._job(child_ply, reduced, self.hb.board(), a, b)
+            return score
+        finally:
+            self.hb.pop()
+            self.keys.pop()
+
+    def _reduction(self, depth, index, move, killers):
+        """Plies by which the ``index``-th move of a node of ``depth`` is searched shallower:
+        0 for the first moves, captures, promotions, killers and checks."""
+        if index < LMR_FIRST or move.promotion or move in killers:
+            return 0
+        hb = self.hb
+        if hb.is_capture(move) or hb.gives_check(move):
+            return 0
+        return max(1, int(0.75 + math.log(depth) * math.log(index) / 2.25))
+
     def _note_root(self, ply, score, move, pv):
         if ply == 0 and score > self._root_alpha:
             self._root_best = (score, move, pv)
 
-    def _expand(self, ply, depth, alpha, beta, moves):
-        """Children searched by the host, one after another (PVS)."""
+    def _expand(self, ply, depth, alpha, beta, moves, reducible=False):
+        """Children searched by the host, one after another (PVS); late quiet moves of a node
+        that allows it first searched shallower (late-move reductions), again at full depth
+        when they beat alpha."""
         best, best_move, best_pv = -INF, None, []
         pvs = self.options.pvs
         draws = self.options.draws
         hb, keys = self.hb, self.keys
+        killers = self.killers[ply] if ply < HOST_MAX_PLY else ()
+        least = max(1, self.options.hardware_plies)
         for index, move in enumerate(moves):
+            reduction = 0
+            if reducible and self.options.reductions and index >= LMR_FIRST \
+                    and depth - 1 > least:
+                reduction = min(self._reduction(depth, index, move, killers),
+                                depth - 1 - least)
             keys.append(hb.push(move))      # _push
             try:
                 if draws and self._drawn_here():
                     self.host_nodes += 1
                     score, tail = 0, []
+                elif reduction:
+                    score, tail = self._node(ply + 1, depth - 1 - reduction, -alpha - 1, -alpha)
+                    score = -score
+                    if score > alpha:
+                        score, tail = self._node(ply + 1, depth - 1, -alpha - 1, -alpha)
+                        score = -score
+                        if alpha < score < beta:
+                            score, tail = self._node(ply + 1, depth - 1, -beta, -alpha)
+                            score = -score
                 elif index == 0 or not pvs:
                     score, tail = self._node(ply + 1, depth - 1, -beta, -alpha)
                     score = -score
@@ -576,7 +801,12 @@ class HostSearch:
     def _single(self, child_ply, job_depth, move, alpha, beta):
         """One child as a lone job with the parent-frame window (alpha, beta)."""
         a, b = job_window(-beta, -alpha, child_ply)
-        batch = self.executor.submit([Job(self._child_board(move), job_depth, a, b)])
+        return self._job(child_ply, job_depth, self._child_board(move), a, b)
+
+    def _job(self, child_ply, job_depth, board, a, b):
+        """One lone job (its window (a, b) in the job's frame): the parent-frame score and PV
+        tail."""
+        batch = self.executor.submit([Job(board, job_depth, a, b)])
         try:
             result = self._await(batch, 0)
         finally:
@@ -585,10 +815,11 @@ class HostSearch:
         self.span += result.nodes
         return self._take(result, child_ply, job_depth)
 
-    def _frontier(self, ply, depth, alpha, beta, moves, count):
+    def _frontier(self, ply, depth, alpha, beta, moves, count, reducible=False):
         """A frontier parent: its children are jobs (young brothers wait, see the module).
         ``moves``: the ``count`` moves in order, or None when they wait in the host board's
-        buffer (HostBoard.order)."""
+        buffer (HostBoard.order). ``reducible``: late quiet moves' jobs may be a ply
+        shallower (late-move reductions; searched again at full depth when they fail high)."""
         child_ply, job_depth = ply + 1, depth - 1
         opts = self.options
         nothing = (-INF, None, [])
@@ -597,8 +828,9 @@ class HostSearch:
             # or cuts off), so its brothers need not wait for it; if it cuts off, their jobs
             # were speculation, cancelled
             if moves is None:
-                moves = self.hb.listed()
-            return self._brothers(ply, child_ply, job_depth, alpha, beta, moves, nothing)
+                moves = self._by_history(ply, self.hb.listed())
+            return self._brothers(ply, child_ply, job_depth, alpha, beta, moves, nothing,
+                                  0 if reducible and opts.job_reductions else None)
         # the eldest brother alone (_single, written out: this is the host's busiest path)
         hb = self.hb
         first = moves[0] if moves is not None else hb.first()
@@ -629,12 +861,14 @@ class HostSearch:
         if alpha >= beta or count == 1:
             return eldest
         if moves is None:
-            moves = self.hb.listed()
+            moves = self._by_history(ply, self.hb.listed())
         if not opts.parallel:
             return self._frontier_in_turn(ply, child_ply, job_depth, alpha, beta, moves, eldest)
-        return self._brothers(ply, child_ply, job_depth, alpha, beta, moves[1:], eldest)
+        return self._brothers(ply, child_ply, job_depth, alpha, beta, moves[1:], eldest,
+                              1 if reducible and opts.job_reductions else None)
 
-    def _brothers(self, ply, child_ply, job_depth, alpha, beta, moves, best_so_far):
+    def _brothers(self, ply, child_ply, job_depth, alpha, beta, moves, best_so_far,
+                  first_index=None):
         """``moves``' jobs in one batch with the window (alpha, beta) as it stands (a null
         window at alpha under PVS), taken in move order as they finish.
 
@@ -644,7 +878,11 @@ class HostSearch:
         searches every such move again in a second batch, with the window (alpha, beta) the
         first batch had: nothing before them raised alpha (a null-window result either fails
         low or cuts off), so these re-searches are exact, whatever an earlier one then does to
-        alpha. Either way the values, best move and PV are those of sequential PVS."""
+        alpha. Either way the values, best move and PV are those of sequential PVS.
+
+        ``first_index`` (not None at a null-window node that allows reductions): the index of
+        ``moves[0]`` among the node's moves; late quiet moves then go out a ply shallower, and
+        one that fails high is searched again alone at full depth."""
         best, best_move, best_pv = best_so_far
         null = self.options.pvs and alpha + 1 < beta
         win_alpha, win_beta = alpha, (alpha + 1 if null else beta)
@@ -660,8 +898,14 @@ class HostSearch:
                 else:
                     slots.append(len(live))
                     live.append(move)
-        jobs = [Job(board, job_depth, job_alpha, job_beta)
-                for board in self.hb.child_boards(live)]
+        depths = [job_depth] * len(live)
+        if first_index is not None and job_depth > 0 and not null and alpha + 1 == beta:
+            killers = self.killers[ply] if ply < HOST_MAX_PLY else ()
+            for index, (move, slot) in enumerate(zip(moves, slots), first_index):
+                if slot is not None and self._reduction(job_depth + 1, index, move, killers):
+                    depths[slot] = job_depth - 1
+        jobs = [Job(board, depth, job_alpha, job_beta)
+                for board, depth in zip(self.hb.child_boards(live), depths)]
         batch = self.executor.submit(jobs) if jobs else None
         again = None        # the re-search batch: slot -> index in it
         used, used_again = [], []
@@ -676,7 +920,13 @@ class HostSearch:
                         result = self._await(batch, slot)
                     score = -from_job(result.score, child_ply)
                     counted = again is not None     # _research counted the whole first batch
-                    if null and win_alpha < score < beta and not self.executor.parallel:
+                    if depths[slot] != job_depth and score > win_alpha:
+                        # a reduced job failed high: search it again at full depth
+                        used.append(result.nodes)
+                        self._take(result, child_ply, depths[slot])
+                        result = None
+                        score, tail = self._single(child_ply, job_depth, move, alpha, beta)
+                    elif null and win_alpha < score < beta and not self.executor.parallel:
                         # one accelerator: the usual PVS re-search, with alpha as it is now
                         used.append(result.nodes)
                         self._take(result, child_ply, job_depth)

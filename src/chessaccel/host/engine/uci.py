@@ -39,6 +39,7 @@ ENGINE_AUTHOR = "the chessaccel developers"
 #: Seconds a ``quit`` waits for the command loop before the engine exits regardless.
 QUIT_GRACE = 5.0
 MAX_ACCELERATORS = 64
+MAX_THREADS = 256
 
 
 class _Spin:
@@ -73,6 +74,20 @@ class _String:
         return text.strip()
 
 
+class _Check:
+    def __init__(self, name, default):
+        self.name, self.default = name, default
+
+    def declare(self):
+        return f"option name {self.name} type check default {'true' if self.default else 'false'}"
+
+    def parse(self, text):
+        value = (text or "").strip().lower()
+        if value not in ("true", "false"):
+            raise ValueError(f"option {self.name} needs true or false, got {text!r}")
+        return value == "true"
+
+
 class _Button:
     def __init__(self, name):
         self.name, self.default = name, None
@@ -91,7 +106,16 @@ OPTIONS = (
     _Spin("HardwarePlies", 3, 0, MAX_DEPTH),
     _Spin("Accelerators", 1, 1, MAX_ACCELERATORS),
     _Spin("Move Overhead", DEFAULT_OVERHEAD_MS, 0, 5000),
+    _Spin("Threads", 1, 1, MAX_THREADS),
 )
+#: The selective-search switches (docs/engine.md, "Selective search"): UCI option -> the
+#: SearchOptions field, each a check option defaulting to what the search does by default.
+SELECTIVE_OPTIONS = {"NullMove": "null_move", "Reductions": "reductions",
+                     "JobReductions": "job_reductions",
+                     "Futility": "futility", "CheckExtension": "check_extension",
+                     "MateDistance": "mate_distance", "IIR": "iir", "History": "history"}
+OPTIONS += tuple(_Check(name, getattr(SearchOptions, field))
+                 for name, field in SELECTIVE_OPTIONS.items())
 _BY_NAME = {o.name.lower(): o for o in OPTIONS}
 
 _GO_INTS = ("depth", "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo", "mate")
@@ -444,7 +468,10 @@ class UciEngine:
         limits = Limits(depth=fields.get("depth"), nodes=fields.get("nodes"), deadline=hard,
                         soft_deadline=soft, mate=fields.get("mate"),
                         root_moves=fields.get("searchmoves"))
-        options = SearchOptions(hardware_plies=self.values["HardwarePlies"])
+        options = SearchOptions(hardware_plies=self.values["HardwarePlies"],
+                                threads=self.values["Threads"],
+                                **{field: self.values[name]
+                                   for name, field in SELECTIVE_OPTIONS.items()})
         search = HostSearch(executor, self.tt, options, stop=self._stop, on_info=self._info)
         if self._killers is not None:
             search.killers = self._killers

@@ -1,0 +1,205 @@
+"""The host's selective search (null move, late-move reductions, reverse futility, the check
+extension, mate-distance pruning, the internal iterative reduction) and Lazy SMP (``Threads``):
+what each must and must not do. Whether each is worth keeping is a match's question
+(docs/engine.md, "Selective search"), not a test's."""
+
+import threading
+
+import chess
+import pytest
+
+from chessaccel.host.backends import Backend, Capabilities, JobResult
+from chessaccel.host.engine.executors import BatchExecutor
+from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
+from chessaccel.host.engine.tt import TranspositionTable
+from chessaccel.host.engine.uci import SELECTIVE_OPTIONS
+from chessaccel.lab.dispatch import InstantBackend
+
+
+
+def run_engine(lines):
+    """``chessaccel uci`` fed ``lines`` then the end of input: its output."""
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-P", "-m", "chessaccel.host.cli", "uci"],
+                          input="\n".join(lines) + "\n", capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+ITALIAN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+MATE_IN_2 = "3rrk2/2p2pR1/p4n2/1p1PpP2/2p2q1P/3P1BQ1/PPP5/6RK w - - 1 0"     # mate2.fen
+PAWN_ENDING = "8/5pk1/6p1/4P3/5P2/6K1/8/8 w - - 0 1"
+ALL_ON = {field: True for field in SearchOptions.SELECTIVE}
+
+
+@pytest.fixture(scope="module")
+def instant():
+    executor = BatchExecutor(InstantBackend())
+    yield executor
+    executor.close()
+
+
+def _search(executor, fen, depth, plies=1, table=True, **options):
+    search = HostSearch(executor, TranspositionTable(4) if table else None,
+                        SearchOptions(hardware_plies=plies, **options))
+    return search, search.search(chess.Board(fen), Limits(depth=depth))
+
+
+def test_exact_mode_and_the_default_search_are_not_selective():
+    assert not SearchOptions.exact(2).selective
+    assert SearchOptions(**ALL_ON).selective
+    assert set(SELECTIVE_OPTIONS.values()) == set(SearchOptions.SELECTIVE)
+
+
+@pytest.mark.parametrize("fen", [ITALIAN, KIWIPETE])
+def test_selective_search_visits_fewer_nodes_to_the_same_depth(instant, fen):
+    _, plain = _search(instant, fen, 6)
+    _, selective = _search(instant, fen, 6, **ALL_ON)
+    assert selective.depth == plain.depth == 6
+    assert selective.best_move in chess.Board(fen).legal_moves
+    assert selective.nodes < 0.7 * plain.nodes, (selective.nodes, plain.nodes)
+
+
+@pytest.mark.parametrize("field", [f for f in SearchOptions.SELECTIVE
+                                   if f not in ("history", "job_reductions")])
+def test_each_switch_changes_the_tree_alone(instant, field):
+    """Each switch on its own does something at depth 6 (no dead switch): on Kiwipete, and
+    mate-distance pruning where a mate is found (a mate in 2 of the suite), the internal
+    iterative reduction without a table (no hash moves) at depth 7. (History and the jobs' reductions
+    have tests of their own below: the instant backend's jobs cost one node at any depth.)"""
+    fen = MATE_IN_2 if field == "mate_distance" else KIWIPETE
+    table, depth = (False, 7) if field == "iir" else (True, 6)
+    _, plain = _search(instant, fen, depth, plies=2, table=table)
+    _, one = _search(instant, fen, depth, plies=2, table=table, **{field: True})
+    assert (one.nodes, one.jobs) != (plain.nodes, plain.jobs)
+
+
+def test_history_orders_the_quiet_moves_after_the_killers(instant):
+    search, _ = _search(instant, ITALIAN, 3, history=True)
+    search.killers[1] = [chess.Move.from_uci("d7d6")]
+    search._setup(chess.Board(ITALIAN))
+    search._push(chess.Move.from_uci("e1g1"))       # ply 1: black to move
+    moves = search._ordered(1, None)
+    quiet = [m for m in moves[1:] if not search.hb.is_capture(m) and m.uci() != "d7d6"]
+    favourite = quiet[-1]
+    search.history[search._history_index(1, favourite)] = 500
+    search.history[search._history_index(1, quiet[-2])] = 20
+    ordered = search._by_history(1, list(moves))
+    first_quiet = next(i for i, m in enumerate(ordered) if m in quiet)
+    assert ordered[first_quiet:first_quiet + 2] == [favourite, quiet[-2]]
+    assert ordered[:first_quiet] == [m for m in moves if m not in quiet]     # captures, killer
+    assert sorted(map(str, ordered)) == sorted(map(str, moves))
+    search.options.history = False
+    assert search._by_history(1, list(moves)) == moves
+
+
+def test_null_move_is_never_tried_in_check_or_with_pawns_alone(instant, monkeypatch):
+    tried = []
+    original = HostSearch._null
+
+    def spy(self, ply, depth, beta):
+        tried.append((self.hb.is_check(), self.hb.has_pieces()))
+        return original(self, ply, depth, beta)
+
+    monkeypatch.setattr(HostSearch, "_null", spy)
+    _search(instant, PAWN_ENDING, 7, null_move=True)
+    assert tried == []
+    _search(instant, KIWIPETE, 6, null_move=True)
+    assert tried and all(not check and pieces for check, pieces in tried)
+
+
+class _ShallowLies(Backend):
+    """Jobs shallower than FULL say their mover is lost (the parent's move looks winning); full
+    ones say it is winning (the parent's move fails low). Every reduced job is a false alarm
+    that a search at full depth must correct."""
+
+    FULL = 2
+    name = "shallow-lies"
+    capabilities = Capabilities(batch=True, inline_batches=True)
+
+    def __init__(self):
+        self.jobs = []
+
+    def search(self, board, depth, alpha, beta):
+        return self.search_many([(board, depth, alpha, beta)])[0]
+
+    def search_many(self, jobs):
+        self.jobs += jobs
+        return [JobResult(alpha - 1 if depth < self.FULL else beta, None, [], 1)
+                for board, depth, alpha, beta in jobs]
+
+
+def test_a_reduced_job_that_fails_high_is_searched_again_at_full_depth():
+    """Late quiet moves of a frontier parent go out a ply shallower; each whose result beats
+    alpha is searched again as a job of the full depth, whose result stands."""
+    backend = _ShallowLies()
+    executor = BatchExecutor(backend)
+    search = HostSearch(executor, None, SearchOptions(hardware_plies=2, job_reductions=True,
+                                                       aspiration=False))
+    search.search_depth(chess.Board(ITALIAN), 4, -100, -99)     # null-window frontier parents
+    jobs = backend.jobs
+    reduced = [k for k, job in enumerate(jobs) if job.depth < _ShallowLies.FULL]
+    assert len(reduced) > 10
+    for k in reduced:
+        assert any(_same(jobs[k], later) and later.depth == _ShallowLies.FULL
+                   for later in jobs[k + 1:]), k
+    plain = _ShallowLies()
+    result = HostSearch(BatchExecutor(plain), None, SearchOptions(hardware_plies=2)).search_depth(
+        chess.Board(ITALIAN), 4, -100, -99)
+    assert result.score == search.search_depth(chess.Board(ITALIAN), 4, -100, -99).score
+
+
+def _same(job, other):
+    return (job.board.sq, job.board.side, job.alpha, job.beta) == \
+        (other.board.sq, other.board.side, other.alpha, other.beta)
+
+
+@pytest.mark.parametrize("line", ["mate1.fen", "mate2.fen"])
+def test_selective_search_still_finds_the_mates(inline, line):
+    """Null move, futility and reductions must not hide a forced mate: mates in 1 and 2 of the
+    public suites, on the model's real jobs (HardwarePlies 1), at depth 4."""
+    from pathlib import Path
+    fens = [text.split(";")[0].strip() for text in
+            (Path(__file__).parent / "data" / line).read_text().splitlines()
+            if text.strip() and not text.startswith("#")][:6]
+    moves = 1 if line == "mate1.fen" else 2
+    for fen in fens:
+        _, result = _search(inline, fen, 2 * moves + 1, **ALL_ON)
+        assert result.mate == moves, (fen, result.score, result.pv)
+
+
+def test_threads_share_the_table_and_stop_with_the_main_search(instant):
+    before = {t.name for t in threading.enumerate()}
+    search, result = _search(instant, KIWIPETE, 6, threads=4, **ALL_ON)
+    assert result.best_move in chess.Board(KIWIPETE).legal_moves
+    assert result.error is None and result.depth == 6
+    helpers = search._helpers
+    assert len(helpers) == 3 and all(h.host_nodes for h in helpers)
+    assert result.host_nodes == search.host_nodes + sum(h.host_nodes for h in helpers)
+    alive = {t.name for t in threading.enumerate() if t.name.startswith("search-helper")}
+    assert not alive - before
+
+
+def test_one_thread_is_the_search_it_always_was(instant):
+    _, one = _search(instant, ITALIAN, 5, threads=1)
+    _, again = _search(instant, ITALIAN, 5)
+    assert (one.score, one.best_move, one.nodes) == (again.score, again.best_move, again.nodes)
+
+
+def test_threads_out_of_range_are_refused():
+    with pytest.raises(ValueError, match="threads 0 out of range"):
+        SearchOptions(threads=0).check()
+
+
+def test_the_switches_and_threads_are_uci_options():
+    out = run_engine(["uci", "setoption name NullMove value maybe", "setoption name Threads value 0",
+                      "setoption name Threads value 3", "setoption name Reductions value true",
+                      "isready", "position startpos", "go depth 2"])
+    for name in SELECTIVE_OPTIONS:
+        assert f"option name {name} type check default false" in out
+    assert "option name Threads type spin default 1 min 1 max 256" in out
+    assert "info string error: option NullMove needs true or false, got 'maybe'" in out
+    assert "info string error: option Threads value 0 out of range 1..256" in out
+    assert any(line.startswith("bestmove ") for line in out.splitlines())
