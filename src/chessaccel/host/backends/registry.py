@@ -30,6 +30,7 @@ BUILTIN = {
     "verilator": "chessaccel.host.backends.board:BoardBackend",
     "serial": "chessaccel.host.backends.board:BoardBackend",
     "opencl": "chessaccel.host.backends.opencl:OpenCLBackend",
+    "ray": "chessaccel.host.backends.ray:RayBackend",
 }
 
 
