@@ -30,8 +30,8 @@ __all__ = ["RayBackend", "RaySpec", "parse_ray_spec"]
 
 #: Seconds an actor has to start its backend (a first OpenCL build can take a while).
 ACTOR_START_SECONDS = 300
-#: Seconds to reach a cluster's head.
-CONNECT_SECONDS = 60
+#: Seconds a cluster's head has to take a TCP connection.
+CONNECT_SECONDS = 10
 USAGE = "ray:SPEC[@ADDRESS]"
 
 
@@ -45,19 +45,22 @@ class RaySpec:
 def parse_ray_spec(spec):
     """A RaySpec from ``ray:SPEC[@ADDRESS]`` (a BackendSpec of scheme ``ray``). BackendError with
     one line when the argument is missing, the address empty, or the inner spec not a backend."""
-    usage = f"(ray:SPEC or ray:SPEC@ADDRESS, such as 'ray:model' or 'ray:model@auto')"
+    usage = "ray:SPEC or ray:SPEC@ADDRESS, such as 'ray:model' or 'ray:model@auto'"
     if spec.argument is None or not spec.argument.strip():
         raise BackendError(f"backend 'ray' needs the spec its actors run: {usage}")
     inner, at, address = spec.argument.rpartition("@")
     if not at:
         inner, address = spec.argument, None
     elif not address.strip():
-        raise BackendError(f"backend {spec.text!r}: nothing after '@' {usage}")
+        raise BackendError(f"backend {spec.text!r}: nothing after '@' ({usage})")
     inner = parse_spec(inner)
     if inner.scheme == "ray":
         raise BackendError(f"backend {spec.text!r}: a ray actor cannot run another ray backend")
     from .registry import backend_class
-    backend_class(inner)            # an unknown inner scheme is refused here, with its names
+    try:
+        backend_class(inner)        # an unknown inner scheme is refused here, with its names
+    except BackendError as error:
+        raise BackendError(f"backend {spec.text!r}: {error}") from None
     return RaySpec(inner, address)
 
 
@@ -160,6 +163,20 @@ def _actor_class(ray):
     return _remote_class
 
 
+def _reachable(address):
+    """Raise ConnectionError unless ``HOST:PORT`` (or ``ray://HOST:PORT``) takes a TCP connection
+    within CONNECT_SECONDS: Ray itself retries an address nobody listens on for minutes."""
+    import socket
+    host, colon, port = address.removeprefix("ray://").rpartition(":")
+    if not colon or not port.isdigit():
+        return                          # "auto", or a form Ray reads itself
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_SECONDS).close()
+    except OSError as error:
+        raise ConnectionError(f"nothing answers at {host}:{port} "
+                              f"({error.strerror or type(error).__name__})") from None
+
+
 def _keep_stdout_clean(ray):
     """Ray's driver prints what its raylets report (a worker that died, ...) on stdout, which is
     the UCI engine's protocol channel: send those lines to stderr. Ray has no option for it
@@ -225,6 +242,7 @@ class RayBackend(Backend):
                 cpus = max(accelerators, os.cpu_count() or 1)
                 ray.init(address="local", num_cpus=cpus, **options)
             else:
+                _reachable(self.address)
                 ray.init(address=self.address, **options)
         except Exception as error:      # Ray's own errors (ConnectionError, ValueError, ...)
             where = "start a local Ray" if self.address is None else \
@@ -251,10 +269,10 @@ class RayBackend(Backend):
                                f"{ACTOR_START_SECONDS} s (are the cluster's CPUs all taken?)") \
                 from None
         except ray.exceptions.RayTaskError as error:
-            raise BackendError(f"{self.inner} on a Ray actor: "
+            raise BackendError(f"backend {self.name!r}: "
                                f"{first_line(error.cause or error)}") from None
         except Exception as error:
-            raise BackendError(f"a ray:{self.inner} actor failed to start: "
+            raise BackendError(f"backend {self.name!r}: an actor failed to start: "
                                f"{ray_failure(error)}") from None
 
     def _call(self, method, *args):

@@ -85,10 +85,12 @@ class RayExecutor(QueueExecutor):
                         pass
         self._notify()
 
-    def actor_pids(self):
-        """``(pid, node address)`` of each live actor, in start order."""
+    def actor_pids(self, busy_only=False):
+        """``(pid, node address)`` of each live actor (``busy_only``: of those running a job),
+        in start order. Not ``worker_pids``: these processes may be on other machines."""
         with self._lock:
-            return [(actor.pid, actor.node) for actor in self._actors]
+            return [(actor.pid, actor.node) for actor in self._actors
+                    if actor.busy is not None or not busy_only]
 
     # --- the executor's thread ---------------------------------------------------------------
 
