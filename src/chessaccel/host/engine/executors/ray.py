@@ -50,7 +50,8 @@ class RayExecutor(QueueExecutor):
         self.ray = backend.ray
         self.name = backend.name
         self.slots = len(backend.actors)
-        self.parallel = self.speculate = True
+        # one actor: no speculative work (it would only add to the one accelerator's queue)
+        self.parallel = self.speculate = self.slots > 1
         self.stats.update(peak_busy=0, actors_lost=0, jobs_rerun=0)
         #: one line per thing that went wrong and was survived (or not), oldest first
         self.events = []
