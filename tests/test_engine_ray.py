@@ -1,8 +1,8 @@
 """The ``ray:SPEC[@ADDRESS]`` backend and its RayExecutor on a local Ray cluster of this machine's
 two cores (one Ray started for the module, 4 logical CPUs; the UCI test's engine starts its own):
 
-- two model actors give the search the same score, best move and PV as the in-process executor
-  at a fixed depth in deterministic mode (``SearchOptions.exact``);
+- two model actors, and two PoCL actors, give the search the same score, best move and PV as
+  the in-process executor at a fixed depth in deterministic mode (``SearchOptions.exact``);
 - an actor killed mid-search is survived: its job runs again on the other, a replacement starts,
   the search ends with the same result, and the executor says so in one event line; with no
   replacement possible, the batch fails with one ExecutorError line, nothing hangs;
@@ -99,6 +99,22 @@ def test_two_model_actors_search_as_the_in_process_executor(executor, inline):
         assert expected[1] is not None and expected[3] is None
     assert executor.stats["peak_busy"] == 2       # both actors held jobs at once
     assert executor.events == [] and executor.stats["actors_lost"] == 0
+
+
+def test_two_pocl_actors_search_as_the_in_process_opencl_executor(local_ray):
+    """The same on OpenCL (PoCL on this machine's CPU): each actor holds its own device."""
+    local = make_executor("opencl:pocl", 1)
+    remote = make_executor("ray:opencl:pocl", 2)
+    try:
+        assert remote.slots == 2 and len({pid for pid, _ in remote.actor_pids()}) == 2
+        for fen, depth, plies in POSITIONS:
+            expected = _summary(_search(local, fen, depth, plies))
+            assert _summary(_search(remote, fen, depth, plies)) == expected, fen
+            assert len(expected[2]) >= 1 and expected[3] is None
+        assert remote.events == []
+    finally:
+        remote.close()
+        local.close()
 
 
 def _kill_a_busy_actor(executor, after_jobs, killed):

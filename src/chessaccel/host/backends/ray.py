@@ -294,7 +294,7 @@ class RayBackend(Backend):
         return self._call("perft", board, depth, divide)
 
     def search(self, board, depth, alpha, beta):
-        return self.search_many([(board, depth, alpha, beta)])[0]
+        return self._call("search", board, depth, alpha, beta)
 
     def search_many(self, jobs):
         return self._call("search_many", list(jobs))
