@@ -4,8 +4,9 @@ two cores (one Ray started for the module, 4 logical CPUs; the UCI test's engine
 - two model actors, and two PoCL actors, give the search the same score, best move and PV as
   the in-process executor at a fixed depth in deterministic mode (``SearchOptions.exact``);
 - an actor killed mid-search is survived: its job runs again on the other, a replacement starts,
-  the search ends with the same result, and the executor says so in one event line; with no
-  replacement possible, the batch fails with one ExecutorError line, nothing hangs;
+  the search ends with the same result, and the executor says so in one event line; a job that
+  kills every actor it meets is given up after three; with no replacement possible, the batch
+  fails with one ExecutorError line; nothing hangs;
 - bad specs, an address nobody answers at, and Ray missing are one line each;
 - ``chessaccel uci`` with ``Backend ray:model``: a legal bestmove, nothing of Ray's on stdout,
   an actor killed mid-search reported as one ``info string``, and no process left after quit.
@@ -155,6 +156,34 @@ def test_an_actor_killed_mid_search_is_survived(executor, inline):
     pids = [pid for pid, _ in executor.actor_pids()]
     assert len(pids) == 2 and killed[0] not in pids
     assert _summary(_search(executor, fen, 2, 1)) == _summary(_search(inline, fen, 2, 1))
+
+
+class _Poison:
+    """A job's board that kills the process unpickling it: every actor it is sent to dies."""
+
+    def __reduce__(self):
+        return os._exit, (3,)
+
+
+def test_a_job_that_kills_every_actor_it_meets_is_given_up(executor, inline):
+    before = len(executor.events)
+    batch = executor.submit([Job(_Poison(), 1, -INF, INF)])
+    deadline = time.monotonic() + HANG
+    with pytest.raises(ExecutorError) as error:
+        while time.monotonic() < deadline:
+            batch.wait(0.5)
+    assert re.fullmatch(r"a model job killed 3 Ray actors in a row \(\w+\)", str(error.value))
+    events = executor.events[before:]
+    assert [e.split("; ")[1] for e in events] == ["its job runs again on another actor"] * 2 + \
+        ["its job killed 3 actors and is given up"]
+    assert executor.broken is None      # the executor goes on with the replacements
+    deadline = time.monotonic() + HANG
+    while len(executor.actor_pids()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(executor.actor_pids()) == 2
+    fen, depth, plies = POSITIONS[1]
+    assert _summary(_search(executor, fen, depth, plies)) == \
+        _summary(_search(inline, fen, depth, plies))
 
 
 def test_the_last_actor_lost_with_no_replacement_fails_the_batch_in_one_line(local_ray):

@@ -219,13 +219,15 @@ class RayBackend(Backend):
         self.name = f"ray:{self.inner}" + (f"@{spec.address}" if spec.address else "")
         self.log = log
         self.actors = []
+        #: ``(pid, node address)`` of each of ``actors``, as they answered ``ready()``
+        self.actor_info = []
         self._own_ray = False
         self._connect(accelerators)
         try:
             starting = [self.start_actor() for _ in range(accelerators)]
             for actor, ready in starting:
                 self.actors.append(actor)
-                self.wait_ready(ready)
+                self.actor_info.append(self.wait_ready(ready))
         except BaseException:
             self.close()
             raise

@@ -57,12 +57,12 @@ class RayExecutor(QueueExecutor):
         self.events = []
         self._numbers = itertools.count(1)
         self._actors = []
-        for handle in backend.actors:
+        for handle, (pid, node) in zip(backend.actors, backend.actor_info):
             actor = _Actor(handle, next(self._numbers))
-            actor.pid, actor.node = self.ray.get(handle.ready.remote())
+            actor.pid, actor.node = pid, node
             self._actors.append(actor)
         self._starting = []         # replacement _Actors not ready yet
-        self._retries = {}          # (id(batch), index) -> times run again
+        self._retries = {}          # (id(batch), index) -> times run again, until it finishes
         self._lock = threading.Lock()
         self._pending = deque()     # (batch, index) not started
         self._inbox = queue.Queue()  # what the dispatcher acts on, from Ray's threads and ours
@@ -100,13 +100,27 @@ class RayExecutor(QueueExecutor):
             message = self._inbox.get()
             if self._closed:
                 return
-            kind = message[0]
-            if kind == "done":
-                self._finished(*message[1:])
-            elif kind == "ready":
-                self._started(*message[1:])
-            with self._lock:
-                self._assign()
+            try:
+                kind = message[0]
+                if kind == "done":
+                    self._finished(*message[1:])
+                elif kind == "ready":
+                    self._started(*message[1:])
+                with self._lock:
+                    self._assign()
+            except Exception as error:  # a bug here must fail the batches, not hang them
+                self._break(ExecutorError(f"ray executor failed: {type(error).__name__}: "
+                                          f"{first_line(error)}"))
+                return
+
+    def _break(self, error):
+        with self._lock:
+            self.broken = error
+            batches = {b for b, _ in self._pending}
+            batches |= {a.busy[0] for a in self._actors if a.busy is not None}
+            self._pending.clear()
+        for batch in batches:
+            batch.fail(error)
 
     def _assign(self):
         """Give pending jobs to idle actors (under the lock)."""
@@ -117,6 +131,7 @@ class RayExecutor(QueueExecutor):
                 batch, index = self._pending.popleft()
                 if batch.cancelled:
                     self.stats["cancelled_jobs"] += 1
+                    self._retries.pop((id(batch), index), None)
                     continue
                 job_id = next(_job_ids)
                 actor.busy = (batch, index, job_id)
@@ -144,6 +159,9 @@ class RayExecutor(QueueExecutor):
                 return
             actor.busy = None
         batch, index, _ = busy
+        with self._lock:
+            if error is None:
+                self._retries.pop((id(batch), index), None)
         if error is not None:
             exceptions = self.ray.exceptions
             if (isinstance(error, exceptions.RayTaskError)
@@ -190,27 +208,31 @@ class RayExecutor(QueueExecutor):
             fate = "its job runs again on another actor"
         else:
             fate = f"its job killed {retries + 1} actors and is given up"
-            batch.fail(ExecutorError(f"a {self.backend.inner} job killed {retries + 1} Ray "
-                                     f"actors in a row ({what})"))
-        replacement = self._replace()
+        replacement, failure = self._replace()
+        # the line first: whoever waits on the batch sees it before the failure
         self._event(f"ray: actor {actor.number} ({where}) died mid-job ({what}); {fate}; "
                     f"{replacement}")
+        if not batch.cancelled and not rerun:
+            batch.fail(ExecutorError(f"a {self.backend.inner} job killed {retries + 1} Ray "
+                                     f"actors in a row ({what})"))
+        if failure is not None:
+            self._check_alive(failure)
 
     def _replace(self):
-        """Start a replacement actor; what happened, in words."""
+        """Start a replacement actor: (what happened in words, the BackendError if none could
+        be started)."""
         if self._closed:
-            return "no replacement (closing)"
+            return "no replacement (closing)", None
         try:
             handle, ready = self.backend.start_actor()
         except BackendError as error:
-            self._check_alive(error)
-            return f"no replacement: {first_line(error)}"
+            return f"no replacement: {first_line(error)}", error
         actor = _Actor(handle, next(self._numbers))
         with self._lock:
             self._starting.append(actor)
         ready.future().add_done_callback(
             lambda f, a=actor: self._inbox.put(("ready", a, f)))
-        return f"replacement actor {actor.number} starting"
+        return f"replacement actor {actor.number} starting", None
 
     def _started(self, actor, future):
         with self._lock:
