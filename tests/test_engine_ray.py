@@ -3,6 +3,7 @@ two cores (one Ray started for the module, 4 logical CPUs; the UCI test's engine
 
 - two model actors, and two PoCL actors, give the search the same score, best move and PV as
   the in-process executor at a fixed depth in deterministic mode (``SearchOptions.exact``);
+- a cancelled batch's running jobs stop in their actors at once;
 - an actor killed mid-search is survived: its job runs again on the other, a replacement starts,
   the search ends with the same result, and the executor says so in one event line; a job that
   kills every actor it meets is given up after three; with no replacement possible, the batch
@@ -156,6 +157,26 @@ def test_an_actor_killed_mid_search_is_survived(executor, inline):
     pids = [pid for pid, _ in executor.actor_pids()]
     assert len(pids) == 2 and killed[0] not in pids
     assert _summary(_search(executor, fen, 2, 1)) == _summary(_search(inline, fen, 2, 1))
+
+
+def test_a_cancelled_batch_frees_its_actors_at_once(executor):
+    """Jobs of minutes, cancelled while both actors run them: both stop (interrupted in the
+    actor, across Ray), and a new job is answered within seconds."""
+    board = board_from_chess(chess.Board(ITALIAN))
+    before = dict(executor.stats)
+    batch = executor.submit([Job(board, 6, -INF, INF), Job(board, 6, -INF, INF)])
+    deadline = time.monotonic() + HANG
+    while len(executor.actor_pids(busy_only=True)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.2)
+    cancelled = time.monotonic()
+    batch.cancel()
+    small = executor.submit([Job(board, 1, -INF, INF)])
+    while small.results[0] is None and time.monotonic() - cancelled < 10:
+        small.wait(0.1)
+    assert small.results[0] is not None, "a cancelled job kept its actor"
+    assert executor.stats["cancelled_jobs"] - before["cancelled_jobs"] == 2
+    assert executor.stats["jobs"] - before["jobs"] == 1 and batch.results == [None, None]
 
 
 class _Poison:
