@@ -1,5 +1,5 @@
 """The ``ray:SPEC[@ADDRESS]`` backend and its RayExecutor on a local Ray cluster of this machine's
-two cores (one Ray started for the module, 4 logical CPUs; the UCI test's engine starts its own):
+two cores (one Ray started for the module; the UCI test's engine starts its own):
 
 - two model actors, and two PoCL actors, give the search the same score, best move and PV as
   the in-process executor at a fixed depth in deterministic mode (``SearchOptions.exact``);
@@ -54,9 +54,7 @@ HANG = 120
 
 @pytest.fixture(scope="module")
 def local_ray():
-    # 4 logical CPUs on the 2 cores (an actor asks for one): the module's two actors, the
-    # one-actor executor of the no-replacement test and a replacement, all at once
-    ray.init(address="local", num_cpus=4, include_dashboard=False, log_to_driver=False,
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
              logging_level="ERROR")
     yield ray
     ray.shutdown()
@@ -329,6 +327,20 @@ def test_the_uci_engine_on_ray_plays_survives_a_kill_and_leaves_nothing_behind()
         assert len(said) == 1 and said[0].startswith("info string ray: actor "), lines
         assert not any(l.startswith("info string error") for l in lines), lines
         assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board(ITALIAN).legal_moves
+        # a new executor on the same Ray (made before the old one is closed), then the old one's
+        # address refused while it runs: each a clean step, the engine playing on
+        engine.send("setoption name Accelerators value 1")
+        engine.send("go depth 2")
+        lines, _ = engine.read_until(lambda l: l.startswith("bestmove"), HANG)
+        assert not any("error" in l for l in lines), lines
+        engine.send("setoption name Backend value ray:model@127.0.0.1:1")
+        lines = engine.sync(HANG)
+        assert lines == ["info string error: backend 'ray:model@127.0.0.1:1': this process "
+                         "already runs its actors on a local Ray: restart it to use "
+                         "127.0.0.1:1"], lines
+        engine.send("go depth 2")
+        lines, _ = engine.read_until(lambda l: l.startswith("bestmove"), HANG)
+        assert not any("error" in l for l in lines), lines
         assert all(_UCI_LINE.match(line) for line in engine.seen), \
             [line for line in engine.seen if not _UCI_LINE.match(line)]
         processes = _descendants(engine.process.pid)

@@ -22,6 +22,7 @@ search --backend ray:model``), a search runs on the first actor.
 """
 
 import os
+import threading
 
 from .base import Backend, BackendError, Capabilities, first_line
 from .spec import parse_spec
@@ -84,7 +85,6 @@ class _Accelerator:
     worker, but through Ray, so it crosses machines)."""
 
     def __init__(self, spec):
-        import threading
         from .registry import get_backend
         self._lock = threading.Lock()
         self._running = None            # (job id, thread id) while a job runs
@@ -107,7 +107,6 @@ class _Accelerator:
 
     def search(self, job_id, job):
         """``("ok", JobResult)``, ``("aborted", None)`` or ``("error", line)``."""
-        import threading
         try:
             try:
                 with self._lock:
@@ -154,6 +153,10 @@ def _async_raise(thread_id, exception):
 
 
 _remote_class = None
+#: The Ray this module started or reached for its backends: how many use it, and its address
+#: (None: a local one).
+_OWN = {"users": 0, "address": None}
+_OWN_LOCK = threading.Lock()
 
 
 def _actor_class(ray):
@@ -233,10 +236,27 @@ class RayBackend(Backend):
             raise
 
     def _connect(self, accelerators):
+        """Join the Ray this process uses, or start / reach the one the spec names. A Ray this
+        module started (``_OWN``) is shared by its backends (the UCI engine makes the next
+        executor before closing the last) and shut down with the last of them."""
         ray = self.ray
         _keep_stdout_clean(ray)
-        if ray.is_initialized():        # a Ray this process already joined (the tests')
-            return
+        with _OWN_LOCK:
+            if ray.is_initialized():
+                if not _OWN["users"]:
+                    return                  # joined by the caller (the tests): theirs to end
+                if _OWN["address"] != self.address:
+                    where = _OWN["address"] or "a local Ray"
+                    raise BackendError(f"this process already runs its actors on {where}: "
+                                       f"restart it to use {self.address or 'a local Ray'}")
+            else:
+                self._init(accelerators)
+                _OWN["address"] = self.address
+            _OWN["users"] += 1
+            self._own_ray = True
+
+    def _init(self, accelerators):
+        ray = self.ray
         options = dict(include_dashboard=False, log_to_driver=False, logging_level="ERROR",
                        configure_logging=True)
         try:
@@ -250,13 +270,25 @@ class RayBackend(Backend):
             where = "start a local Ray" if self.address is None else \
                 f"reach the Ray cluster at {self.address!r}"
             raise BackendError(f"cannot {where}: {ray_failure(error)}") from None
-        self._own_ray = True
+
+    def _local(self):
+        """True when the actors run on this machine's own Ray (one node)."""
+        if self.address is not None:
+            return False
+        try:
+            return len(self.ray.nodes()) == 1
+        except Exception:   # Ray cannot say: count CPUs, as on a cluster
+            return False
 
     def start_actor(self):
         """A new actor and the ref of its ``ready()`` (``wait_ready`` or the executor's loop
         waits for it)."""
         try:
-            actor = _actor_class(self.ray).remote(self.inner)
+            # on a cluster one CPU each, so that Ray spreads the actors over the machines; on
+            # this machine none: the cores are the actors' anyway, and the engine's next
+            # executor (Accelerators changed) starts before the last one's actors are gone
+            cpus = 0 if self._local() else 1
+            actor = _actor_class(self.ray).options(num_cpus=cpus).remote(self.inner)
             return actor, actor.ready.remote()
         except Exception as error:
             raise BackendError(f"cannot start a Ray actor: {ray_failure(error)}") from None
@@ -313,6 +345,9 @@ class RayBackend(Backend):
             except Exception:   # already dead, or Ray already gone
                 pass
         self.actors = []
-        if self._own_ray and ray.is_initialized():
-            ray.shutdown()
-        self._own_ray = False
+        if self._own_ray:
+            self._own_ray = False
+            with _OWN_LOCK:
+                _OWN["users"] -= 1
+                if not _OWN["users"] and ray.is_initialized():
+                    ray.shutdown()
