@@ -60,9 +60,9 @@ def test_backend_names_and_unknown_ones():
     with pytest.raises(BackendError) as error:
         get_backend("fpga")
     assert str(error.value) == ("unknown backend 'fpga' (choose from: model, rtl, verilator, "
-                                "serial:PORT, opencl[:PLATFORM[:INDEX]])")
+                                "serial:PORT, opencl[:PLATFORM[:INDEX]], ray:SPEC[@ADDRESS])")
     assert backend_names() == ("model", "rtl", "verilator", "serial:PORT",
-                               "opencl[:PLATFORM[:INDEX]]")
+                               "opencl[:PLATFORM[:INDEX]]", "ray:SPEC[@ADDRESS]")
     for spec in ("serial:", "serial"):
         with pytest.raises(BackendError, match=r"^serial backend needs a port: --backend "
                                                r"serial:/dev/ttyUSB0$"):
@@ -147,7 +147,7 @@ def test_a_backend_of_another_package_plugs_in_through_an_entry_point(monkeypatc
              broken="no_such_package.backend:Backend", nothing=f"{__name__}:_NoSuchClass",
              notabackend=f"{__name__}:board")
     assert list(registered_backends())[:len(BUILTIN)] == list(BUILTIN)
-    assert backend_names()[-5:] == ("opencl[:PLATFORM[:INDEX]]", "abacus:BEADS", "broken",
+    assert backend_names()[-5:] == ("ray:SPEC[@ADDRESS]", "abacus:BEADS", "broken",
                                     "nothing", "notabackend")
     backend = get_backend("abacus:12", accelerators=3)
     assert isinstance(backend, _Abacus) and (backend.beads, backend.accelerators) == ("12", 3)

@@ -7,7 +7,8 @@
   ``chessaccel.backends`` entry points (``get_backend``, ``backend_names``);
 - the backends: ``model`` (model.py, the golden reference), ``rtl`` (rtl.py, the RTL
   simulated), ``verilator`` and ``serial:PORT`` (board/, the board behind the link protocol),
-  ``opencl[:PLATFORM[:INDEX]]`` (opencl.py, registering host/opencl/).
+  ``opencl[:PLATFORM[:INDEX]]`` (opencl.py, registering host/opencl/), ``ray:SPEC[@ADDRESS]``
+  (ray.py: any of them on Ray actors, this machine's or a cluster's).
 """
 
 from .base import (Backend, BackendError, Capabilities, JobResult, PerftResult, first_line,

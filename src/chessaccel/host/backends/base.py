@@ -88,6 +88,9 @@ class Capabilities:
       one copy per accelerator in worker processes (the model).
     - ``link_cores``: the backend is a board behind the link protocol, whose cores take one job
       each (``client`` and ``info`` attributes): an executor feeds its cores job by job.
+    - ``actors``: the backend is a set of actors of a distributed runtime (``ray:SPEC``), each
+      running another backend, that may die mid-job: an executor feeds them job by job and
+      runs a dead one's job again elsewhere.
     """
 
     batch: bool = False
@@ -96,6 +99,7 @@ class Capabilities:
     cycles: bool = False
     worker_processes: bool = False
     link_cores: bool = False
+    actors: bool = False
 
 
 class Backend:

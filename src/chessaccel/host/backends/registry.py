@@ -6,7 +6,7 @@ backends work from a checkout that was never installed. A backend in another pac
 the way Glasgow's applets do, with an entry point in that group::
 
     [project.entry-points."chessaccel.backends"]
-    ray = "mypackage.raybackend:RayBackend"
+    abacus = "mypackage.abacus:AbacusBackend"
 
 naming a ``Backend`` subclass (host/backends/base.py) whose ``from_spec`` reads the spec. A
 backend is imported only when a spec names it (or when the names are listed).
@@ -30,6 +30,7 @@ BUILTIN = {
     "verilator": "chessaccel.host.backends.board:BoardBackend",
     "serial": "chessaccel.host.backends.board:BoardBackend",
     "opencl": "chessaccel.host.backends.opencl:OpenCLBackend",
+    "ray": "chessaccel.host.backends.ray:RayBackend",
 }
 
 
@@ -79,7 +80,8 @@ def backend_names():
 
 def get_backend(spec, *, accelerators=None, log=None):
     """The backend named by ``spec`` (a string or a BackendSpec): ``model``, ``rtl``,
-    ``verilator``, ``serial:PORT``, ``opencl[:PLATFORM[:INDEX]]`` or a plugged-in one.
+    ``verilator``, ``serial:PORT``, ``opencl[:PLATFORM[:INDEX]]``, ``ray:SPEC[@ADDRESS]`` or a
+    plugged-in one.
     ``accelerators`` and ``log`` go to its ``from_spec``. Raises BackendError with one line."""
     parsed = parse_spec(spec)
     return backend_class(parsed).from_spec(parsed, accelerators=accelerators, log=log)

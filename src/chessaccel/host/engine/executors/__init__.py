@@ -7,6 +7,8 @@ interface). ``make_executor(spec, accelerators)`` picks one from what the backen
 - ``LinkExecutor`` (link.py; ``link_cores``: ``verilator``, ``serial:PORT``): the board's cores
   over the link protocol, one job per core; ``verilator`` starts a simulated board with
   ``accelerators`` cores.
+- ``RayExecutor`` (ray.py; ``actors``: ``ray:SPEC[@ADDRESS]``): one Ray actor per
+  accelerator, each running the backend SPEC, job by job; a dead actor's job runs again.
 - ``BatchExecutor`` (batch.py; any other backend: ``rtl``, ``opencl``, ...): the whole batch in
   one ``Backend.search_many(jobs)`` call.
 """
@@ -17,9 +19,10 @@ from .base import Batch, Executor, ExecutorError, Job
 from .batch import BatchExecutor
 from .link import LinkExecutor
 from .pool import PoolExecutor
+from .ray import RayExecutor
 
 __all__ = ["Job", "Batch", "Executor", "ExecutorError", "PoolExecutor", "LinkExecutor",
-           "BatchExecutor", "make_executor"]
+           "BatchExecutor", "RayExecutor", "make_executor"]
 
 
 def make_executor(spec, accelerators=1, log=None):
@@ -37,4 +40,6 @@ def make_executor(spec, accelerators=1, log=None):
         raise ExecutorError(f"backend {parsed.text!r} is not a Backend")
     if capabilities.link_cores:
         return LinkExecutor(backend)
+    if capabilities.actors:
+        return RayExecutor(backend)
     return BatchExecutor(backend)

@@ -14,9 +14,9 @@ waits can always give up within its own timeout, even while a slow backend is mi
 
 An executor's side of a batch is public: ``Batch.deliver(index, result)``,
 ``Batch.deliver_all(results)`` and ``Batch.fail(error)``; an executor implements ``submit``,
-``cancel_batch`` and ``close`` and counts finished jobs with ``count``. One for accelerators on
-other machines (Ray actors, MPI ranks through mpi4py) is one more subclass: docs/engine.md shows
-how.
+``cancel_batch`` and ``close`` and counts finished jobs with ``count``. Accelerators on other
+machines are one more subclass: Ray actors (ray.py, built), MPI ranks through mpi4py
+(docs/engine.md, designed).
 """
 
 import threading
