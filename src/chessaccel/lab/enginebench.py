@@ -187,14 +187,27 @@ def _draw(record, path):
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m chessaccel.lab.enginebench",
                                 description=__doc__.splitlines()[0])
-    p.add_argument("--config", action="append", required=True,
+    p.add_argument("--config", action="append", default=[],
                    help="NAME:OPTION=VALUE[,OPTION=VALUE...] (repeatable)")
+    p.add_argument("--render-only", metavar="JSON",
+                   help="draw the chart of an earlier record (e.g. one made where matplotlib "
+                        "is not installed) and stop")
     p.add_argument("--movetime", type=int, default=5000, help="ms a move (default 5000)")
     p.add_argument("--positions", type=int, default=len(BENCH),
                    help=f"the first N bench positions (default {len(BENCH)})")
     p.add_argument("--engine", default=ENGINE, help="the engine's command line")
     p.add_argument("--out", default=None, help="JSON record (default out/enginebench.json)")
     args = p.parse_args(argv)
+    if args.render_only:
+        import json
+        with open(args.render_only) as f:
+            record = json.load(f)
+        plot = os.path.splitext(args.render_only)[0] + ".png"
+        _draw(record, plot)
+        print(f"wrote {plot}")
+        return 0
+    if not args.config:
+        p.error("give at least one --config")
     try:
         configs = [parse_config(text) for text in args.config]
     except ValueError as error:
@@ -216,9 +229,16 @@ def main(argv=None):
         s = result["summary"]
         print(f"{name:12} {s['mean_depth']:10.2f} {s['mean_used_nps']:14,.0f} "
               f"{s['speculative_share']:10.1%}")
+    try:
+        import matplotlib  # noqa: F401
+        draw = _draw
+    except ImportError:     # a GPU machine without it: the chart is drawn later (--render-only)
+        def draw(record, path):
+            print(f"matplotlib is not installed: no chart ({__spec__.name} --render-only JSON "
+                  "draws it)")
     out, plot = write_record(record, args.out, None, os.path.join("out", "enginebench.json"),
-                             _draw, 1)
-    print(f"wrote {out} and {plot}")
+                             draw, 1)
+    print(f"wrote {out}")
     return 0
 
 
