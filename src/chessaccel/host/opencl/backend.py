@@ -2,7 +2,10 @@
 
 - ``moves``: the contract's generator, make and TestCheck in a kernel (``list_moves``).
 - ``search`` / ``search_many``: one leaf job per work-item (``search_jobs``); thousands of jobs
-  go in one launch, work-items taking the next job from a shared counter.
+  go in one launch, work-items taking the next job from a shared counter. ``start_search``
+  enqueues a launch and returns at once (a ``SearchLaunch``: ``done``, ``results``, ``stop``),
+  so that the engine's executor prepares the next launch while one runs; the buffers of a
+  launch are kept and reused (grow-only), and its results come back in one wait.
 - ``perft``: the host expands the tree breadth-first near the root (a count pass, a prefix sum,
   a write pass per ply, on the device) until the frontier fills the device, then every frontier
   position is finished depth-first by one work-item. Two counting modes: ``bulk`` counts the
@@ -12,6 +15,8 @@
 docs/opencl.md describes the mapping, the memory layout and the measured limits.
 """
 
+import dataclasses
+import threading
 import time
 
 import numpy as np
@@ -23,7 +28,7 @@ from chessaccel.model.search import SearchError, job_problem
 from .device import OpenCLError, open_device
 from .layout import MAX_MOVES, POSITION_WORDS, decode_moves, pack_positions
 
-__all__ = ["OpenCLBackend", "COUNT_MODES", "SPLIT_BUDGET"]
+__all__ = ["OpenCLBackend", "SearchLaunch", "COUNT_MODES", "SPLIT_BUDGET"]
 
 #: Perft counting modes: bulk-count the last ply, or make every leaf (the hardware's way).
 COUNT_MODES = ("bulk", "make")
@@ -39,6 +44,9 @@ _BULK_LEAF_MAX = 3
 #: local memory (device.PERFT_LOCAL_LINES_GPU) 256 work-items share one copy; measured on the H100
 #: against 64 (docs/opencl.md, "Perft").
 PERFT_LOCAL_SIZE = 256
+#: The least room (jobs) a search launch's pooled buffers are made with; they grow by powers of
+#: two and never shrink.
+_SEARCH_MIN_CAPACITY = 64
 
 
 def _check_job(board, depth, alpha=0, beta=1, perft=False):
@@ -53,6 +61,106 @@ def _check_job(board, depth, alpha=0, beta=1, perft=False):
 def _check_kings(board):
     # the kernels find each side's king in its bit-plane: a job needs exactly one of each
     _check_job(board, 0, perft=True)
+
+
+def _aligned_zeros(n, dtype, align=4096):
+    """A zeroed array whose data starts on an ``align``-byte boundary: PoCL uses a
+    USE_HOST_PTR buffer's own memory only when it is aligned (else it copies it)."""
+    itemsize = np.dtype(dtype).itemsize
+    raw = np.zeros(n * itemsize + align, dtype=np.uint8)
+    skip = -raw.ctypes.data % align
+    return raw[skip:skip + n * itemsize].view(dtype)
+
+
+class _SearchSlot:
+    """The pooled buffers of one search launch (OpenCLBackend._fit_slot): device buffers for
+    ``capacity`` jobs, the host arrays its results are read into, its stop flags."""
+
+    def __init__(self):
+        self.capacity = 0
+        self.pv_capacity = 0
+        self.buffers = {}
+        self.inputs = None          # the host arrays being uploaded, alive until the launch ends
+        self.events = None          # the launch's copy events, alive until it ends
+        self.ones = np.ones(0, dtype=np.uint32)
+        self.host_flags = False
+        self.stop_events = []       # the stops written through the control queue (a GPU)
+        self.shape = None
+
+
+class SearchLaunch:
+    """One launch of search_jobs in flight (``OpenCLBackend.start_search``).
+
+    ``done()``: whether it has finished (results read back included). ``on_done(callback)``:
+    ``callback()`` is called, from any thread, once it has. ``results()``: wait for it and
+    return its JobResults in the jobs' order (once; the buffers then serve the next launch).
+    ``stop(start, end)``: jobs start..end-1 are given up where they stand (polled every 1,024
+    nodes and when a job is taken): their results are not real, and the caller discards them.
+    """
+
+    def __init__(self, backend, slot, n, black, event):
+        self._backend = backend
+        self._slot = slot
+        self._n = n
+        self._black = black
+        self._event = event
+        self._results = None
+        self._error = None
+        self._lock = threading.Lock()       # stop (a search thread) against results (another)
+        self.started = time.perf_counter()
+
+    def __len__(self):
+        return self._n
+
+    def done(self):
+        if self._event is None or self._results is not None:
+            return True
+        return self._event.command_execution_status <= 0    # COMPLETE (0) or an error (< 0)
+
+    def on_done(self, callback):
+        if self._event is None:
+            callback()
+            return
+        cl = self._backend._cl()
+        self._event.set_callback(cl.command_execution_status.COMPLETE,
+                                 lambda status: callback())
+
+    def stop(self, start, end):
+        with self._lock:
+            if self._results is None and self._event is not None:
+                self._backend._stop_jobs(self._slot, max(0, start), min(end, self._n))
+
+    def results(self):
+        with self._lock:
+            if self._results is not None:
+                return self._results
+            if self._error is not None:
+                raise self._error
+            backend, slot, n = self._backend, self._slot, self._n
+            try:
+                if self._event is not None:
+                    backend._guard("search", self._event.wait)
+                    for stop in slot.stop_events:
+                        # a stop still queued must not land in the slot's next launch
+                        backend._guard("stop", stop.wait)
+                scores = slot.scores[:n].tolist()
+                nodes = slot.nodes[:n].tolist()
+                best = decode_moves(slot.moves[:n], self._black)
+            except Exception as error:
+                self._error = error
+                raise
+            finally:
+                slot.inputs = slot.events = None
+                slot.stop_events = []
+                self._event = None
+                backend._give_slot(slot)
+            self._results = [JobResult(scores[i], best[i], [best[i]] if best[i] else [],
+                                       nodes[i]) for i in range(n)]
+            local, global_size = slot.shape or (0, 0)
+            backend.last_run = {"kernel": "search_jobs", "jobs": n, "work_items": global_size,
+                                "local_size": local, "nodes": sum(nodes),
+                                "seconds": time.perf_counter() - self.started}
+            return self._results
 
 
 class OpenCLBackend(Backend):
@@ -70,8 +178,10 @@ class OpenCLBackend(Backend):
 
     count_modes = COUNT_MODES
     #: a batch is one kernel launch (not declared parallel: docs/opencl.md, "Searching with the
-    #: host", measured no faster with the search's speculative batches)
-    capabilities = Capabilities(batch=True)
+    #: host", measured no faster with the search's speculative batches), started asynchronously
+    #: (start_search); ``launch_jobs`` comes from the device once it is open (``open``):
+    #: compute units x lanes per unit
+    capabilities = Capabilities(batch=True, async_launches=True)
 
     @classmethod
     def usage(cls, scheme):
@@ -116,14 +226,27 @@ class OpenCLBackend(Backend):
         self.last_run = {}
         #: device buffers of the perft expansion kept from call to call (_pooled)
         self._pool = {}
+        #: the pooled buffers of search launches not in flight (_SearchSlot), and its lock
+        self._free_slots = []
+        self._slots_lock = threading.Lock()
+        #: a second queue for the stop flags of launches in flight (a GPU; None until used)
+        self._control_queue = None
 
     # --- device --------------------------------------------------------------------------------
 
     @property
     def device(self):
         if self._device is None:
-            self._device = open_device(self.platform, self.overrides, index=self.device_index)
+            d = open_device(self.platform, self.overrides, index=self.device_index)
+            _, per_unit, _ = self._defaults(d)
+            self.capabilities = dataclasses.replace(type(self).capabilities,
+                                                    launch_jobs=d.compute_units * per_unit)
+            self._device = d
         return self._device
+
+    def open(self):
+        self.device
+        return self
 
     def describe(self):
         return self.device.describe()
@@ -131,8 +254,8 @@ class OpenCLBackend(Backend):
     def _cl(self):
         return self.device.cl
 
-    def _defaults(self):
-        d = self.device
+    def _defaults(self, d=None):
+        d = d or self.device
         local = self.local_size or (64 if d.is_gpu else 1)
         # measured on the H100 (docs/opencl.md): more work-items per unit only slow the tail
         per_unit = self.threads_per_unit or (128 if d.is_gpu else 1)
@@ -187,6 +310,9 @@ class OpenCLBackend(Backend):
 
     def close(self):
         self._pool.clear()
+        with self._slots_lock:
+            self._free_slots.clear()
+        self._control_queue = None
         self._device = None
 
     # --- moves ---------------------------------------------------------------------------------
@@ -216,34 +342,54 @@ class OpenCLBackend(Backend):
         return self.search_many([(board, depth, alpha, beta)], pv=True)[0]
 
     def search_many(self, jobs, pv=False):
-        """Run every (board, depth, alpha, beta) job in one launch. Each result is a dict with
-        score, best_move, pv, nodes and cycles (None). ``pv=True`` returns the principal
-        variation as the model does; otherwise ``pv`` is ``[best_move]`` (as the hardware)."""
+        """Run every (board, depth, alpha, beta) job in one launch: a list of JobResults.
+        ``pv=True`` returns the principal variation as the model does; otherwise ``pv`` is
+        ``[best_move]`` (as the hardware)."""
         jobs = list(jobs)
         if not jobs:
             return []
+        if not pv:
+            return self.start_search(jobs).results()
+        positions, params, black = self._pack_jobs(jobs)
+        raw = self.run_search(positions, params, pv=True)
+        best = decode_moves(raw["best_moves"], black)
+        results = []
+        for i in range(len(jobs)):
+            length = int(raw["pv_lengths"][i])
+            plies = np.arange(length)
+            line = decode_moves(raw["pv_moves"][i, :length], black[i] ^ (plies & 1).astype(bool))
+            results.append(JobResult(int(raw["scores"][i]), best[i], line, int(raw["nodes"][i])))
+        return results
+
+    def start_search(self, jobs):
+        """Enqueue one launch of ``jobs`` ((board, depth, alpha, beta) each) and return at once:
+        a SearchLaunch, whose ``results()`` waits for the launch and gives the JobResults (no
+        PV: ``[best_move]``), and whose ``stop(start, end)`` gives up jobs start..end-1 where
+        they stand (their results are then not real: the caller discards them). A bad job is
+        refused here (SearchError), before anything is enqueued."""
+        jobs = list(jobs)
+        positions, params, black = self._pack_jobs(jobs)
+        slot = self._take_slot()
+        try:
+            event = self._enqueue_search(slot, positions, params) if jobs else None
+        except BaseException:
+            self._give_slot(slot)
+            raise
+        return SearchLaunch(self, slot, len(jobs), black, event)
+
+    def _pack_jobs(self, jobs):
+        """positions (N, POSITION_WORDS), params (N, 4) and whether each side to move is black,
+        after refusing what the accelerator refuses."""
         for board, depth, alpha, beta in jobs:
             _check_job(board, depth, alpha, beta)
         n = len(jobs)
         boards = [job[0] for job in jobs]
         positions = pack_positions(boards)
         params = np.zeros((n, 4), dtype=np.int32)
-        params[:, 0] = [j[1] for j in jobs]
-        params[:, 1] = [j[2] for j in jobs]
-        params[:, 2] = [j[3] for j in jobs]
-        raw = self.run_search(positions, params, pv=pv)
-        black = np.array([b.side == 1 for b in boards])
-        best = decode_moves(raw["best_moves"], black)
-        results = []
-        for i in range(n):
-            if pv:
-                length = int(raw["pv_lengths"][i])
-                plies = np.arange(length)
-                line = decode_moves(raw["pv_moves"][i, :length], black[i] ^ (plies & 1).astype(bool))
-            else:
-                line = [best[i]] if best[i] else []
-            results.append(JobResult(int(raw["scores"][i]), best[i], line, int(raw["nodes"][i])))
-        return results
+        if n:
+            params[:, :3] = [job[1:] for job in jobs]
+        black = np.fromiter((b.side == 1 for b in boards), dtype=bool, count=n)
+        return positions, params, black
 
     def _search_shape(self, n):
         """(work-group size, global size) of a search launch over ``n`` jobs: as many lanes as
@@ -258,11 +404,122 @@ class OpenCLBackend(Backend):
                 "nodes": self._read(nodes, np.uint64, n)}
 
     def _job_buffers(self, positions, params):
-        """The device buffers every search launch takes: the jobs in, the results out."""
+        """Device buffers of the jobs in and the results out, made for one call
+        (run_search_split; search launches use _SearchSlot's pooled ones)."""
         n = len(positions)
         return {"positions": self._buffer(positions), "params": self._buffer(params),
                 "scores": self._buffer(nbytes=4 * n), "moves": self._buffer(nbytes=4 * n),
                 "nodes": self._buffer(nbytes=8 * n)}
+
+    # --- search launches: pooled buffers, asynchronous ---------------------------------------
+
+    def _take_slot(self):
+        """The buffers of one launch: a free slot (buffers kept from earlier launches) or a new,
+        empty one. A slot is in one launch at a time; ``_give_slot`` returns it."""
+        with self._slots_lock:
+            if self._free_slots:
+                return self._free_slots.pop()
+        return _SearchSlot()
+
+    def _give_slot(self, slot):
+        with self._slots_lock:
+            self._free_slots.append(slot)
+
+    def _fit_slot(self, slot, n, pv):
+        """Grow ``slot``'s buffers to hold ``n`` jobs (powers of two; never shrunk)."""
+        cl = self._cl()
+        d = self.device
+        mf = cl.mem_flags
+        if slot.capacity < n:
+            capacity = max(_SEARCH_MIN_CAPACITY, 1 << (n - 1).bit_length())
+            slot.buffers = None                         # the old ones go before the new are made
+            slot.buffers = {"positions": self._buffer(nbytes=8 * POSITION_WORDS * capacity),
+                            "params": self._buffer(nbytes=16 * capacity),
+                            "scores": self._buffer(nbytes=4 * capacity),
+                            "moves": self._buffer(nbytes=4 * capacity),
+                            "nodes": self._buffer(nbytes=8 * capacity),
+                            "counter": self._buffer(nbytes=4)}
+            slot.scores = np.empty(capacity, dtype=np.int32)
+            slot.moves = np.empty(capacity, dtype=np.uint32)
+            slot.nodes = np.empty(capacity, dtype=np.uint64)
+            slot.zeros = np.zeros(capacity, dtype=np.uint32)
+            # the stop flags: on a CPU device the host's own array, which the kernel reads in
+            # place (PoCL keeps a USE_HOST_PTR buffer there), so a flag set lands at once; on a
+            # GPU a device buffer, written through a second queue while the kernel runs
+            slot.stop_host = _aligned_zeros(capacity, np.uint32)
+            slot.host_flags = not d.is_gpu
+            if slot.host_flags:
+                slot.buffers["stop"] = self._guard("allocation", cl.Buffer, d.context,
+                                                   mf.READ_WRITE | mf.USE_HOST_PTR, 0,
+                                                   slot.stop_host)
+            else:
+                slot.buffers["stop"] = self._buffer(nbytes=4 * capacity)
+            slot.capacity = capacity
+        stride = (self.overrides or {}).get("MAX_PLY", MAX_PLY) + 1   # the kernel's PV_STRIDE
+        want = n if pv else 0
+        if slot.pv_capacity < want or "pv_moves" not in slot.buffers:
+            room = max(want, slot.pv_capacity)
+            slot.buffers["pv_moves"] = self._buffer(nbytes=2 * stride * stride * room or 8)
+            slot.buffers["pv_lengths"] = self._buffer(nbytes=stride * room or 8)
+            slot.pv_capacity = room
+        return slot.buffers
+
+    def _enqueue_search(self, slot, positions, params, pv=False, node_budget=0):
+        """Enqueue, without waiting, the jobs' upload, the search kernel and the reads of its
+        results into ``slot``'s host arrays: the event of the last read (the queue is in order:
+        when it completes, everything has)."""
+        cl = self._cl()
+        queue = self.device.queue
+        n = len(positions)
+        b = self._fit_slot(slot, n, pv)
+        local, global_size = self._search_shape(n)
+        slot.inputs = (np.ascontiguousarray(positions), np.ascontiguousarray(params))
+        # pyopencl's events of copies to and from host arrays wait for the copy when they are
+        # dropped: the slot keeps them until the launch's results are read
+        copy = cl.enqueue_copy
+        events = slot.events = []
+        events.append(self._guard("upload", copy, queue, b["positions"], slot.inputs[0],
+                                  is_blocking=False))
+        events.append(self._guard("upload", copy, queue, b["params"], slot.inputs[1],
+                                  is_blocking=False))
+        events.append(self._guard("upload", copy, queue, b["counter"], slot.zeros[:1],
+                                  is_blocking=False))
+        if slot.host_flags:
+            slot.stop_host[:n] = 0      # no launch of this slot runs now: the host may write
+        else:
+            events.append(self._guard("upload", copy, queue, b["stop"], slot.zeros[:n],
+                                      is_blocking=False))
+        kernel = self.kernel("search_jobs")
+        kernel.set_args(b["positions"], b["params"], np.uint32(n), np.uint64(node_budget),
+                        b["counter"], b["stop"], b["scores"], b["moves"], b["nodes"],
+                        np.uint32(1 if pv else 0), b["pv_moves"], b["pv_lengths"],
+                        self.device.eval_values, self.device.line_values)
+        self._guard("search", cl.enqueue_nd_range_kernel, queue, kernel, (int(global_size),),
+                    (int(local),))
+        slot.shape = (local, global_size)
+        for host, name in ((slot.scores, "scores"), (slot.moves, "moves"), (slot.nodes, "nodes")):
+            events.append(self._guard("read-back", copy, queue, host[:n], b[name],
+                                      is_blocking=False))
+        event = events[-1]
+        self._guard("search", queue.flush)
+        return event
+
+    def _stop_jobs(self, slot, start, end):
+        """Set the stop flags of jobs start..end-1 of the launch in ``slot`` (it may be running)."""
+        if end <= start:
+            return
+        if slot.host_flags:
+            slot.stop_host[start:end] = 1
+            return
+        cl = self._cl()
+        if self._control_queue is None:
+            self._control_queue = self._guard("stop", cl.CommandQueue, self.device.context)
+        if len(slot.ones) < end - start:
+            slot.ones = np.ones(slot.capacity, dtype=np.uint32)
+        slot.stop_events.append(self._guard("stop", cl.enqueue_copy, self._control_queue,
+                                            slot.buffers["stop"], slot.ones[:end - start],
+                                            dst_offset=4 * start, is_blocking=False))
+        self._guard("stop", self._control_queue.flush)
 
     def run_search(self, positions, params, pv=False, node_budget=0):
         """The search kernel on packed arrays (positions: (N, POSITION_WORDS) uint64, params:
@@ -270,25 +527,24 @@ class OpenCLBackend(Backend):
         ``last_run`` gets the timing. A job that would count more than ``node_budget`` nodes
         (0: no budget) is given up and comes back with 0 nodes (the lab's lab/hostsplit.py)."""
         n = len(positions)
-        local, global_size = self._search_shape(n)
-        jb = self._job_buffers(positions, params)
-        counter = self._buffer(np.zeros(1, dtype=np.uint32), write=True)
-        stride = (self.overrides or {}).get("MAX_PLY", MAX_PLY) + 1   # the kernel's PV_STRIDE
-        pv_moves = self._buffer(nbytes=2 * stride * stride * n if pv else 8)
-        pv_lengths = self._buffer(nbytes=stride * n if pv else 8)
-        t0 = time.perf_counter()
-        self._run("search", self.kernel("search_jobs"), global_size, local, jb["positions"],
-                  jb["params"], np.uint32(n), np.uint64(node_budget), counter, jb["scores"],
-                  jb["moves"], jb["nodes"],
-                  np.uint32(1 if pv else 0),
-                  pv_moves, pv_lengths, self.device.eval_values)
-        seconds = time.perf_counter() - t0
-        out = self._read_results(jb["scores"], jb["moves"], jb["nodes"], n)
-        if pv:
-            out["pv_moves"] = self._read(pv_moves, np.uint16, n * stride * stride
-                                         ).reshape(n, stride, stride)[:, 0, :]
-            out["pv_lengths"] = self._read(pv_lengths, np.uint8, n * stride
-                                           ).reshape(n, stride)[:, 0]
+        slot = self._take_slot()
+        try:
+            t0 = time.perf_counter()
+            event = self._enqueue_search(slot, positions, params, pv=pv, node_budget=node_budget)
+            self._guard("search", event.wait)
+            seconds = time.perf_counter() - t0
+            out = {"scores": slot.scores[:n].copy(), "best_moves": slot.moves[:n].copy(),
+                   "nodes": slot.nodes[:n].copy()}
+            if pv:
+                stride = (self.overrides or {}).get("MAX_PLY", MAX_PLY) + 1
+                out["pv_moves"] = self._read(slot.buffers["pv_moves"], np.uint16,
+                                             n * stride * stride).reshape(n, stride, stride)[:, 0, :]
+                out["pv_lengths"] = self._read(slot.buffers["pv_lengths"], np.uint8,
+                                               n * stride).reshape(n, stride)[:, 0]
+            local, global_size = slot.shape
+        finally:
+            slot.inputs = slot.events = None
+            self._give_slot(slot)
         self.last_run = {"kernel": "search_jobs", "jobs": n, "work_items": global_size,
                          "local_size": local, "seconds": seconds,
                          "nodes": int(out["nodes"].sum())}
