@@ -137,9 +137,7 @@ def test_stopped_jobs_stop_on_the_device_and_the_rest_are_exact():
     small = _jobs(7, 6)
     launch = backend.start_search([LONG_JOB] + small)
     launch.stop(0, 1)
-    start = time.perf_counter()
     results = launch.results()
-    assert time.perf_counter() - start < 2.0
     assert results[0].nodes == 0                 # given up: a searched job counts its root
     assert not _same_as_model(small, results[1:])
     # every lane busy with a long job: the small jobs behind them are stopped before they
@@ -159,12 +157,14 @@ def test_a_batch_cancelled_in_flight_is_stopped_never_delivered_and_the_executor
     while executor.stats["launches"] == 0:     # the launch is in flight
         assert time.monotonic() < end
         time.sleep(0.001)
-    start = time.perf_counter()
     batch.cancel()
     after = _jobs(12, 4)
     results = _collect(executor.submit(after))
-    assert time.perf_counter() - start < 2.0    # the long job did not run to its end
     assert not _same_as_model(after, results)
+    # the long job was stopped on the device (given up: 0 nodes), not run to its millions (the
+    # small jobs beside it ran to their end or were stopped too)
+    assert (sum(_model(job)[2] for job in after) <= executor.stats["nodes"]
+            <= sum(_model(job)[2] for job in small + after))
     assert batch.results == [None] * 4 and batch.wait(0.01) == []
     assert executor.stats["stopped_jobs"] == 4
     assert executor.backend.last_run["jobs"] == 4 and executor.stats["jobs"] == 8
@@ -222,3 +222,21 @@ def test_a_backend_that_declares_no_launch_size_gets_one_batch_per_call():
         assert backend.calls == [2, 2, 2, 2] and ex.launch_jobs == 0
     finally:
         ex.close()
+
+
+def test_the_gpu_way_of_stopping_and_resetting_gives_the_same_results(monkeypatch):
+    """On a GPU the stop flags and the counter are device memory, reset by a copy and stopped
+    through a second queue: the same code run on PoCL told it is a GPU."""
+    backend = OpenCLBackend("pocl", threads_per_unit=1, local_size=1).open()
+    monkeypatch.setattr(backend.device, "is_gpu", True)
+    small = _jobs(41, 5)
+    for size in (5, 100, 3):
+        jobs = _jobs(size, size, depths=(0, 1))
+        assert not _same_as_model(jobs, backend.search_many(jobs))
+    slot = backend._free_slots[0]
+    assert not slot.host_flags
+    launch = backend.start_search([LONG_JOB] + small)
+    launch.stop(0, 1)
+    results = launch.results()
+    assert not _same_as_model(small, results[1:])
+    assert not _same_as_model(small, backend.search_many(small))   # no stop left behind

@@ -93,9 +93,9 @@ class Capabilities:
       into one run of up to that many jobs. 0: one batch per run, none merged. A backend whose
       figure depends on its device sets it on the instance once the device is open (``open``).
     - ``async_launches``: ``start_search(jobs)`` enqueues a run and returns at once, a handle
-      with ``done()``, ``on_done(callback)``, ``results()`` (waits) and ``stop(start, end)``
-      (gives up those jobs where they stand; their results are then discarded): the executor
-      keeps two runs in flight and cancels jobs on the device.
+      with ``done()``, ``results()`` (waits) and ``stop(start, end)`` (gives up those jobs
+      where they stand; their results are then discarded): the executor keeps two runs in
+      flight and cancels jobs on the device.
     """
 
     batch: bool = False

@@ -47,6 +47,9 @@ PERFT_LOCAL_SIZE = 256
 #: The least room (jobs) a search launch's pooled buffers are made with; they grow by powers of
 #: two and never shrink.
 _SEARCH_MIN_CAPACITY = 64
+#: Bytes a launch's one upload or read-back may carry beyond what its jobs use (the room of
+#: larger launches kept in the pooled buffers) before it is split into one copy per field.
+_COPY_SLACK = 64 << 10
 
 
 def _check_job(board, depth, alpha=0, beta=1, perft=False):
@@ -80,7 +83,8 @@ class _SearchSlot:
         self.capacity = 0
         self.pv_capacity = 0
         self.buffers = {}
-        self.inputs = None          # the host arrays being uploaded, alive until the launch ends
+        self.offsets = {}           # field -> (byte offset in its buffer, bytes, dtype, per job)
+        self.inputs = self.outputs = self.control = None    # the host arrays of the buffers
         self.events = None          # the launch's copy events, alive until it ends
         self.ones = np.ones(0, dtype=np.uint32)
         self.host_flags = False
@@ -91,8 +95,7 @@ class _SearchSlot:
 class SearchLaunch:
     """One launch of search_jobs in flight (``OpenCLBackend.start_search``).
 
-    ``done()``: whether it has finished (results read back included). ``on_done(callback)``:
-    ``callback()`` is called, from any thread, once it has. ``results()``: wait for it and
+    ``done()``: whether it has finished (results read back included). ``results()``: wait for it and
     return its JobResults in the jobs' order (once; the buffers then serve the next launch).
     ``stop(start, end)``: jobs start..end-1 are given up where they stand (polled every 1,024
     nodes and when a job is taken): their results are not real, and the caller discards them.
@@ -117,14 +120,6 @@ class SearchLaunch:
             return True
         return self._event.command_execution_status <= 0    # COMPLETE (0) or an error (< 0)
 
-    def on_done(self, callback):
-        if self._event is None:
-            callback()
-            return
-        cl = self._backend._cl()
-        self._event.set_callback(cl.command_execution_status.COMPLETE,
-                                 lambda status: callback())
-
     def stop(self, start, end):
         with self._lock:
             if self._results is None and self._event is not None:
@@ -143,14 +138,14 @@ class SearchLaunch:
                     for stop in slot.stop_events:
                         # a stop still queued must not land in the slot's next launch
                         backend._guard("stop", stop.wait)
-                scores = slot.scores[:n].tolist()
-                nodes = slot.nodes[:n].tolist()
-                best = decode_moves(slot.moves[:n], self._black)
+                scores = backend._view(slot, "scores", n).tolist()
+                nodes = backend._view(slot, "nodes", n).tolist()
+                best = decode_moves(backend._view(slot, "moves", n), self._black)
             except Exception as error:
                 self._error = error
                 raise
             finally:
-                slot.inputs = slot.events = None
+                slot.events = None
                 slot.stop_events = []
                 self._event = None
                 backend._give_slot(slot)
@@ -426,35 +421,48 @@ class OpenCLBackend(Backend):
             self._free_slots.append(slot)
 
     def _fit_slot(self, slot, n, pv):
-        """Grow ``slot``'s buffers to hold ``n`` jobs (powers of two; never shrunk)."""
+        """Grow ``slot``'s buffers to hold ``n`` jobs (powers of two; never shrunk). Three
+        device buffers, each cut into the kernel's arguments (sub-buffers on the device's
+        alignment), so that a launch is one upload, one read and at most one reset: ``inputs``
+        (positions, params), ``outputs`` (scores, moves, nodes) and ``control`` (the job
+        counter, the stop flags), with a host array of the same layout for each."""
         cl = self._cl()
         d = self.device
         mf = cl.mem_flags
         if slot.capacity < n:
             capacity = max(_SEARCH_MIN_CAPACITY, 1 << (n - 1).bit_length())
-            slot.buffers = None                         # the old ones go before the new are made
-            slot.buffers = {"positions": self._buffer(nbytes=8 * POSITION_WORDS * capacity),
-                            "params": self._buffer(nbytes=16 * capacity),
-                            "scores": self._buffer(nbytes=4 * capacity),
-                            "moves": self._buffer(nbytes=4 * capacity),
-                            "nodes": self._buffer(nbytes=8 * capacity),
-                            "counter": self._buffer(nbytes=4)}
-            slot.scores = np.empty(capacity, dtype=np.int32)
-            slot.moves = np.empty(capacity, dtype=np.uint32)
-            slot.nodes = np.empty(capacity, dtype=np.uint64)
-            slot.zeros = np.zeros(capacity, dtype=np.uint32)
-            # the stop flags: on a CPU device the host's own array, which the kernel reads in
-            # place (PoCL keeps a USE_HOST_PTR buffer there), so a flag set lands at once; on a
-            # GPU a device buffer, written through a second queue while the kernel runs
-            slot.stop_host = _aligned_zeros(capacity, np.uint32)
+            slot.buffers = {}                       # the old ones go before the new are made
+            align = max(8, d.device.mem_base_addr_align // 8)
+            parts = {"inputs": (("positions", np.uint64, POSITION_WORDS),
+                                ("params", np.int32, 4)),
+                     "outputs": (("scores", np.int32, 1), ("moves", np.uint32, 1),
+                                 ("nodes", np.uint64, 1)),
+                     "control": (("counter", np.uint32, 0), ("stop", np.uint32, 1))}
+            slot.offsets = {}
+            for whole, fields in parts.items():
+                offset = 0
+                for name, dtype, per_job in fields:
+                    size = np.dtype(dtype).itemsize * max(per_job * capacity, 1)
+                    slot.offsets[name] = (offset, size, dtype, per_job)
+                    offset = -(-(offset + size) // align) * align
+                host = _aligned_zeros(offset, np.uint8)
+                if whole == "control" and not d.is_gpu:
+                    # on a CPU device the kernel reads the host's own array in place (PoCL
+                    # keeps an aligned USE_HOST_PTR buffer there): a stop flag the host sets
+                    # lands at once, and resetting the counter and the flags is a host write
+                    buf = self._guard("allocation", cl.Buffer, d.context,
+                                      mf.READ_WRITE | mf.USE_HOST_PTR, 0, host)
+                else:
+                    buf = self._buffer(nbytes=offset)
+                slot.buffers[whole] = buf
+                setattr(slot, whole, host)
+                for name, dtype, per_job in fields:
+                    start, size, _, _ = slot.offsets[name]
+                    slot.buffers[name] = self._guard("allocation", buf.get_sub_region, start,
+                                                     size)
             slot.host_flags = not d.is_gpu
-            if slot.host_flags:
-                slot.buffers["stop"] = self._guard("allocation", cl.Buffer, d.context,
-                                                   mf.READ_WRITE | mf.USE_HOST_PTR, 0,
-                                                   slot.stop_host)
-            else:
-                slot.buffers["stop"] = self._buffer(nbytes=4 * capacity)
             slot.capacity = capacity
+            slot.pv_capacity = 0
         stride = (self.overrides or {}).get("MAX_PLY", MAX_PLY) + 1   # the kernel's PV_STRIDE
         want = n if pv else 0
         if slot.pv_capacity < want or "pv_moves" not in slot.buffers:
@@ -464,31 +472,64 @@ class OpenCLBackend(Backend):
             slot.pv_capacity = room
         return slot.buffers
 
+    def _view(self, slot, name, n):
+        """The first ``n`` jobs' entries of field ``name`` in its host array."""
+        start, _, dtype, per_job = slot.offsets[name]
+        whole = {"positions": slot.inputs, "params": slot.inputs, "scores": slot.outputs,
+                 "moves": slot.outputs, "nodes": slot.outputs, "counter": slot.control,
+                 "stop": slot.control}[name]
+        count = max(per_job, 1) * n
+        view = whole[start:start + np.dtype(dtype).itemsize * count].view(dtype)
+        return view.reshape(n, per_job) if per_job > 1 else view
+
+    def _span(self, slot, name, n):
+        """Bytes of a whole buffer to copy so that field ``name`` holds its first ``n`` jobs'
+        entries: the whole buffer up to there, unless that would carry more than
+        _COPY_SLACK bytes the launch does not use (then None: copy the fields one by one)."""
+        start, _, dtype, per_job = slot.offsets[name]
+        end = start + np.dtype(dtype).itemsize * max(per_job, 1) * n
+        used = sum(np.dtype(o[2]).itemsize * max(o[3], 1) * n for o in slot.offsets.values())
+        return end if end - used <= _COPY_SLACK else None
+
+    def _copy_fields(self, queue, slot, whole, names, n, upload, events):
+        """Copy fields ``names`` of buffer ``whole`` for ``n`` jobs, to the device (``upload``)
+        or back, without waiting: one copy of their span when it is short, else one each."""
+        cl = self._cl()
+        host, buf = getattr(slot, whole), slot.buffers[whole]
+        span = self._span(slot, names[-1], n)
+        pieces = [(0, span)] if span is not None else [
+            (slot.offsets[name][0], self._view(slot, name, n).nbytes) for name in names]
+        for start, size in pieces:
+            if size == 0:
+                continue
+            chunk = host[start:start + size]
+            if upload:
+                events.append(self._guard("upload", cl.enqueue_copy, queue, buf, chunk,
+                                          dst_offset=start, is_blocking=False))
+            else:
+                events.append(self._guard("read-back", cl.enqueue_copy, queue, chunk, buf,
+                                          src_offset=start, is_blocking=False))
+
     def _enqueue_search(self, slot, positions, params, pv=False, node_budget=0):
-        """Enqueue, without waiting, the jobs' upload, the search kernel and the reads of its
-        results into ``slot``'s host arrays: the event of the last read (the queue is in order:
-        when it completes, everything has)."""
+        """Enqueue, without waiting, the jobs' upload (one copy), the counter's and stop flags'
+        reset (none on a CPU device, one copy on a GPU), the search kernel and the read of its
+        results into ``slot``'s host array (one copy): the event of the last (the queue is in
+        order: when it completes, everything has)."""
         cl = self._cl()
         queue = self.device.queue
         n = len(positions)
         b = self._fit_slot(slot, n, pv)
         local, global_size = self._search_shape(n)
-        slot.inputs = (np.ascontiguousarray(positions), np.ascontiguousarray(params))
+        self._view(slot, "positions", n)[...] = positions
+        self._view(slot, "params", n)[...] = params
         # pyopencl's events of copies to and from host arrays wait for the copy when they are
         # dropped: the slot keeps them until the launch's results are read
-        copy = cl.enqueue_copy
         events = slot.events = []
-        events.append(self._guard("upload", copy, queue, b["positions"], slot.inputs[0],
-                                  is_blocking=False))
-        events.append(self._guard("upload", copy, queue, b["params"], slot.inputs[1],
-                                  is_blocking=False))
-        events.append(self._guard("upload", copy, queue, b["counter"], slot.zeros[:1],
-                                  is_blocking=False))
-        if slot.host_flags:
-            slot.stop_host[:n] = 0      # no launch of this slot runs now: the host may write
-        else:
-            events.append(self._guard("upload", copy, queue, b["stop"], slot.zeros[:n],
-                                      is_blocking=False))
+        self._copy_fields(queue, slot, "inputs", ("positions", "params"), n, True, events)
+        self._view(slot, "counter", 1)[0] = 0
+        self._view(slot, "stop", n)[...] = 0    # no launch of this slot runs now
+        if not slot.host_flags:
+            self._copy_fields(queue, slot, "control", ("counter", "stop"), n, True, events)
         kernel = self.kernel("search_jobs")
         kernel.set_args(b["positions"], b["params"], np.uint32(n), np.uint64(node_budget),
                         b["counter"], b["stop"], b["scores"], b["moves"], b["nodes"],
@@ -497,19 +538,16 @@ class OpenCLBackend(Backend):
         self._guard("search", cl.enqueue_nd_range_kernel, queue, kernel, (int(global_size),),
                     (int(local),))
         slot.shape = (local, global_size)
-        for host, name in ((slot.scores, "scores"), (slot.moves, "moves"), (slot.nodes, "nodes")):
-            events.append(self._guard("read-back", copy, queue, host[:n], b[name],
-                                      is_blocking=False))
-        event = events[-1]
+        self._copy_fields(queue, slot, "outputs", ("scores", "moves", "nodes"), n, False, events)
         self._guard("search", queue.flush)
-        return event
+        return events[-1]
 
     def _stop_jobs(self, slot, start, end):
         """Set the stop flags of jobs start..end-1 of the launch in ``slot`` (it may be running)."""
         if end <= start:
             return
         if slot.host_flags:
-            slot.stop_host[start:end] = 1
+            self._view(slot, "stop", end)[start:end] = 1
             return
         cl = self._cl()
         if self._control_queue is None:
@@ -533,8 +571,9 @@ class OpenCLBackend(Backend):
             event = self._enqueue_search(slot, positions, params, pv=pv, node_budget=node_budget)
             self._guard("search", event.wait)
             seconds = time.perf_counter() - t0
-            out = {"scores": slot.scores[:n].copy(), "best_moves": slot.moves[:n].copy(),
-                   "nodes": slot.nodes[:n].copy()}
+            out = {"scores": self._view(slot, "scores", n).copy(),
+                   "best_moves": self._view(slot, "moves", n).copy(),
+                   "nodes": self._view(slot, "nodes", n).copy()}
             if pv:
                 stride = (self.overrides or {}).get("MAX_PLY", MAX_PLY) + 1
                 out["pv_moves"] = self._read(slot.buffers["pv_moves"], np.uint16,
@@ -543,7 +582,7 @@ class OpenCLBackend(Backend):
                                                n * stride).reshape(n, stride)[:, 0]
             local, global_size = slot.shape
         finally:
-            slot.inputs = slot.events = None
+            slot.events = None
             self._give_slot(slot)
         self.last_run = {"kernel": "search_jobs", "jobs": n, "work_items": global_size,
                          "local_size": local, "seconds": seconds,

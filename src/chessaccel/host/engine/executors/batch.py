@@ -37,9 +37,6 @@ class _Finished:
     def done(self):
         return True
 
-    def on_done(self, callback):
-        callback()
-
     def stop(self, start, end):
         pass
 
@@ -84,15 +81,18 @@ class BatchExecutor(Executor):
         self._async = capabilities.async_launches and not self.inline
         self.stats.update(launches=0, merged_batches=0, stopped_jobs=0)
         self._queue = deque()
-        self._in_flight = deque()       # _Runs, oldest first (they finish in this order)
+        self._in_flight = deque()       # _Runs started or being started, oldest first
+        self._started = deque()         # _Runs started and not yet waited for (async)
         self._where = {}                # id(batch) -> its _Run, while in flight
         self._cond = threading.Condition()
         self._closed = False
-        self._thread = None
+        self._threads = []
         if not self.inline:
-            self._thread = threading.Thread(target=self._dispatch, name=f"batch-{self.name}",
-                                            daemon=True)
-            self._thread.start()
+            targets = [self._dispatch] + ([self._complete] if self._async else [])
+            self._threads = [threading.Thread(target=target, name=f"batch-{self.name}",
+                                              daemon=True) for target in targets]
+            for thread in self._threads:
+                thread.start()
 
     @property
     def launch_jobs(self):
@@ -111,7 +111,7 @@ class BatchExecutor(Executor):
             return batch
         with self._cond:
             self._queue.append(batch)
-            self._cond.notify()
+            self._cond.notify_all()
         return batch
 
     def run_inline(self, job):
@@ -179,6 +179,8 @@ class BatchExecutor(Executor):
         return _Run(parts, jobs) if parts else None
 
     def _dispatch(self):
+        """The executor's thread: takes the queued batches and starts their runs; without
+        ``async_launches`` it also waits for each run and hands its results out."""
         limit = IN_FLIGHT if self._async else 1
         try:
             self.backend.open()     # its launch_jobs known before the first batch is taken
@@ -186,27 +188,35 @@ class BatchExecutor(Executor):
             pass
         while True:
             with self._cond:
-                while not self._closed:
-                    if self._queue and len(self._in_flight) < limit:
-                        break
-                    if self._in_flight and self._in_flight[0].launch.done():
-                        break
-                    # woken by submit, close, or a run's completion (on_done); the timeout is
-                    # a guard against a completion callback that never comes
-                    self._cond.wait(0.05 if self._in_flight else None)
+                while not self._closed and not (self._queue and len(self._in_flight) < limit):
+                    self._cond.wait()
                 if self._closed:
                     return
-                run = self._take() if len(self._in_flight) < limit else None
-                if run is not None:
-                    for batch, _ in run.parts:
-                        self._where[id(batch)] = run
-                    self._in_flight.append(run)
-            if run is not None:
-                self._start(run)
-                continue        # keep the device busy first; results are read next turn
+                run = self._take()
+                if run is None:
+                    continue
+                for batch, _ in run.parts:
+                    self._where[id(batch)] = run
+                self._in_flight.append(run)
+            self._start(run)
+            if not self._async:
+                self._finish(run)
+                continue
             with self._cond:
-                finished = self._in_flight.popleft()
-            self._finish(finished)
+                self._started.append(run)
+                self._cond.notify_all()
+
+    def _complete(self):
+        """The second thread of an ``async_launches`` backend: waits for each run started, in
+        order, and hands its results out, while the first thread starts the next."""
+        while True:
+            with self._cond:
+                while not self._closed and not self._started:
+                    self._cond.wait()
+                if self._closed:
+                    return
+                run = self._started.popleft()
+            self._finish(run)
 
     def _start(self, run):
         if self._async:
@@ -224,20 +234,20 @@ class BatchExecutor(Executor):
         if len(run.parts) > 1:
             self.stats["merged_batches"] += len(run.parts)
         self.stats["launches"] += 1
-        if self._async:
-            launch.on_done(self._wake)
-
-    def _wake(self):
-        with self._cond:
-            self._cond.notify()
 
     def _finish(self, run):
-        with self._cond:
-            for batch, _ in run.parts:
-                self._where.pop(id(batch), None)
+        """Wait for ``run`` and hand each batch its results (or the run's failure)."""
         try:
             results = run.launch.results()
         except Exception as error:  # any backend failure ends every batch of the run
+            results = error
+        with self._cond:
+            for batch, _ in run.parts:
+                self._where.pop(id(batch), None)
+            self._in_flight.remove(run)
+            self._cond.notify_all()         # room for the next run
+        if isinstance(results, Exception):
+            error = results
             merged = f" (a run of {len(run.parts)} batches)" if len(run.parts) > 1 else ""
             line = ExecutorError(f"{self.name} backend failed{merged}: {first_line(error)}")
             for batch, _ in run.parts:
@@ -275,20 +285,27 @@ class BatchExecutor(Executor):
             batch.deliver_all(results)
 
     def close(self):
+        """Stop the runs in flight (their batches fail: the executor is closed), end the
+        threads, close the backend."""
         with self._cond:
             self._closed = True
-            self._cond.notify()
-        if self._thread is not None:
-            self._thread.join(30)
-        # runs still in flight: their batches' waiters are told, and their buffers freed
+            runs = list(self._in_flight)
+            self._cond.notify_all()
+        for run in runs:
+            if run.launch is not None:
+                try:
+                    run.launch.stop(0, len(run.jobs))
+                except Exception:   # closing: nothing more to tell anyone
+                    pass
+        for thread in self._threads:
+            thread.join(30)
         for run in list(self._in_flight):
             for batch, _ in run.parts:
                 if not batch.cancelled and not batch.done():
                     batch.fail(ExecutorError(f"{self.name} executor closed"))
             if run.launch is not None:
                 try:
-                    run.launch.stop(0, len(run.jobs))
-                    run.launch.results()
+                    run.launch.results()        # its buffers back to the backend
                 except Exception:   # closing: nothing more to tell anyone
                     pass
         self._in_flight.clear()
