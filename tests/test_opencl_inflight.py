@@ -140,6 +140,16 @@ def test_stopped_jobs_stop_on_the_device_and_the_rest_are_exact():
     results = launch.results()
     assert results[0].nodes == 0                 # given up: a searched job counts its root
     assert not _same_as_model(small, results[1:])
+    # stopped while another thread already waits for the results (as the executor's does)
+    launch = backend.start_search([LONG_JOB] + small)
+    waiting = []
+    waiter = threading.Thread(target=lambda: waiting.append(launch.results()))
+    waiter.start()
+    time.sleep(0.1)
+    launch.stop(0, 1)
+    waiter.join(60)
+    assert waiting[0][0].nodes == 0 and not _same_as_model(small, waiting[0][1:])
+    assert backend.start_search([]).results() == []
     # every lane busy with a long job: the small jobs behind them are stopped before they
     # start, and given up without a node; the buffers serve the next launch
     lanes = backend.capabilities.launch_jobs

@@ -131,10 +131,20 @@ class SearchLaunch:
                 return self._results
             if self._error is not None:
                 raise self._error
-            backend, slot, n = self._backend, self._slot, self._n
+            event = self._event
+        backend, slot, n = self._backend, self._slot, self._n
+        try:
+            if event is not None:
+                backend._guard("search", event.wait)    # unlocked: stop() may come meanwhile
+        except Exception as error:
+            with self._lock:
+                self._error = error
+            raise
+        with self._lock:
+            if self._results is not None:
+                return self._results
             try:
                 if self._event is not None:
-                    backend._guard("search", self._event.wait)
                     for stop in slot.stop_events:
                         # a stop still queued must not land in the slot's next launch
                         backend._guard("stop", stop.wait)
@@ -145,10 +155,11 @@ class SearchLaunch:
                 self._error = error
                 raise
             finally:
-                slot.events = None
-                slot.stop_events = []
-                self._event = None
-                backend._give_slot(slot)
+                if self._event is not None:
+                    slot.events = None
+                    slot.stop_events = []
+                    self._event = None
+                    backend._give_slot(slot)
             self._results = [JobResult(scores[i], best[i], [best[i]] if best[i] else [],
                                        nodes[i]) for i in range(n)]
             local, global_size = slot.shape or (0, 0)
@@ -364,9 +375,13 @@ class OpenCLBackend(Backend):
         refused here (SearchError), before anything is enqueued."""
         jobs = list(jobs)
         positions, params, black = self._pack_jobs(jobs)
+        if not jobs:
+            launch = SearchLaunch(self, None, 0, black, None)
+            launch._results = []
+            return launch
         slot = self._take_slot()
         try:
-            event = self._enqueue_search(slot, positions, params) if jobs else None
+            event = self._enqueue_search(slot, positions, params)
         except BaseException:
             self._give_slot(slot)
             raise

@@ -7,8 +7,10 @@ interface). ``make_executor(spec, accelerators)`` picks one from what the backen
 - ``LinkExecutor`` (link.py; ``link_cores``: ``verilator``, ``serial:PORT``): the board's cores
   over the link protocol, one job per core; ``verilator`` starts a simulated board with
   ``accelerators`` cores.
-- ``BatchExecutor`` (batch.py; any other backend: ``rtl``, ``opencl``, ...): the whole batch in
-  one ``Backend.search_many(jobs)`` call.
+- ``BatchExecutor`` (batch.py; any other backend: ``rtl``, ``opencl``, ...): the batches queued
+  at a moment merged into one ``Backend.search_many(jobs)`` call of up to ``launch_jobs`` jobs
+  (one batch per call where the backend declares none); ``start_search`` with two runs in
+  flight and jobs stopped on the device where the backend declares ``async_launches``.
 """
 
 from chessaccel.host.backends import Backend, backend_class, get_backend, parse_spec

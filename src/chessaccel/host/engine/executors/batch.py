@@ -105,11 +105,12 @@ class BatchExecutor(Executor):
         if self.broken is not None:
             raise self.broken
         batch = Batch(self, jobs, inline=self.inline)
-        self.stats["batches"] += 1
         if self.inline:
+            self.stats["batches"] += 1
             self._run(batch)
             return batch
-        with self._cond:
+        with self._cond:        # several search threads may submit at once
+            self.stats["batches"] += 1
             self._queue.append(batch)
             self._cond.notify_all()
         return batch
