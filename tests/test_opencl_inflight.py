@@ -250,3 +250,17 @@ def test_the_gpu_way_of_stopping_and_resetting_gives_the_same_results(monkeypatc
     results = launch.results()
     assert not _same_as_model(small, results[1:])
     assert not _same_as_model(small, backend.search_many(small))   # no stop left behind
+
+
+def test_closing_with_a_launch_in_flight_stops_it_and_delivers_nothing():
+    executor = BatchExecutor(OpenCLBackend("pocl"))
+    batch = executor.submit([LONG_JOB])
+    end = time.monotonic() + 30
+    while executor.stats["launches"] == 0:
+        assert time.monotonic() < end
+        time.sleep(0.001)
+    executor.close()
+    assert executor.backend.last_run["nodes"] == 0   # stopped, not searched to its millions
+    with pytest.raises(ExecutorError, match="executor closed"):
+        batch.wait(0.1)
+    assert batch.results == [None]

@@ -247,6 +247,11 @@ class BatchExecutor(Executor):
                 self._where.pop(id(batch), None)
             self._in_flight.remove(run)
             self._cond.notify_all()         # room for the next run
+            closed = self._closed           # close() stops every run: results may be stopped
+        if closed:
+            for batch, _ in run.parts:
+                batch.fail(ExecutorError(f"{self.name} executor closed"))
+            return
         if isinstance(results, Exception):
             error = results
             merged = f" (a run of {len(run.parts)} batches)" if len(run.parts) > 1 else ""
@@ -306,6 +311,7 @@ class BatchExecutor(Executor):
                     batch.fail(ExecutorError(f"{self.name} executor closed"))
             if run.launch is not None:
                 try:
+                    run.launch.stop(0, len(run.jobs))   # one started while closing, too
                     run.launch.results()        # its buffers back to the backend
                 except Exception:   # closing: nothing more to tell anyone
                     pass
