@@ -177,7 +177,11 @@ def test_each_backend_declares_its_capabilities():
     assert ModelBackend.capabilities == Capabilities(worker_processes=True)
     assert RtlBackend.capabilities == Capabilities(batch=True, cycles=True)
     assert BoardBackend.capabilities == Capabilities(link_cores=True, cycles=True)
-    assert OpenCLBackend.capabilities == Capabilities(batch=True)
+    assert OpenCLBackend.capabilities == Capabilities(batch=True, async_launches=True)
+    opened = OpenCLBackend("pocl").open()    # launch_jobs comes from the device: units x lanes
+    assert opened.capabilities == Capabilities(
+        batch=True, async_launches=True, launch_jobs=opened.device.compute_units)
+    assert OpenCLBackend.capabilities.launch_jobs == 0
     assert InstantBackend.capabilities == Capabilities(batch=True, parallel_batches=True,
                                                        inline_batches=True)
     assert ThreadedInstantBackend.capabilities.inline_batches is False

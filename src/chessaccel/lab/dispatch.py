@@ -14,19 +14,31 @@ speculative work too. Two figures come out:
   carry, in engine/hostboard.py's compiled code; the search's bookkeeping in Python) allows.
   Hydra's host called its FPGA about 100,000 times a second; this is the number to hold
   against that.
+
+A third, on a real batch backend (``python -m chessaccel.lab.dispatch launches --backend
+opencl``, ``measure_launches``): what one launch costs outside the kernel and how many jobs a
+launch holds when N threads submit small batches to one executor at once (as Lazy-SMP search
+threads do): **per call**, one job of a few nodes through ``search_many`` again and again (the
+kernel's own time is microseconds, so the time per call is the launch's overhead: enqueueing,
+uploads, the wait and the read-back), and through ``start_search`` with two launches in flight;
+**per executor**, N threads each submitting batches of B such jobs and waiting for them: jobs
+and launches per second, jobs per launch, batches per launch, the milliseconds of a launch.
 """
 
+import argparse
 import cProfile
 import io
 import json
 import os
 import pstats
+import statistics
+import threading
 import time
 
 import chess
 
 from chessaccel.contract.defs import INF
-from chessaccel.host.backends import Backend, Capabilities, JobResult
+from chessaccel.host.backends import Backend, Capabilities, JobResult, get_backend
 from chessaccel.contract.bench import BENCH
 from chessaccel.model.position import parse_position
 from chessaccel.host.engine.executors import BatchExecutor, Job
@@ -35,8 +47,8 @@ from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
 from chessaccel.host.engine.tt import TranspositionTable
 from .record import write_record
 
-__all__ = ["InstantBackend", "measure_interface", "measure_search", "run", "goal_verdict",
-           "GOAL_JOBS_PER_S"]
+__all__ = ["InstantBackend", "measure_interface", "measure_search", "measure_launches", "run",
+           "goal_verdict", "GOAL_JOBS_PER_S"]
 
 #: Hydra's rate of FPGA calls per second (docs/engine.md).
 GOAL_JOBS_PER_S = 100_000
@@ -228,3 +240,159 @@ def _plot(obj, path):
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+
+
+# --- launches on a real batch backend ------------------------------------------------------------
+
+#: A position whose depth-0 job is a few nodes: the kernel's own time is next to nothing.
+_QUIET = "4k3/8/8/8/8/8/8/4K3 w - - 0 1"
+
+
+class _Counted:
+    """The backend's launch calls counted (and timed in the executor's thread), whatever the
+    executor's version: ``search_many`` and ``start_search``'s handles."""
+
+    def __init__(self, backend):
+        self.backend = backend
+        self.launches = 0
+        self.jobs = 0
+        start_search = getattr(backend, "start_search", None)
+        search_many = backend.search_many
+
+        def counted_many(jobs, **kwargs):
+            self.launches += 1
+            self.jobs += len(jobs)
+            return search_many(jobs, **kwargs)
+
+        backend.search_many = counted_many
+        if start_search is not None:
+            def counted_start(jobs):
+                self.launches += 1
+                self.jobs += len(jobs)
+                return start_search(jobs)
+            backend.start_search = counted_start
+
+
+def _per_call(backend, job, calls):
+    """Milliseconds per launch of one job: through search_many one after another (the median),
+    and through start_search with two launches in flight (the mean), when the backend has it."""
+    times = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        backend.search_many([job])
+        times.append(time.perf_counter() - start)
+    out = {"search_many_ms": round(statistics.median(times) * 1e3, 4),
+           "search_many_p90_ms": round(sorted(times)[int(0.9 * len(times))] * 1e3, 4)}
+    if hasattr(backend, "start_search"):
+        start = time.perf_counter()
+        previous = backend.start_search([job])
+        for _ in range(calls - 1):
+            launch = backend.start_search([job])
+            previous.results()
+            previous = launch
+        previous.results()
+        out["two_in_flight_ms"] = round((time.perf_counter() - start) / calls * 1e3, 4)
+    return out
+
+
+def measure_launches(spec="opencl", threads=(1, 2, 4, 8), batch=4, depth=0, seconds=2.0,
+                     calls=300, lanes=None):
+    """Per-launch overhead and jobs per launch on backend ``spec`` (see the module docstring).
+    ``lanes``: the OpenCL backend's lanes per compute unit (its launch_jobs), else its default."""
+    backend = get_backend(spec)
+    if lanes is not None:
+        backend.threads_per_unit = lanes
+    board = parse_position(_QUIET)[0]
+    job = Job(board, depth, -INF, INF)
+    backend.search_many([job])          # the device opened and the program built first
+    out = {"backend": spec, "device": backend.describe(), "depth": depth, "batch": batch,
+           "per_call": _per_call(backend, job, calls), "threads": {}}
+    counted = _Counted(backend)
+    executor = BatchExecutor(backend)
+    out["launch_jobs"] = getattr(executor, "launch_jobs", None)
+    try:
+        for count in threads:
+            out["threads"][str(count)] = _submitting(executor, counted, job, count, batch,
+                                                     seconds)
+    finally:
+        executor.close()
+    return out
+
+
+def _submitting(executor, counted, job, count, batch, seconds):
+    """``count`` threads each submitting batches of ``batch`` jobs and waiting for each."""
+    launches, jobs = counted.launches, counted.jobs
+    latencies = []
+    stop = time.perf_counter() + seconds
+    lock = threading.Lock()
+
+    def thread():
+        mine = []
+        while time.perf_counter() < stop:
+            start = time.perf_counter()
+            handle = executor.submit([job] * batch)
+            while not handle.done():
+                handle.wait(1.0)
+            mine.append(time.perf_counter() - start)
+        with lock:
+            latencies.extend(mine)
+
+    workers = [threading.Thread(target=thread) for _ in range(count)]
+    start, cpu = time.perf_counter(), time.process_time()
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    launches, jobs = counted.launches - launches, counted.jobs - jobs
+    return {"batches": len(latencies), "launches": launches, "jobs": jobs,
+            "jobs_per_launch": round(jobs / max(launches, 1), 2),
+            "batches_per_launch": round(len(latencies) / max(launches, 1), 2),
+            "launches_per_second": round(launches / wall), "jobs_per_second": round(jobs / wall),
+            "ms_per_launch": round(wall / max(launches, 1) * 1e3, 4),
+            "cpu_ms_per_launch": round(cpu / max(launches, 1) * 1e3, 4),
+            "batch_latency_ms": round(statistics.median(latencies) * 1e3, 4)}
+
+
+def launches_main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python -m chessaccel.lab.dispatch launches",
+        description="per-launch overhead and jobs per launch with N submitting threads")
+    parser.add_argument("--backend", default="opencl")
+    parser.add_argument("--threads", default="1,2,4,8",
+                        help="submitting threads, comma-separated (default 1,2,4,8)")
+    parser.add_argument("--batch", type=int, default=4, help="jobs per batch (default 4)")
+    parser.add_argument("--depth", type=int, default=0, help="job depth (default 0)")
+    parser.add_argument("--seconds", type=float, default=2.0, help="per thread count")
+    parser.add_argument("--calls", type=int, default=300, help="launches timed one by one")
+    parser.add_argument("--lanes", type=int, default=None,
+                        help="OpenCL lanes per compute unit (default: the backend's)")
+    parser.add_argument("--out", default=None, help="write the JSON here too")
+    args = parser.parse_args(argv)
+    obj = measure_launches(args.backend, tuple(int(t) for t in args.threads.split(",")),
+                           args.batch, args.depth, args.seconds, args.calls, args.lanes)
+    obj["cpus"] = os.cpu_count()
+    obj["load_average"] = os.getloadavg()[0]
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(obj, f, indent=1)
+    call = obj["per_call"]
+    print(f"{obj['device']}: launch_jobs {obj['launch_jobs']}; one job per launch: "
+          f"{call['search_many_ms']:.3f} ms per search_many (p90 {call['search_many_p90_ms']:.3f})"
+          + (f", {call['two_in_flight_ms']:.3f} ms with two in flight"
+             if "two_in_flight_ms" in call else ""))
+    for count, row in obj["threads"].items():
+        print(f"{count:>3} thread(s), batches of {obj['batch']}: {row['jobs_per_second']:8,d} jobs/s, "
+              f"{row['launches_per_second']:6,d} launches/s, {row['jobs_per_launch']:6.2f} jobs "
+              f"({row['batches_per_launch']:.2f} batches) per launch, {row['ms_per_launch']:.3f} "
+              f"ms per launch ({row['cpu_ms_per_launch']:.3f} CPU ms), batch latency "
+              f"{row['batch_latency_ms']:.3f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+    if sys.argv[1:2] != ["launches"]:
+        sys.exit("usage: python -m chessaccel.lab.dispatch launches [--backend SPEC] ... "
+                 "(the rest of this module runs as chessaccel bench --dispatch)")
+    sys.exit(launches_main(sys.argv[2:]))

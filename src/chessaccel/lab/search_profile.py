@@ -97,6 +97,7 @@ def launch(ptx, job_file):
     values = cp.asarray(eval_table())
     lines = cp.asarray(line_tables())
     counter = cp.zeros(1, dtype=cp.uint32)
+    stop = cp.zeros(n, dtype=cp.uint32)     # search_jobs' stop flags: none set
     scores = cp.zeros(n, dtype=cp.int32)
     moves = cp.zeros(n, dtype=cp.uint32)
     nodes = cp.zeros(n, dtype=cp.uint64)
@@ -109,7 +110,7 @@ def launch(ptx, job_file):
         cp.cuda.Device().synchronize()
         t0 = time.perf_counter()
         kernel((groups,), (LOCAL,), (positions, params, np.uint32(n), np.uint64(0), counter,
-                                     scores, moves, nodes, np.uint32(0), dummy, dummy, values,
+                                     stop, scores, moves, nodes, np.uint32(0), dummy, dummy, values,
                                      lines))
         cp.cuda.Device().synchronize()
         s = time.perf_counter() - t0

@@ -91,6 +91,14 @@ class Capabilities:
     - ``actors``: the backend is a set of actors of a distributed runtime (``ray:SPEC``), each
       running another backend, that may die mid-job: an executor feeds them job by job and
       runs a dead one's job again elsewhere.
+    - ``launch_jobs``: how many jobs one backend run should hold to fill the device (a GPU:
+      compute units x lanes); the batch executor then merges the batches queued at a moment
+      into one run of up to that many jobs. 0: one batch per run, none merged. A backend whose
+      figure depends on its device sets it on the instance once the device is open (``open``).
+    - ``async_launches``: ``start_search(jobs)`` enqueues a run and returns at once, a handle
+      with ``done()``, ``results()`` (waits) and ``stop(start, end)`` (gives up those jobs
+      where they stand; their results are then discarded): the executor keeps two runs in
+      flight and cancels jobs on the device.
     """
 
     batch: bool = False
@@ -100,6 +108,8 @@ class Capabilities:
     worker_processes: bool = False
     link_cores: bool = False
     actors: bool = False
+    launch_jobs: int = 0
+    async_launches: bool = False
 
 
 class Backend:
@@ -145,6 +155,11 @@ class Backend:
     def describe(self):
         """The device the backend runs on, in words (None: nothing to name)."""
         return None
+
+    def open(self):
+        """Start the backend now rather than on its first job (a device that is opened on first
+        use: its capabilities are then complete); returns the backend."""
+        return self
 
     def close(self):
         pass

@@ -2,7 +2,10 @@
 
 - ``moves``: the contract's generator, make and TestCheck in a kernel (``list_moves``).
 - ``search`` / ``search_many``: one leaf job per work-item (``search_jobs``); thousands of jobs
-  go in one launch, work-items taking the next job from a shared counter.
+  go in one launch, work-items taking the next job from a shared counter. ``start_search``
+  enqueues a launch and returns at once (a ``SearchLaunch``: ``done``, ``results``, ``stop``),
+  so that the engine's executor prepares the next launch while one runs; the buffers of a
+  launch are kept and reused (grow-only), and its results come back in one wait.
 - ``perft``: the host expands the tree breadth-first near the root (a count pass, a prefix sum,
   a write pass per ply, on the device) until the frontier fills the device, then every frontier
   position is finished depth-first by one work-item. Two counting modes: ``bulk`` counts the
@@ -12,6 +15,8 @@
 docs/opencl.md describes the mapping, the memory layout and the measured limits.
 """
 
+import dataclasses
+import threading
 import time
 
 import numpy as np
@@ -23,7 +28,7 @@ from chessaccel.model.search import SearchError, job_problem
 from .device import OpenCLError, open_device
 from .layout import MAX_MOVES, POSITION_WORDS, decode_moves, pack_positions
 
-__all__ = ["OpenCLBackend", "COUNT_MODES", "SPLIT_BUDGET"]
+__all__ = ["OpenCLBackend", "SearchLaunch", "COUNT_MODES", "SPLIT_BUDGET"]
 
 #: Perft counting modes: bulk-count the last ply, or make every leaf (the hardware's way).
 COUNT_MODES = ("bulk", "make")
@@ -39,6 +44,12 @@ _BULK_LEAF_MAX = 3
 #: local memory (device.PERFT_LOCAL_LINES_GPU) 256 work-items share one copy; measured on the H100
 #: against 64 (docs/opencl.md, "Perft").
 PERFT_LOCAL_SIZE = 256
+#: The least room (jobs) a search launch's pooled buffers are made with; they grow by powers of
+#: two and never shrink.
+_SEARCH_MIN_CAPACITY = 64
+#: Bytes a launch's one upload or read-back may carry beyond what its jobs use (the room of
+#: larger launches kept in the pooled buffers) before it is split into one copy per field.
+_COPY_SLACK = 64 << 10
 
 
 def _check_job(board, depth, alpha=0, beta=1, perft=False):
@@ -53,6 +64,109 @@ def _check_job(board, depth, alpha=0, beta=1, perft=False):
 def _check_kings(board):
     # the kernels find each side's king in its bit-plane: a job needs exactly one of each
     _check_job(board, 0, perft=True)
+
+
+def _aligned_zeros(n, dtype, align=4096):
+    """A zeroed array whose data starts on an ``align``-byte boundary: PoCL uses a
+    USE_HOST_PTR buffer's own memory only when it is aligned (else it copies it)."""
+    itemsize = np.dtype(dtype).itemsize
+    raw = np.zeros(n * itemsize + align, dtype=np.uint8)
+    skip = -raw.ctypes.data % align
+    return raw[skip:skip + n * itemsize].view(dtype)
+
+
+class _SearchSlot:
+    """The pooled buffers of one search launch (OpenCLBackend._fit_slot): device buffers for
+    ``capacity`` jobs, the host arrays its results are read into, its stop flags."""
+
+    def __init__(self):
+        self.capacity = 0
+        self.pv_capacity = 0
+        self.buffers = {}
+        self.offsets = {}           # field -> (byte offset in its buffer, bytes, dtype, per job)
+        self.inputs = self.outputs = self.control = None    # the host arrays of the buffers
+        self.events = None          # the launch's copy events, alive until it ends
+        self.ones = np.ones(0, dtype=np.uint32)
+        self.host_flags = False
+        self.stop_events = []       # the stops written through the control queue (a GPU)
+        self.shape = None
+
+
+class SearchLaunch:
+    """One launch of search_jobs in flight (``OpenCLBackend.start_search``).
+
+    ``done()``: whether it has finished (results read back included). ``results()``: wait for it and
+    return its JobResults in the jobs' order (once; the buffers then serve the next launch).
+    ``stop(start, end)``: jobs start..end-1 are given up where they stand (polled every 1,024
+    nodes and when a job is taken): their results are not real, and the caller discards them.
+    """
+
+    def __init__(self, backend, slot, n, black, event):
+        self._backend = backend
+        self._slot = slot
+        self._n = n
+        self._black = black
+        self._event = event
+        self._results = None
+        self._error = None
+        self._lock = threading.Lock()       # stop (a search thread) against results (another)
+        self.started = time.perf_counter()
+
+    def __len__(self):
+        return self._n
+
+    def done(self):
+        if self._event is None or self._results is not None:
+            return True
+        return self._event.command_execution_status <= 0    # COMPLETE (0) or an error (< 0)
+
+    def stop(self, start, end):
+        with self._lock:
+            if self._results is None and self._event is not None:
+                self._backend._stop_jobs(self._slot, max(0, start), min(end, self._n))
+
+    def results(self):
+        with self._lock:
+            if self._results is not None:
+                return self._results
+            if self._error is not None:
+                raise self._error
+            event = self._event
+        backend, slot, n = self._backend, self._slot, self._n
+        try:
+            if event is not None:
+                backend._guard("search", event.wait)    # unlocked: stop() may come meanwhile
+        except Exception as error:
+            with self._lock:
+                self._error = error
+            raise
+        with self._lock:
+            if self._results is not None:
+                return self._results
+            try:
+                if self._event is not None:
+                    for stop in slot.stop_events:
+                        # a stop still queued must not land in the slot's next launch
+                        backend._guard("stop", stop.wait)
+                scores = backend._view(slot, "scores", n).tolist()
+                nodes = backend._view(slot, "nodes", n).tolist()
+                best = decode_moves(backend._view(slot, "moves", n), self._black)
+            except Exception as error:
+                self._error = error
+                raise
+            finally:
+                if self._event is not None:
+                    slot.events = None
+                    slot.stop_events = []
+                    self._event = None
+                    backend._give_slot(slot)
+            self._results = [JobResult(scores[i], best[i], [best[i]] if best[i] else [],
+                                       nodes[i]) for i in range(n)]
+            local, global_size = slot.shape or (0, 0)
+            backend.last_run = {"kernel": "search_jobs", "jobs": n, "work_items": global_size,
+                                "local_size": local, "nodes": sum(nodes),
+                                "seconds": time.perf_counter() - self.started}
+            return self._results
 
 
 class OpenCLBackend(Backend):
@@ -70,8 +184,10 @@ class OpenCLBackend(Backend):
 
     count_modes = COUNT_MODES
     #: a batch is one kernel launch (not declared parallel: docs/opencl.md, "Searching with the
-    #: host", measured no faster with the search's speculative batches)
-    capabilities = Capabilities(batch=True)
+    #: host", measured no faster with the search's speculative batches), started asynchronously
+    #: (start_search); ``launch_jobs`` comes from the device once it is open (``open``):
+    #: compute units x lanes per unit
+    capabilities = Capabilities(batch=True, async_launches=True)
 
     @classmethod
     def usage(cls, scheme):
@@ -116,14 +232,27 @@ class OpenCLBackend(Backend):
         self.last_run = {}
         #: device buffers of the perft expansion kept from call to call (_pooled)
         self._pool = {}
+        #: the pooled buffers of search launches not in flight (_SearchSlot), and its lock
+        self._free_slots = []
+        self._slots_lock = threading.Lock()
+        #: a second queue for the stop flags of launches in flight (a GPU; None until used)
+        self._control_queue = None
 
     # --- device --------------------------------------------------------------------------------
 
     @property
     def device(self):
         if self._device is None:
-            self._device = open_device(self.platform, self.overrides, index=self.device_index)
+            d = open_device(self.platform, self.overrides, index=self.device_index)
+            _, per_unit, _ = self._defaults(d)
+            self.capabilities = dataclasses.replace(type(self).capabilities,
+                                                    launch_jobs=d.compute_units * per_unit)
+            self._device = d
         return self._device
+
+    def open(self):
+        self.device
+        return self
 
     def describe(self):
         return self.device.describe()
@@ -131,8 +260,8 @@ class OpenCLBackend(Backend):
     def _cl(self):
         return self.device.cl
 
-    def _defaults(self):
-        d = self.device
+    def _defaults(self, d=None):
+        d = d or self.device
         local = self.local_size or (64 if d.is_gpu else 1)
         # measured on the H100 (docs/opencl.md): more work-items per unit only slow the tail
         per_unit = self.threads_per_unit or (128 if d.is_gpu else 1)
@@ -187,6 +316,9 @@ class OpenCLBackend(Backend):
 
     def close(self):
         self._pool.clear()
+        with self._slots_lock:
+            self._free_slots.clear()
+        self._control_queue = None
         self._device = None
 
     # --- moves ---------------------------------------------------------------------------------
@@ -216,34 +348,58 @@ class OpenCLBackend(Backend):
         return self.search_many([(board, depth, alpha, beta)], pv=True)[0]
 
     def search_many(self, jobs, pv=False):
-        """Run every (board, depth, alpha, beta) job in one launch. Each result is a dict with
-        score, best_move, pv, nodes and cycles (None). ``pv=True`` returns the principal
-        variation as the model does; otherwise ``pv`` is ``[best_move]`` (as the hardware)."""
+        """Run every (board, depth, alpha, beta) job in one launch: a list of JobResults.
+        ``pv=True`` returns the principal variation as the model does; otherwise ``pv`` is
+        ``[best_move]`` (as the hardware)."""
         jobs = list(jobs)
         if not jobs:
             return []
+        if not pv:
+            return self.start_search(jobs).results()
+        positions, params, black = self._pack_jobs(jobs)
+        raw = self.run_search(positions, params, pv=True)
+        best = decode_moves(raw["best_moves"], black)
+        results = []
+        for i in range(len(jobs)):
+            length = int(raw["pv_lengths"][i])
+            plies = np.arange(length)
+            line = decode_moves(raw["pv_moves"][i, :length], black[i] ^ (plies & 1).astype(bool))
+            results.append(JobResult(int(raw["scores"][i]), best[i], line, int(raw["nodes"][i])))
+        return results
+
+    def start_search(self, jobs):
+        """Enqueue one launch of ``jobs`` ((board, depth, alpha, beta) each) and return at once:
+        a SearchLaunch, whose ``results()`` waits for the launch and gives the JobResults (no
+        PV: ``[best_move]``), and whose ``stop(start, end)`` gives up jobs start..end-1 where
+        they stand (their results are then not real: the caller discards them). A bad job is
+        refused here (SearchError), before anything is enqueued."""
+        jobs = list(jobs)
+        positions, params, black = self._pack_jobs(jobs)
+        if not jobs:
+            launch = SearchLaunch(self, None, 0, black, None)
+            launch._results = []
+            return launch
+        slot = self._take_slot()
+        try:
+            event = self._enqueue_search(slot, positions, params)
+        except BaseException:
+            self._give_slot(slot)
+            raise
+        return SearchLaunch(self, slot, len(jobs), black, event)
+
+    def _pack_jobs(self, jobs):
+        """positions (N, POSITION_WORDS), params (N, 4) and whether each side to move is black,
+        after refusing what the accelerator refuses."""
         for board, depth, alpha, beta in jobs:
             _check_job(board, depth, alpha, beta)
         n = len(jobs)
         boards = [job[0] for job in jobs]
         positions = pack_positions(boards)
         params = np.zeros((n, 4), dtype=np.int32)
-        params[:, 0] = [j[1] for j in jobs]
-        params[:, 1] = [j[2] for j in jobs]
-        params[:, 2] = [j[3] for j in jobs]
-        raw = self.run_search(positions, params, pv=pv)
-        black = np.array([b.side == 1 for b in boards])
-        best = decode_moves(raw["best_moves"], black)
-        results = []
-        for i in range(n):
-            if pv:
-                length = int(raw["pv_lengths"][i])
-                plies = np.arange(length)
-                line = decode_moves(raw["pv_moves"][i, :length], black[i] ^ (plies & 1).astype(bool))
-            else:
-                line = [best[i]] if best[i] else []
-            results.append(JobResult(int(raw["scores"][i]), best[i], line, int(raw["nodes"][i])))
-        return results
+        if n:
+            params[:, :3] = [job[1:] for job in jobs]
+        black = np.fromiter((b.side == 1 for b in boards), dtype=bool, count=n)
+        return positions, params, black
 
     def _search_shape(self, n):
         """(work-group size, global size) of a search launch over ``n`` jobs: as many lanes as
@@ -258,11 +414,165 @@ class OpenCLBackend(Backend):
                 "nodes": self._read(nodes, np.uint64, n)}
 
     def _job_buffers(self, positions, params):
-        """The device buffers every search launch takes: the jobs in, the results out."""
+        """Device buffers of the jobs in and the results out, made for one call
+        (run_search_split; search launches use _SearchSlot's pooled ones)."""
         n = len(positions)
         return {"positions": self._buffer(positions), "params": self._buffer(params),
                 "scores": self._buffer(nbytes=4 * n), "moves": self._buffer(nbytes=4 * n),
                 "nodes": self._buffer(nbytes=8 * n)}
+
+    # --- search launches: pooled buffers, asynchronous ---------------------------------------
+
+    def _take_slot(self):
+        """The buffers of one launch: a free slot (buffers kept from earlier launches) or a new,
+        empty one. A slot is in one launch at a time; ``_give_slot`` returns it."""
+        with self._slots_lock:
+            if self._free_slots:
+                return self._free_slots.pop()
+        return _SearchSlot()
+
+    def _give_slot(self, slot):
+        with self._slots_lock:
+            self._free_slots.append(slot)
+
+    def _fit_slot(self, slot, n, pv):
+        """Grow ``slot``'s buffers to hold ``n`` jobs (powers of two; never shrunk). Three
+        device buffers, each cut into the kernel's arguments (sub-buffers on the device's
+        alignment), so that a launch is one upload, one read and at most one reset: ``inputs``
+        (positions, params), ``outputs`` (scores, moves, nodes) and ``control`` (the job
+        counter, the stop flags), with a host array of the same layout for each."""
+        cl = self._cl()
+        d = self.device
+        mf = cl.mem_flags
+        if slot.capacity < n:
+            capacity = max(_SEARCH_MIN_CAPACITY, 1 << (n - 1).bit_length())
+            slot.buffers = {}                       # the old ones go before the new are made
+            align = max(8, d.device.mem_base_addr_align // 8)
+            parts = {"inputs": (("positions", np.uint64, POSITION_WORDS),
+                                ("params", np.int32, 4)),
+                     "outputs": (("scores", np.int32, 1), ("moves", np.uint32, 1),
+                                 ("nodes", np.uint64, 1)),
+                     "control": (("counter", np.uint32, 0), ("stop", np.uint32, 1))}
+            slot.offsets = {}
+            for whole, fields in parts.items():
+                offset = 0
+                for name, dtype, per_job in fields:
+                    size = np.dtype(dtype).itemsize * max(per_job * capacity, 1)
+                    slot.offsets[name] = (offset, size, dtype, per_job)
+                    offset = -(-(offset + size) // align) * align
+                host = _aligned_zeros(offset, np.uint8)
+                if whole == "control" and not d.is_gpu:
+                    # on a CPU device the kernel reads the host's own array in place (PoCL
+                    # keeps an aligned USE_HOST_PTR buffer there): a stop flag the host sets
+                    # lands at once, and resetting the counter and the flags is a host write
+                    buf = self._guard("allocation", cl.Buffer, d.context,
+                                      mf.READ_WRITE | mf.USE_HOST_PTR, 0, host)
+                else:
+                    buf = self._buffer(nbytes=offset)
+                slot.buffers[whole] = buf
+                setattr(slot, whole, host)
+                for name, dtype, per_job in fields:
+                    start, size, _, _ = slot.offsets[name]
+                    slot.buffers[name] = self._guard("allocation", buf.get_sub_region, start,
+                                                     size)
+            slot.host_flags = not d.is_gpu
+            slot.capacity = capacity
+            slot.pv_capacity = 0
+        stride = (self.overrides or {}).get("MAX_PLY", MAX_PLY) + 1   # the kernel's PV_STRIDE
+        want = n if pv else 0
+        if slot.pv_capacity < want or "pv_moves" not in slot.buffers:
+            room = max(want, slot.pv_capacity)
+            slot.buffers["pv_moves"] = self._buffer(nbytes=2 * stride * stride * room or 8)
+            slot.buffers["pv_lengths"] = self._buffer(nbytes=stride * room or 8)
+            slot.pv_capacity = room
+        return slot.buffers
+
+    def _view(self, slot, name, n):
+        """The first ``n`` jobs' entries of field ``name`` in its host array."""
+        start, _, dtype, per_job = slot.offsets[name]
+        whole = {"positions": slot.inputs, "params": slot.inputs, "scores": slot.outputs,
+                 "moves": slot.outputs, "nodes": slot.outputs, "counter": slot.control,
+                 "stop": slot.control}[name]
+        count = max(per_job, 1) * n
+        view = whole[start:start + np.dtype(dtype).itemsize * count].view(dtype)
+        return view.reshape(n, per_job) if per_job > 1 else view
+
+    def _span(self, slot, name, n):
+        """Bytes of a whole buffer to copy so that field ``name`` holds its first ``n`` jobs'
+        entries: the whole buffer up to there, unless that would carry more than
+        _COPY_SLACK bytes the launch does not use (then None: copy the fields one by one)."""
+        start, _, dtype, per_job = slot.offsets[name]
+        end = start + np.dtype(dtype).itemsize * max(per_job, 1) * n
+        used = sum(np.dtype(o[2]).itemsize * max(o[3], 1) * n for o in slot.offsets.values())
+        return end if end - used <= _COPY_SLACK else None
+
+    def _copy_fields(self, queue, slot, whole, names, n, upload, events):
+        """Copy fields ``names`` of buffer ``whole`` for ``n`` jobs, to the device (``upload``)
+        or back, without waiting: one copy of their span when it is short, else one each."""
+        cl = self._cl()
+        host, buf = getattr(slot, whole), slot.buffers[whole]
+        span = self._span(slot, names[-1], n)
+        pieces = [(0, span)] if span is not None else [
+            (slot.offsets[name][0], self._view(slot, name, n).nbytes) for name in names]
+        for start, size in pieces:
+            if size == 0:
+                continue
+            chunk = host[start:start + size]
+            if upload:
+                events.append(self._guard("upload", cl.enqueue_copy, queue, buf, chunk,
+                                          dst_offset=start, is_blocking=False))
+            else:
+                events.append(self._guard("read-back", cl.enqueue_copy, queue, chunk, buf,
+                                          src_offset=start, is_blocking=False))
+
+    def _enqueue_search(self, slot, positions, params, pv=False, node_budget=0):
+        """Enqueue, without waiting, the jobs' upload (one copy), the counter's and stop flags'
+        reset (none on a CPU device, one copy on a GPU), the search kernel and the read of its
+        results into ``slot``'s host array (one copy): the event of the last (the queue is in
+        order: when it completes, everything has)."""
+        cl = self._cl()
+        queue = self.device.queue
+        n = len(positions)
+        b = self._fit_slot(slot, n, pv)
+        local, global_size = self._search_shape(n)
+        self._view(slot, "positions", n)[...] = positions
+        self._view(slot, "params", n)[...] = params
+        # pyopencl's events of copies to and from host arrays wait for the copy when they are
+        # dropped: the slot keeps them until the launch's results are read
+        events = slot.events = []
+        self._copy_fields(queue, slot, "inputs", ("positions", "params"), n, True, events)
+        self._view(slot, "counter", 1)[0] = 0
+        self._view(slot, "stop", n)[...] = 0    # no launch of this slot runs now
+        if not slot.host_flags:
+            self._copy_fields(queue, slot, "control", ("counter", "stop"), n, True, events)
+        kernel = self.kernel("search_jobs")
+        kernel.set_args(b["positions"], b["params"], np.uint32(n), np.uint64(node_budget),
+                        b["counter"], b["stop"], b["scores"], b["moves"], b["nodes"],
+                        np.uint32(1 if pv else 0), b["pv_moves"], b["pv_lengths"],
+                        self.device.eval_values, self.device.line_values)
+        self._guard("search", cl.enqueue_nd_range_kernel, queue, kernel, (int(global_size),),
+                    (int(local),))
+        slot.shape = (local, global_size)
+        self._copy_fields(queue, slot, "outputs", ("scores", "moves", "nodes"), n, False, events)
+        self._guard("search", queue.flush)
+        return events[-1]
+
+    def _stop_jobs(self, slot, start, end):
+        """Set the stop flags of jobs start..end-1 of the launch in ``slot`` (it may be running)."""
+        if end <= start:
+            return
+        if slot.host_flags:
+            self._view(slot, "stop", end)[start:end] = 1
+            return
+        cl = self._cl()
+        if self._control_queue is None:
+            self._control_queue = self._guard("stop", cl.CommandQueue, self.device.context)
+        if len(slot.ones) < end - start:
+            slot.ones = np.ones(slot.capacity, dtype=np.uint32)
+        slot.stop_events.append(self._guard("stop", cl.enqueue_copy, self._control_queue,
+                                            slot.buffers["stop"], slot.ones[:end - start],
+                                            dst_offset=4 * start, is_blocking=False))
+        self._guard("stop", self._control_queue.flush)
 
     def run_search(self, positions, params, pv=False, node_budget=0):
         """The search kernel on packed arrays (positions: (N, POSITION_WORDS) uint64, params:
@@ -270,25 +580,25 @@ class OpenCLBackend(Backend):
         ``last_run`` gets the timing. A job that would count more than ``node_budget`` nodes
         (0: no budget) is given up and comes back with 0 nodes (the lab's lab/hostsplit.py)."""
         n = len(positions)
-        local, global_size = self._search_shape(n)
-        jb = self._job_buffers(positions, params)
-        counter = self._buffer(np.zeros(1, dtype=np.uint32), write=True)
-        stride = (self.overrides or {}).get("MAX_PLY", MAX_PLY) + 1   # the kernel's PV_STRIDE
-        pv_moves = self._buffer(nbytes=2 * stride * stride * n if pv else 8)
-        pv_lengths = self._buffer(nbytes=stride * n if pv else 8)
-        t0 = time.perf_counter()
-        self._run("search", self.kernel("search_jobs"), global_size, local, jb["positions"],
-                  jb["params"], np.uint32(n), np.uint64(node_budget), counter, jb["scores"],
-                  jb["moves"], jb["nodes"],
-                  np.uint32(1 if pv else 0),
-                  pv_moves, pv_lengths, self.device.eval_values)
-        seconds = time.perf_counter() - t0
-        out = self._read_results(jb["scores"], jb["moves"], jb["nodes"], n)
-        if pv:
-            out["pv_moves"] = self._read(pv_moves, np.uint16, n * stride * stride
-                                         ).reshape(n, stride, stride)[:, 0, :]
-            out["pv_lengths"] = self._read(pv_lengths, np.uint8, n * stride
-                                           ).reshape(n, stride)[:, 0]
+        slot = self._take_slot()
+        try:
+            t0 = time.perf_counter()
+            event = self._enqueue_search(slot, positions, params, pv=pv, node_budget=node_budget)
+            self._guard("search", event.wait)
+            seconds = time.perf_counter() - t0
+            out = {"scores": self._view(slot, "scores", n).copy(),
+                   "best_moves": self._view(slot, "moves", n).copy(),
+                   "nodes": self._view(slot, "nodes", n).copy()}
+            if pv:
+                stride = (self.overrides or {}).get("MAX_PLY", MAX_PLY) + 1
+                out["pv_moves"] = self._read(slot.buffers["pv_moves"], np.uint16,
+                                             n * stride * stride).reshape(n, stride, stride)[:, 0, :]
+                out["pv_lengths"] = self._read(slot.buffers["pv_lengths"], np.uint8,
+                                               n * stride).reshape(n, stride)[:, 0]
+            local, global_size = slot.shape
+        finally:
+            slot.events = None
+            self._give_slot(slot)
         self.last_run = {"kernel": "search_jobs", "jobs": n, "work_items": global_size,
                          "local_size": local, "seconds": seconds,
                          "nodes": int(out["nodes"].sum())}

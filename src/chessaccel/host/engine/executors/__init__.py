@@ -9,8 +9,10 @@ interface). ``make_executor(spec, accelerators)`` picks one from what the backen
   ``accelerators`` cores.
 - ``RayExecutor`` (ray.py; ``actors``: ``ray:SPEC[@ADDRESS]``): one Ray actor per
   accelerator, each running the backend SPEC, job by job; a dead actor's job runs again.
-- ``BatchExecutor`` (batch.py; any other backend: ``rtl``, ``opencl``, ...): the whole batch in
-  one ``Backend.search_many(jobs)`` call.
+- ``BatchExecutor`` (batch.py; any other backend: ``rtl``, ``opencl``, ...): the batches queued
+  at a moment merged into one ``Backend.search_many(jobs)`` call of up to ``launch_jobs`` jobs
+  (one batch per call where the backend declares none); ``start_search`` with two runs in
+  flight and jobs stopped on the device where the backend declares ``async_launches``.
 """
 
 from chessaccel.host.backends import Backend, backend_class, get_backend, parse_spec

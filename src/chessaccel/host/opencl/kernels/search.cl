@@ -299,6 +299,7 @@ typedef struct {
     Lines lines;
     bool help;
     const Split *S;
+    __global volatile const uint *stop;   // search_jobs: one flag per job, nonzero: give it up
 } Jobs;
 
 // One lane's state: the board, the current frame (its ancestors packed on `stack`), and the
@@ -432,6 +433,14 @@ static inline int wait_for_work(Lane *L, const Jobs *J) {
     return LANE_LATER;
 }
 
+// A job of search_jobs the host has stopped (its batch was cancelled): read when the job is
+// taken and every STOP_POLL_MASK + 1 nodes; it is then given up as a job past its node budget
+// is (0 nodes back), and the host never uses its result.
+#define STOP_POLL_MASK 1023
+static inline bool job_stopped(const Lane *L, const Jobs *J) {
+    return J->stop && L->work == WORK_JOB && J->stop[L->job];
+}
+
 // Steps 2-5: the root has returned. Hand the result out, take new work and ENTER its root.
 static inline int root_returned(Lane *L, const Jobs *J) {
     if (J->help && L->work == WORK_NONE && ++L->turn % IDLE_TURNS)
@@ -444,7 +453,12 @@ static inline int root_returned(Lane *L, const Jobs *J) {
         atomic_dec(&J->S->ctl[CTL_IDLE]);
         L->idle = false;
     }
-    // Step 5. ENTER the root of the new work
+    // Step 5. ENTER the root of the new work; a job stopped before it starts is given up at once
+    if (job_stopped(L, J)) {
+        L->given_up = true;
+        L->have_value = true;
+        return LANE_ENTERED;
+    }
     init_eval(&L->b, J->values);
     L->nodes = 1;
     L->cur.sp = -1;
@@ -589,7 +603,8 @@ static inline void enter_child(Lane *L, const Jobs *J) {
     }
     // Step 11. count the child and ENTER it
     L->nodes++;
-    if (J->node_budget && L->nodes > J->node_budget) {   // give the job up: straight to the next one
+    if ((J->node_budget && L->nodes > J->node_budget)       // give the job up: straight to the next one
+        || ((L->nodes & STOP_POLL_MASK) == 0 && job_stopped(L, J))) {
         L->given_up = true;
         L->ply = L->root_ply;
         L->have_value = true;
@@ -655,6 +670,7 @@ __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS p
                           const uint n_jobs,
                           const ulong node_budget,           // 0: none
                           __global volatile uint *job_counter,
+                          __global volatile const uint *stop,  // per job: nonzero stops it
                           __global int *scores,
                           __global uint *best_moves,
                           __global ulong *node_counts,
@@ -665,7 +681,7 @@ __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS p
                           Lines lines)                       // attack tables
 {
     Jobs J = {positions, params, n_jobs, node_budget, job_counter, scores, best_moves,
-              node_counts, want_pv, pv_moves, pv_lengths, values, lines, false, 0};
+              node_counts, want_pv, pv_moves, pv_lengths, values, lines, false, 0, stop};
     search_body(&J);
 }
 
@@ -692,7 +708,7 @@ __kernel void search_jobs_split(__global const ulong *positions, __global const 
     S.e_state = e_state; S.e_sp = e_sp; S.e_result = e_result;
     S.sp_max = sp_max; S.e_max = e_max; S.budget = split_budget; S.min_depth = min_depth;
     Jobs J = {positions, params, n_jobs, 0, ctl + CTL_JOBS, scores, best_moves, node_counts,
-              0, 0, 0, values, lines, true, &S};
+              0, 0, 0, values, lines, true, &S, 0};
     search_body(&J);
 }
 
