@@ -215,15 +215,19 @@ def main(argv=None):
     if not 1 <= args.positions <= len(BENCH) or args.movetime < 1:
         p.error(f"--positions must be 1..{len(BENCH)} and --movetime positive")
     record = {"movetime_ms": args.movetime, "engine": args.engine, "configs": {}}
+    out = args.out or os.path.join("out", "enginebench.json")
+    failed = []
     for name, options in configs:
         print(f"{name}: {options}", flush=True)
         try:
             rows = run_config(name, options, args.movetime, BENCH[:args.positions], args.engine,
                               progress=lambda line: print(line, flush=True))
-        except RuntimeError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 1
+        except RuntimeError as error:   # the others still run; the exit status says so
+            print(f"error: {error}", file=sys.stderr, flush=True)
+            failed.append(name)
+            continue
         record["configs"][name] = {"options": options, "positions": rows, "summary": summary(rows)}
+        write_record(record, out, None, out, lambda record, path: None, 1)   # kept as it grows
     print(f"\n{'config':12} {'mean depth':>10} {'used nodes/s':>14} {'speculative':>11}")
     for name, result in record["configs"].items():
         s = result["summary"]
@@ -236,10 +240,9 @@ def main(argv=None):
         def draw(record, path):
             print(f"matplotlib is not installed: no chart ({__spec__.name} --render-only JSON "
                   "draws it)")
-    out, plot = write_record(record, args.out, None, os.path.join("out", "enginebench.json"),
-                             draw, 1)
+    write_record(record, out, None, out, draw if record["configs"] else lambda *a: None, 1)
     print(f"wrote {out}")
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
