@@ -177,6 +177,7 @@ def _draw(record, path):
     names = list(record["configs"])
     right.bar(names, [record["configs"][n]["summary"]["mean_used_nps"] for n in names])
     right.set_yscale("log")
+    right.tick_params(axis="x", labelrotation=20)
     right.set_ylabel("used nodes per second (mean over positions)")
     fig.suptitle(f"chessaccel uci, go movetime {record['movetime_ms']} on the bench positions")
     fig.tight_layout()
