@@ -183,8 +183,8 @@ class OpenCLBackend(Backend):
     """
 
     count_modes = COUNT_MODES
-    #: a batch is one kernel launch (not declared parallel: docs/opencl.md, "Searching with the
-    #: host", measured no faster with the search's speculative batches), started asynchronously
+    #: a batch is one kernel launch (not declared parallel, so the search sends it no
+    #: speculative brothers: docs/journal/opencl.md, "Leaf search on the H100"), started asynchronously
     #: (start_search); ``launch_jobs`` comes from the device once it is open (``open``):
     #: compute units x lanes per unit
     capabilities = Capabilities(batch=True, async_launches=True)
