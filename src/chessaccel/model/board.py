@@ -72,8 +72,7 @@ class Board:
 
     def king_count(self, color):
         """How many kings of ``color`` stand on the board (a job needs exactly one each)."""
-        return sum(1 for code in self.sq
-                   if code != EMPTY and TYPE_OF[code] == KING and COLOR_OF[code] == color)
+        return self.sq.count(CODE[color][KING])
 
     def own_mask(self):
         """64-bit word of the squares holding a piece of the side to move."""
