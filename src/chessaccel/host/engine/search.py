@@ -23,6 +23,12 @@ null-window frontier parent (most of them under PVS) the eldest's result cannot 
 window (it fails low or cuts off), so all children go out at once: the same jobs, the same
 results, and when the eldest cuts off, its brothers were speculation and are cancelled.
 
+**Selective search and threads.** The selective steps at host nodes (null move, late-move
+reductions of host children and of jobs, reverse futility, the check extension, mate-distance
+pruning, the internal iterative reduction, history order) are ``SearchOptions`` switches, off
+by default; ``threads`` > 1 runs Lazy SMP helpers beside this search, sharing its table and
+executor (docs/engine.md says what each measured).
+
 **Exactness.** With the table, PVS, aspiration, killers and draws switched off
 (``SearchOptions.exact()``), a host search of depth D with frontier H returns the score and best
 move of the accelerator's own search of depth D; with ``parallel=False`` as well (each sibling's
@@ -34,7 +40,7 @@ import heapq
 import math
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from chessaccel.contract.defs import INF, MATE, MAX_DEPTH
 from chessaccel.model.evaluate import evaluate
@@ -104,8 +110,8 @@ class SearchOptions:
 
     threads: int = 1            # Lazy SMP: search threads sharing the table (docs/engine.md)
 
-    SELECTIVE = ("null_move", "reductions", "job_reductions", "futility", "check_extension", "mate_distance", "iir",
-                 "history")
+    SELECTIVE = ("null_move", "reductions", "job_reductions", "futility", "check_extension",
+                 "mate_distance", "iir", "history")
 
     @classmethod
     def exact(cls, hardware_plies, parallel=True):
@@ -229,7 +235,6 @@ class HostSearch:
     def _start_helpers(self, cb, limits):
         """Threads - 1 helper searches of the same root sharing the table (and the executor,
         whose batches they fill): they stop when this search ends."""
-        from dataclasses import replace
         self._group_stop = threading.Event()
         self._helpers, threads = [], []
         for index in range(1, self.options.threads):
