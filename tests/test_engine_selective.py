@@ -4,11 +4,13 @@ what each must and must not do. Whether each is worth keeping is a match's quest
 (docs/engine.md, "Selective search"), not a test's."""
 
 import threading
+from dataclasses import replace
 
 import chess
 import pytest
 
 from chessaccel.host.backends import Backend, Capabilities, JobResult
+from chessaccel.host.backends.model import ModelBackend
 from chessaccel.host.engine.executors import BatchExecutor
 from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
 from chessaccel.host.engine.tt import TranspositionTable
@@ -203,3 +205,26 @@ def test_the_switches_and_threads_are_uci_options():
     assert "info string error: option NullMove needs true or false, got 'maybe'" in out
     assert "info string error: option Threads value 0 out of range 1..256" in out
     assert any(line.startswith("bestmove ") for line in out.splitlines())
+
+
+class _WideModel(ModelBackend):
+    """The model declaring a device whose launch holds 64 jobs side by side."""
+    capabilities = replace(ModelBackend.capabilities, launch_jobs=64)
+
+
+def test_a_device_of_many_lanes_gets_the_root_moves_not_one_lone_job():
+    """An iteration no deeper than HardwarePlies is one job for one accelerator, but on a
+    device that runs many jobs side by side (a GPU) one job would hold one lane: the root's
+    moves go out as jobs instead."""
+    jobs = {}
+    for backend in (ModelBackend(), _WideModel()):
+        executor = BatchExecutor(backend)
+        try:
+            result = HostSearch(executor, None, SearchOptions(hardware_plies=2)).search(
+                chess.Board(), Limits(depth=2))
+        finally:
+            executor.close()
+        counts = [i.jobs for i in result.iterations]
+        jobs[type(backend)] = [b - a for a, b in zip([0] + counts, counts)]
+    assert jobs[ModelBackend] == [1, 1]
+    assert all(n >= 20 for n in jobs[_WideModel])     # at least one job per root move

@@ -430,10 +430,12 @@ class HostSearch:
 
     def _root_as_one_job(self, depth):
         """Whether this iteration is one job for the whole tree: when it is no deeper than
-        HardwarePlies, there is one accelerator (splitting the root would only add jobs), and
-        no root move needs the host (a draw by repetition or the fifty-move rule, which the
-        accelerator cannot see; a searchmoves restriction)."""
-        if depth > self.options.hardware_plies or self.executor.parallel:
+        HardwarePlies, there is one accelerator (splitting the root would only add jobs; a
+        device whose launch holds many jobs side by side is not one: one job would run on one
+        of its lanes), and no root move needs the host (a draw by repetition or the fifty-move
+        rule, which the accelerator cannot see; a searchmoves restriction)."""
+        if depth > self.options.hardware_plies or self.executor.parallel \
+                or getattr(self.executor, "launch_jobs", 0) > 1:
             return False
         if self._limits.root_moves:
             return False
