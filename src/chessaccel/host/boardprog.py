@@ -21,6 +21,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,6 +126,7 @@ def _check_file(path):
 def _run(argv, timeout, echo=True):
     """Run openFPGALoader; its stdout is passed through as it comes (``echo``) and kept, its
     stderr kept. Returns ``(exit status, stdout, stderr)``; a timeout is a ``ProgramError``."""
+    started = time.monotonic()
     try:
         process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE)
@@ -145,7 +147,12 @@ def _run(argv, timeout, echo=True):
     for reader in readers:
         reader.start()
     try:
-        status = process.wait(timeout=timeout)
+        # the clock runs from the start: a tool that ended after its time, but before this
+        # thread looked, did not finish in time either (a loaded machine may start the
+        # readers late)
+        status = process.wait(timeout=max(0.0, started + timeout - time.monotonic()))
+        if time.monotonic() - started > timeout:
+            raise subprocess.TimeoutExpired(argv, timeout)
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
