@@ -19,7 +19,25 @@ from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
 from chessaccel.host.engine.tt import TranspositionTable
 from .record import write_record
 
-__all__ = ["run", "search_bench"]
+__all__ = ["run", "search_bench", "search_row"]
+
+
+def search_row(executor, job, depth, options, table):
+    """One host search of ``job`` (a BenchJob) to ``depth``: (the SearchResult, its row of
+    figures); a backend failure is a BackendError."""
+    search = HostSearch(executor, table, options)
+    start = time.perf_counter()
+    result = search.search(chess.Board(job.fen), Limits(depth=depth))
+    seconds = time.perf_counter() - start
+    if result.error:
+        from chessaccel.host.backends import BackendError
+        raise BackendError(result.error)
+    return result, {"name": job.name, "score": result.score,
+                    "best_move": result.best_move.uci() if result.best_move else None,
+                    "host_nodes": result.host_nodes,
+                    "accelerator_nodes": result.accelerator_nodes,
+                    "speculative_nodes": result.speculative_nodes,
+                    "jobs": result.jobs, "seconds": round(seconds, 4)}
 
 
 def search_bench(spec, depth, hardware_plies, accelerators, positions, progress=None):
@@ -28,21 +46,13 @@ def search_bench(spec, depth, hardware_plies, accelerators, positions, progress=
     rows = []
     try:
         for job in positions:
-            search = HostSearch(executor, TranspositionTable(16),
-                                SearchOptions(hardware_plies=hardware_plies))
-            start = time.perf_counter()
-            result = search.search(chess.Board(job.fen), Limits(depth=depth))
-            seconds = time.perf_counter() - start
-            if result.error:
-                from chessaccel.host.backends import BackendError
-                raise BackendError(result.error)
-            rows.append({"name": job.name, "score": result.score,
-                         "best_move": result.best_move.uci() if result.best_move else None,
-                         "host_nodes": result.host_nodes,
-                         "accelerator_nodes": result.accelerator_nodes,
-                         "speculative_nodes": result.speculative_nodes,
-                         "jobs": result.jobs, "span_nodes": result.span_nodes,
-                         "seconds": round(seconds, 4)})
+            result, row = search_row(executor, job, depth,
+                                     SearchOptions(hardware_plies=hardware_plies),
+                                     TranspositionTable(16))
+            row["span_nodes"] = result.span_nodes
+            row["seconds"] = row.pop("seconds")     # last, as it always was
+            rows.append(row)
+            seconds = row["seconds"]
             if progress:
                 progress(f"  {spec:10s} {job.name:12s} score {result.score:6d} "
                          f"{rows[-1]['best_move']}  host {result.host_nodes:6d}  accelerator "

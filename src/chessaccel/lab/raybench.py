@@ -26,9 +26,10 @@ from chessaccel.contract.bench import BENCH
 from chessaccel.contract.defs import INF
 from chessaccel.host.backends import BackendError
 from chessaccel.host.engine.executors import Job, make_executor
-from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
+from chessaccel.host.engine.search import SearchOptions
 from chessaccel.host.engine.tt import TranspositionTable
 from chessaccel.model.position import board_from_chess
+from .hostbench import search_row
 from .record import write_record
 
 __all__ = ["run_workers", "main"]
@@ -53,18 +54,10 @@ def run_workers(spec, workers, depth, hardware_plies, positions, exact=False, pr
         for job in positions:
             options = (SearchOptions.exact(hardware_plies) if exact
                        else SearchOptions(hardware_plies=hardware_plies))
-            search = HostSearch(executor, None if exact else TranspositionTable(16), options)
-            start = time.perf_counter()
-            result = search.search(chess.Board(job.fen), Limits(depth=depth))
-            seconds = time.perf_counter() - start
-            if result.error:
-                raise BackendError(result.error)
-            rows.append({"name": job.name, "score": result.score,
-                         "best_move": result.best_move.uci() if result.best_move else None,
-                         "host_nodes": result.host_nodes,
-                         "accelerator_nodes": result.accelerator_nodes,
-                         "speculative_nodes": result.speculative_nodes,
-                         "jobs": result.jobs, "seconds": round(seconds, 4)})
+            result, row = search_row(executor, job, depth, options,
+                                     None if exact else TranspositionTable(16))
+            rows.append(row)
+            seconds = row["seconds"]
             progress(f"  {workers} worker(s) {job.name:12s} score {result.score:6d} "
                      f"{rows[-1]['best_move']}  nodes {result.nodes:9d}  jobs {result.jobs:6d}"
                      f"  {seconds:7.2f} s")
