@@ -28,7 +28,7 @@ from chessaccel.host.backends import BackendError, parse_spec
 from chessaccel.model.position import PositionError, parse_position
 from .executors import make_executor
 from .scores import uci_score
-from .search import HostSearch, Limits, SearchOptions
+from .search import MAX_THREADS, HostSearch, Limits, SearchOptions
 from .timeman import DEFAULT_OVERHEAD_MS, GoLimits, LagMeter, plan
 from .tt import MAX_HASH_MB, TranspositionTable
 
@@ -39,7 +39,6 @@ ENGINE_AUTHOR = "the chessaccel developers"
 #: Seconds a ``quit`` waits for the command loop before the engine exits regardless.
 QUIT_GRACE = 5.0
 MAX_ACCELERATORS = 64
-MAX_THREADS = 256
 
 
 class _Spin:
