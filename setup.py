@@ -1,4 +1,5 @@
-"""The compiled part of the host (hostboard.cpp, loaded through ctypes) is built by the install:
+"""The compiled part of the host (hostboard.cpp and hostsearch.cpp, loaded through ctypes) is built
+by the install:
 setuptools compiles it as an extension module beside hostboard.py. Everything else is in
 pyproject.toml."""
 
@@ -7,11 +8,17 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 
-SOURCE = Path("src/chessaccel/host/engine/hostboard.cpp")
+HERE = Path("src/chessaccel/host/engine")
+#: hostboard.py's _SOURCES, in its order: the digest covers all three, the build compiles the .cpp
+SOURCES = [HERE / "hostboard.hpp", HERE / "hostboard.cpp", HERE / "hostsearch.cpp"]
+DIGEST = hashlib.sha256(b"".join(path.read_bytes() for path in SOURCES)).hexdigest()
 
 setup(ext_modules=[Extension(
-    "chessaccel.host.engine._hostboard", [SOURCE.as_posix()], language="c++",
-    define_macros=[("HOSTBOARD_DIGEST", f'"{hashlib.sha256(SOURCE.read_bytes()).hexdigest()}"'),
+    "chessaccel.host.engine._hostboard",
+    [path.as_posix() for path in SOURCES if path.suffix == ".cpp"], language="c++",
+    depends=[SOURCES[0].as_posix()],
+    define_macros=[("HOSTBOARD_DIGEST", f'"{DIGEST}"'),
                    ("HOSTBOARD_PYTHON_MODULE", "1")],
-    extra_compile_args=["-O2", "-std=c++17", "-fno-exceptions", "-Wall"],
+    extra_compile_args=["-O2", "-std=c++17", "-pthread", "-Wall"],
+    extra_link_args=["-pthread"],
 )])

@@ -219,13 +219,22 @@ def test_a_missing_compiler_is_one_line(monkeypatch, tmp_path):
     assert "\n" not in str(error.value)
 
 
+def _edited_sources(folder, comment):
+    """Copies of the library's sources in ``folder``, the search's edited (any one would do)."""
+    copies = []
+    for path in hostboard._SOURCES:
+        copy = folder / path.name
+        text = path.read_text()
+        copy.write_text(text + f"\n{comment}\n" if path.name == "hostsearch.cpp" else text)
+        copies.append(copy)
+    return tuple(copies)
+
+
 def test_the_build_is_cached_by_its_source(monkeypatch, tmp_path):
     monkeypatch.setattr(hostboard, "BUILD_ROOT", tmp_path)
     first = hostboard._build()
     assert first.exists() and hostboard._build() == first
-    edited = tmp_path / "hostboard.cpp"
-    edited.write_text(hostboard._SOURCE.read_text() + "\n// edited\n")
-    monkeypatch.setattr(hostboard, "_SOURCE", edited)
+    monkeypatch.setattr(hostboard, "_SOURCES", _edited_sources(tmp_path, "// edited"))
     assert hostboard._build() != first
 
 
@@ -246,9 +255,8 @@ def test_the_install_builds_the_library_and_a_stale_one_is_not_loaded(monkeypatc
     assert installed is not None, "no library built by the install beside hostboard.py"
     installed.hb_source_digest.restype = ctypes.c_char_p
     assert installed.hb_source_digest().decode() == hostboard._source_digest()
-    edited = tmp_path / "hostboard.cpp"
-    edited.write_text(hostboard._SOURCE.read_text() + "\n// edited after the install\n")
-    monkeypatch.setattr(hostboard, "_SOURCE", edited)
+    monkeypatch.setattr(hostboard, "_SOURCES",
+                        _edited_sources(tmp_path, "// edited after the install"))
     assert hostboard._installed() is None
     monkeypatch.setattr(hostboard, "BUILD_ROOT", tmp_path)
     built = ctypes.PyDLL(str(hostboard._build()))

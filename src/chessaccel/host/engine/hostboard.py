@@ -34,12 +34,16 @@ from chessaccel.sim.buildtools import build_root
 from chessaccel.model.position import board_from_chess
 from chessaccel.model.board import Board
 
-__all__ = ["HostBoard", "HostBoardError", "library", "move_code", "position_key", "MAX_PLIES"]
+__all__ = ["HostBoard", "HostBoardError", "library", "move_code", "move_of", "position_key",
+           "MAX_PLIES"]
 
-_SOURCE = Path(__file__).resolve().parent / "hostboard.cpp"
+_HERE = Path(__file__).resolve().parent
+#: The library's sources (setup.py lists the same): the board, its functions for Python, and the
+#: compiled host search (hostsearch.py) built into the same library.
+_SOURCES = (_HERE / "hostboard.hpp", _HERE / "hostboard.cpp", _HERE / "hostsearch.cpp")
 BUILD_ROOT = build_root("native", "CHESSACCEL_NATIVE_BUILD")
 _CXX = "g++"
-_FLAGS = ["-O2", "-std=c++17", "-shared", "-fPIC", "-fno-exceptions", "-Wall", "-Werror"]
+_FLAGS = ["-O2", "-std=c++17", "-shared", "-fPIC", "-pthread", "-Wall", "-Werror"]
 #: Plies a stack holds (the host never searches deeper than MAX_ITERATION plies).
 MAX_PLIES = 160
 _POS_BYTES = 88
@@ -64,7 +68,7 @@ def _compiler_version():
 
 
 def _source_digest():
-    return hashlib.sha256(_SOURCE.read_bytes()).hexdigest()
+    return hashlib.sha256(b"".join(path.read_bytes() for path in _SOURCES)).hexdigest()
 
 
 def _installed():
@@ -92,7 +96,7 @@ def _build():
         _compiler_version()     # raises the one-line error
     digest = hashlib.sha256()
     digest.update(f"{_compiler_version()}|{_FLAGS}|".encode())
-    digest.update(_SOURCE.read_bytes())
+    digest.update(_source_digest().encode())
     path = BUILD_ROOT / f"hostboard-{digest.hexdigest()[:16]}.so"
     if path.exists():
         return path
@@ -102,13 +106,13 @@ def _build():
         handle, staging = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".so", dir=BUILD_ROOT)
         os.close(handle)
         done = subprocess.run([_CXX, *_FLAGS, f'-DHOSTBOARD_DIGEST="{_source_digest()}"', "-o",
-                               staging, str(_SOURCE)],
+                               staging, *(str(p) for p in _SOURCES if p.suffix == ".cpp")],
                               capture_output=True, text=True)
         if done.returncode != 0:
             os.unlink(staging)
             lines = done.stderr.strip().splitlines() or ["no output"]
             first = next((line for line in lines if "error" in line), lines[0])
-            raise HostBoardError(f"{_CXX} could not build {_SOURCE.name}: {first}")
+            raise HostBoardError(f"{_CXX} could not build the host's library: {first}")
         os.replace(staging, path)
     return path
 
@@ -159,6 +163,11 @@ for _f in range(64):
             for _p in (0, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
                 _MOVES[_f | _t << 6 | _p << 12] = _move(_f | _t << 6 | _p << 12)
 del _f, _t, _p
+
+
+def move_of(code):
+    """The python-chess move of a library move code (None for 0)."""
+    return _MOVES[code] if code else None
 
 
 def position_key(cb):
