@@ -90,15 +90,18 @@ class _SearchSlot:
         self.host_flags = False
         self.stop_events = []       # the stops written through the control queue (a GPU)
         self.shape = None
+        self.queue = None           # the slot's own command queue
 
 
 class SearchLaunch:
-    """One launch of search_jobs in flight (``OpenCLBackend.start_search``).
+    """One launch of search_jobs in flight (``OpenCLBackend.start_search``, ``start_packed``).
 
     ``done()``: whether it has finished (results read back included). ``results()``: wait for it and
-    return its JobResults in the jobs' order (once; the buffers then serve the next launch).
+    return its JobResults in the jobs' order; ``arrays()``: the same as (scores, packed best
+    moves, nodes) arrays, not decoded (the buffers serve the next launch once either is read).
     ``stop(start, end)``: jobs start..end-1 are given up where they stand (polled every 1,024
     nodes and when a job is taken): their results are not real, and the caller discards them.
+    ``black`` (whether each job's side to move is black) is needed only to decode moves.
     """
 
     def __init__(self, backend, slot, n, black, event):
@@ -107,6 +110,7 @@ class SearchLaunch:
         self._n = n
         self._black = black
         self._event = event
+        self._arrays = None
         self._results = None
         self._error = None
         self._lock = threading.Lock()       # stop (a search thread) against results (another)
@@ -116,19 +120,35 @@ class SearchLaunch:
         return self._n
 
     def done(self):
-        if self._event is None or self._results is not None:
+        if self._event is None or self._arrays is not None:
             return True
         return self._event.command_execution_status <= 0    # COMPLETE (0) or an error (< 0)
 
     def stop(self, start, end):
         with self._lock:
-            if self._results is None and self._event is not None:
+            if self._arrays is None and self._event is not None:
                 self._backend._stop_jobs(self._slot, max(0, start), min(end, self._n))
 
+    def arrays(self):
+        """Wait for the launch: copies of its (scores, packed best moves, nodes) arrays in the
+        jobs' order (what the compiled host search takes back as they are)."""
+        return self._read()
+
     def results(self):
+        """Wait for the launch: its JobResults (no PV: ``[best_move]``)."""
+        scores, moves, nodes = self._read()
         with self._lock:
-            if self._results is not None:
-                return self._results
+            if self._results is None:
+                best = decode_moves(moves, self._black)
+                scores, nodes = scores.tolist(), nodes.tolist()
+                self._results = [JobResult(scores[i], best[i], [best[i]] if best[i] else [],
+                                           nodes[i]) for i in range(self._n)]
+            return self._results
+
+    def _read(self):
+        with self._lock:
+            if self._arrays is not None:
+                return self._arrays
             if self._error is not None:
                 raise self._error
             event = self._event
@@ -141,32 +161,33 @@ class SearchLaunch:
                 self._error = error
             raise
         with self._lock:
-            if self._results is not None:
-                return self._results
+            if self._arrays is not None:
+                return self._arrays
+            if event is None:       # an empty launch
+                self._arrays = (np.zeros(0, np.int32), np.zeros(0, np.uint32),
+                                np.zeros(0, np.uint64))
+                return self._arrays
             try:
-                if self._event is not None:
-                    for stop in slot.stop_events:
-                        # a stop still queued must not land in the slot's next launch
-                        backend._guard("stop", stop.wait)
-                scores = backend._view(slot, "scores", n).tolist()
-                nodes = backend._view(slot, "nodes", n).tolist()
-                best = decode_moves(backend._view(slot, "moves", n), self._black)
+                for stop in slot.stop_events:
+                    # a stop still queued must not land in the slot's next launch
+                    backend._guard("stop", stop.wait)
+                arrays = (backend._view(slot, "scores", n).copy(),
+                          backend._view(slot, "moves", n).copy(),
+                          backend._view(slot, "nodes", n).copy())
             except Exception as error:
                 self._error = error
                 raise
             finally:
-                if self._event is not None:
-                    slot.events = None
-                    slot.stop_events = []
-                    self._event = None
-                    backend._give_slot(slot)
-            self._results = [JobResult(scores[i], best[i], [best[i]] if best[i] else [],
-                                       nodes[i]) for i in range(n)]
+                slot.events = None
+                slot.stop_events = []
+                self._event = None
+                backend._give_slot(slot)
+            self._arrays = arrays
             local, global_size = slot.shape or (0, 0)
             backend.last_run = {"kernel": "search_jobs", "jobs": n, "work_items": global_size,
-                                "local_size": local, "nodes": sum(nodes),
+                                "local_size": local, "nodes": int(arrays[2].sum()),
                                 "seconds": time.perf_counter() - self.started}
-            return self._results
+            return arrays
 
 
 class OpenCLBackend(Backend):
@@ -375,17 +396,26 @@ class OpenCLBackend(Backend):
         refused here (SearchError), before anything is enqueued."""
         jobs = list(jobs)
         positions, params, black = self._pack_jobs(jobs)
-        if not jobs:
-            launch = SearchLaunch(self, None, 0, black, None)
-            launch._results = []
-            return launch
+        return self._start(positions, params, black)
+
+    def start_packed(self, positions, params):
+        """``start_search`` of jobs already packed ((N, POSITION_WORDS) positions in their side
+        to move's frame, (N, 4) params: depth, alpha, beta, 0), as the compiled host search
+        makes them from legal positions and the contract's windows; ``arrays()`` gives the
+        results. Nothing is checked here: the caller vouches for the jobs."""
+        return self._start(positions, params, None)
+
+    def _start(self, positions, params, black):
+        n = len(positions)
+        if not n:
+            return SearchLaunch(self, None, 0, black, None)
         slot = self._take_slot()
         try:
             event = self._enqueue_search(slot, positions, params)
         except BaseException:
             self._give_slot(slot)
             raise
-        return SearchLaunch(self, slot, len(jobs), black, event)
+        return SearchLaunch(self, slot, n, black, event)
 
     def _pack_jobs(self, jobs):
         """positions (N, POSITION_WORDS), params (N, 4) and whether each side to move is black,
@@ -531,7 +561,11 @@ class OpenCLBackend(Backend):
         results into ``slot``'s host array (one copy): the event of the last (the queue is in
         order: when it completes, everything has)."""
         cl = self._cl()
-        queue = self.device.queue
+        if slot.queue is None:
+            # a queue of its own: launches of different slots run side by side on the device
+            # (a launch lasts as long as its longest job; others need not wait for it)
+            slot.queue = self._guard("search", cl.CommandQueue, self.device.context)
+        queue = slot.queue
         n = len(positions)
         b = self._fit_slot(slot, n, pv)
         local, global_size = self._search_shape(n)
