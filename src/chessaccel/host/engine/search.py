@@ -52,14 +52,14 @@ from .scores import HOST_MAX_PLY, MATE_BOUND, from_job, from_tt, is_mate, job_wi
 from .tt import Bound
 
 __all__ = ["SearchOptions", "Limits", "IterationInfo", "SearchResult", "HostSearch",
-           "SearchAborted", "MAX_ITERATION"]
+           "SearchAborted", "MAX_ITERATION", "game_keys"]
 
 #: Deepest iteration of iterative deepening (host plies plus the frontier's plies).
 MAX_ITERATION = 64
 #: Longest wait for a job result before the stop flag and the clock are looked at again.
 _POLL_SECONDS = 0.01
 _KILLERS = 2
-MAX_THREADS = 256
+MAX_THREADS = 4096
 #: Lazy SMP: helper thread i skips the iterations where ((depth + SKIP_PHASE[j]) // SKIP_SIZE[j])
 #: is odd, j = (i - 1) mod 20, so the threads spread over neighbouring depths (Stockfish 9's
 #: tables).
@@ -186,6 +186,20 @@ class SearchResult:
     def mate(self):
         """Moves to mate (negative: mated) when the score is a mate, else None."""
         return mate_moves(self.score)
+
+
+def game_keys(cb):
+    """Keys of the game's positions back to its last irreversible move, oldest first, the
+    position of ``cb`` last (what repetitions are looked up in)."""
+    history = cb.copy()
+    earlier = HostBoard(history)
+    keys = [earlier.key()]
+    for _ in range(min(len(history.move_stack), history.halfmove_clock)):
+        history.pop()
+        earlier.set_root(board_from_chess(history))
+        keys.append(earlier.key())
+    keys.reverse()
+    return keys
 
 
 def makespan(costs, slots):
@@ -374,16 +388,7 @@ class HostSearch:
         self.cb = cb.copy()         # the root, for what is done once a search
         self.board = board_from_chess(self.cb)
         self.hb = HostBoard(self.cb)    # the host's plies (push/pop, moves, keys, draws)
-        # keys of the game's positions back to the last irreversible move, oldest first
-        history = self.cb.copy()
-        keys = [self.hb.key()]
-        earlier = HostBoard(history)
-        for _ in range(min(len(history.move_stack), history.halfmove_clock)):
-            history.pop()
-            earlier.set_root(board_from_chess(history))
-            keys.append(earlier.key())
-        keys.reverse()
-        self.keys = keys
+        self.keys = game_keys(self.cb)
         self.host_nodes = 0
         self.accel_nodes = 0
         self.jobs = 0

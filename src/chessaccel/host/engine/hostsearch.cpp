@@ -1,0 +1,1294 @@
+// The host's search in compiled code: the top of the tree searched by native threads, its
+// frontier jobs queued for one pump (host/engine/hostsearch.py) that packs them into the
+// accelerator's launches and hands the results back. hostsearch.py says why it exists; the
+// algorithm is host/engine/search.py's (HostSearch), written again here so that the search's
+// threads are not held by Python's GIL: the same node, the same frontier, the same selective
+// steps, the same scores across the host/job boundary (engine/scores.py). tests/test_hostsearch.py
+// holds the two to each other node for node in the exact mode and to python-chess's rules.
+//
+// Threads: young brothers wait, at every host level (YBWC). At a host node whose children are
+// host nodes, once the eldest child is searched, the younger ones are shared among the node's
+// thread and up to `threads - 1` helper threads in all (a split point); a cutoff there stops
+// every thread under it. All share one transposition table (lockless: each entry's key is
+// stored xor its data, so a torn write reads as a miss). Each thread's frontier parents put
+// their children's jobs, already in the kernels' packed form (host/opencl/layout.py: five
+// words of bit-planes in the side to move's frame, four params), on one queue and wait on
+// their own batch; the pump takes every queued job into one launch, so the launch holds the
+// batches of every subtree in flight. With one thread it is HostSearch's search, node for node.
+//
+// Everything the contract defines (MATE, INF, MAX_PLY, the Move fields, the piece-square
+// tables) is handed over by hostsearch.py from chessaccel.contract, never written here.
+
+#include "hostboard.hpp"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace hostboard;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// --- what hostsearch.py hands over -------------------------------------------------------------
+
+// The contract's numbers (hs_configure's array, in this order: hostsearch.py's CONTRACT_FIELDS).
+struct Contract {
+    int mate, inf, max_ply, eval_max, taper_shift, phase_max, host_max_ply;
+    int from_shift, to_shift, promo_shift, square_mask, promo_mask;
+    int futility_host_plies, futility_margin, lmr_first, killers;
+    int square_mg[8][64], square_eg[8][64], phase_inc[8], phase_weight[64];
+};
+Contract C;
+
+// SearchOptions, in hostsearch.py's OPTION_FIELDS order, then the executor's speculate.
+struct Options {
+    int hardware_plies, tt, pvs, aspiration, killers, draws, parallel, aspiration_delta;
+    int null_move, reductions, job_reductions, futility, check_extension, mate_distance, iir,
+        history, threads;
+    int speculate;      // the executor's: a null-window frontier parent sends all its jobs at once
+};
+constexpr int OPTION_COUNT = 18;
+static_assert(sizeof(Options) == OPTION_COUNT * sizeof(int), "one int per option");
+
+constexpr int POSITION_WORDS = 5;
+constexpr int MAX_LINE = 128;
+constexpr int MAX_STACK = 160;      // plies a thread's stack holds (hostboard.py's MAX_PLIES)
+
+// --- scores across the host/job boundary (engine/scores.py) -----------------------------------
+
+int mate_bound() { return C.mate - C.host_max_ply - C.max_ply; }
+
+int from_job(int score, int ply) {
+    int job_mate = C.mate - C.max_ply;
+    if (score >= job_mate) return score - ply;
+    if (score <= -job_mate) return score + ply;
+    return score;
+}
+
+int to_job(int bound, int ply) {
+    int threshold = C.mate - C.max_ply - ply;
+    if (bound >= threshold) return std::min(bound + ply, C.inf);
+    if (bound <= -threshold) return std::max(bound - ply, -C.inf);
+    return bound;
+}
+
+void job_window(int alpha, int beta, int ply, int& a, int& b) {
+    a = to_job(alpha, ply);
+    b = to_job(beta, ply);
+    if (a >= b) {
+        if (a >= C.inf) a = C.inf - 1;
+        else b = a + 1;
+    }
+}
+
+bool is_mate(int score) { return score >= mate_bound() || score <= -mate_bound(); }
+
+int mate_moves(int score) {     // 0: not a mate
+    if (score >= mate_bound()) return (C.mate - score + 1) / 2;
+    if (score <= -mate_bound()) return -((C.mate + score) / 2);
+    return 0;
+}
+
+int to_tt(int score, int ply) {
+    if (score >= mate_bound()) return score + ply;
+    if (score <= -mate_bound()) return score - ply;
+    return score;
+}
+
+int from_tt(int score, int ply) {
+    if (score >= mate_bound()) return score - ply;
+    if (score <= -mate_bound()) return score + ply;
+    return score;
+}
+
+// --- the static evaluation (docs/semantics.md, section 6: material and piece-square tables) ---
+// The host's own pruning decisions only (reverse futility, null move); jobs evaluate on the
+// accelerator.
+
+int static_eval(const Pos& p) {
+    int mg = 0, eg = 0, phase = 0;
+    for (int s = 0; s < 64; s++) {
+        int code = p.sq[s];
+        if (code == EMPTY) continue;
+        int t = type_of(code);
+        phase += C.phase_inc[t];
+        if (color_of(code) == 0) {
+            mg += C.square_mg[t][s];
+            eg += C.square_eg[t][s];
+        } else {
+            mg -= C.square_mg[t][s ^ 56];
+            eg -= C.square_eg[t][s ^ 56];
+        }
+    }
+    if (p.side == 1) { mg = -mg; eg = -eg; }
+    int w = C.phase_weight[std::min(phase, C.phase_max)];
+    int x = mg * w + eg * ((1 << C.taper_shift) - w);
+    int score = x >= 0 ? x >> C.taper_shift : -((-x + (1 << C.taper_shift) - 1) >> C.taper_shift);
+    return std::max(-C.eval_max, std::min(C.eval_max, score));
+}
+
+// --- the transposition table --------------------------------------------------------------------
+
+enum Bound { NONE = 0, LOWER = 1, UPPER = 2, EXACT = 3 };
+
+struct TTHit {
+    uint32_t move;
+    int score, depth, bound;
+};
+
+class Table {
+public:
+    void resize(size_t megabytes) {
+        size_t entries = 1;
+        while (entries * 2 * sizeof(Entry) <= megabytes << 20) entries *= 2;
+        slots_.reset(new Entry[entries]);
+        mask_ = entries - 1;
+        clear();
+    }
+    void clear() {
+        for (size_t i = 0; i <= mask_; i++) {
+            slots_[i].check.store(0, std::memory_order_relaxed);
+            slots_[i].data.store(0, std::memory_order_relaxed);
+        }
+        used_.store(0);
+    }
+    void new_search() { generation_ = (generation_ + 1) & 0xff; }
+    bool probe(uint64_t key, TTHit& hit) const {
+        const Entry& e = slots_[key & mask_];
+        uint64_t data = e.data.load(std::memory_order_relaxed);
+        if ((e.check.load(std::memory_order_relaxed) ^ data) != key || !data) return false;
+        hit.move = data & 0xffff;
+        hit.score = (int)((data >> 16) & 0xffff) - 32768;
+        hit.depth = (data >> 32) & 0xff;
+        hit.bound = (data >> 40) & 3;
+        return true;
+    }
+    void store(uint64_t key, int depth, int bound, int score, uint32_t move) {
+        Entry& e = slots_[key & mask_];
+        uint64_t old = e.data.load(std::memory_order_relaxed);
+        bool same = (e.check.load(std::memory_order_relaxed) ^ old) == key;
+        int old_depth = (old >> 32) & 0xff, old_generation = (old >> 48) & 0xff;
+        // keep a deeper entry of this search for another position
+        if (old && !same && old_generation == generation_ && old_depth > depth + 2) return;
+        if (same && !move) move = old & 0xffff;     // keep the best move an upper bound lacks
+        if (!old) used_.fetch_add(1, std::memory_order_relaxed);
+        uint64_t data = (uint64_t)(move & 0xffff) | (uint64_t)((score + 32768) & 0xffff) << 16
+                      | (uint64_t)(depth & 0xff) << 32 | (uint64_t)bound << 40
+                      | (uint64_t)generation_ << 48;
+        e.data.store(data, std::memory_order_relaxed);
+        e.check.store(key ^ data, std::memory_order_relaxed);
+    }
+    int hashfull() const { return (int)std::min<uint64_t>(1000, used_.load() * 1000 / (mask_ + 1)); }
+
+private:
+    struct Entry {
+        std::atomic<uint64_t> check{0}, data{0};
+    };
+    std::unique_ptr<Entry[]> slots_;
+    size_t mask_ = 0;
+    int generation_ = 0;
+    std::atomic<uint64_t> used_{0};
+};
+
+// --- jobs: the queue the pump empties -------------------------------------------------------------
+
+struct Batch {
+    int n = 0;
+    std::vector<uint64_t> words;        // n * POSITION_WORDS
+    std::vector<int32_t> params;        // n * 4: depth, alpha, beta, 0
+    std::vector<uint8_t> black;
+    std::vector<int32_t> score;
+    std::vector<uint32_t> move;         // host move codes (0: none)
+    std::vector<uint64_t> nodes;
+    std::vector<uint8_t> ready;
+    std::vector<int64_t> placed;        // launch << 32 | index in it, once taken (-1: queued)
+    bool cancelled = false;
+    std::condition_variable cv;
+
+    explicit Batch(int count) : n(count), words(count * POSITION_WORDS), params(count * 4),
+        black(count), score(count), move(count), nodes(count), ready(count), placed(count, -1) {}
+};
+
+struct Aborted {};
+
+// A packed position (layout.py's pack_positions) of a host position.
+void pack(const Pos& p, uint64_t* out) {
+    uint64_t planes[3] = {0, 0, 0}, own = 0;
+    int flip = p.side ? 56 : 0;
+    for (int s = 0; s < 64; s++) {
+        int code = p.sq[s];
+        if (code == EMPTY) continue;
+        int r = s ^ flip, t = type_of(code);
+        for (int k = 0; k < 3; k++)
+            if (t >> k & 1) planes[k] |= 1ull << r;
+        if (color_of(code) == p.side) own |= 1ull << r;
+    }
+    // castling in the side to move's frame: own K 1, own Q 2, enemy K 4, enemy Q 8
+    int us = p.side, them = us ^ 1;
+    int rights = ((p.castling >> (2 * us)) & 3) | ((p.castling >> (2 * them)) & 3) << 2;
+    uint64_t ep = p.ep == NO_EP ? NO_EP : (uint64_t)(p.ep ^ flip);
+    out[0] = planes[0];
+    out[1] = planes[1];
+    out[2] = planes[2];
+    out[3] = own;
+    out[4] = (uint64_t)rights | ep << 4;
+}
+
+// A packed Move the kernel wrote in the frame of the side that played it -> host move code.
+uint32_t unpack_move(uint32_t packed, bool black) {
+    if (!packed) return 0;
+    int flip = black ? 56 : 0;
+    int f = ((packed >> C.from_shift) & C.square_mask) ^ flip;
+    int t = ((packed >> C.to_shift) & C.square_mask) ^ flip;
+    int promo = (packed >> C.promo_shift) & C.promo_mask;
+    return f | t << 6 | promo << 12;
+}
+
+struct Info {
+    int32_t depth, seldepth, score, bound, pv_length, hashfull;
+    uint64_t host_nodes, accelerator_nodes, speculative_nodes, jobs;
+    double seconds;
+    uint32_t pv[MAX_LINE];
+};
+
+class Search;
+
+using Line = std::vector<uint32_t>;
+
+struct Scored {
+    int score;
+    uint32_t move;
+    Line pv;
+};
+
+// A host node whose younger children are shared among threads (YBWC). Guarded by its mutex:
+// the window's alpha as it rises, the best so far, the next child to hand out.
+struct Split {
+    Split* parent;                  // the split point the node itself lies under
+    std::atomic<bool> cut{false};   // a child failed high: every thread under here stops
+    std::mutex m;
+    std::vector<uint32_t> moves;
+    size_t next = 0;
+    int ply, depth, alpha, beta;
+    bool reducible;
+    Scored best;
+};
+
+// --- one search thread ---------------------------------------------------------------------------
+
+class Worker {
+public:
+    explicit Worker(Search& search) : s_(search) {}
+    Worker(const Worker& parent, int ply, Split* split);   // a helper at a split point
+    void run();
+    void help(Split& split);
+
+private:
+    void check();
+    void deepen();
+    int iteration(int depth, int previous, Line& pv, int& bound);
+    int node(int ply, int depth, int alpha, int beta, Line& pv, bool null_ok = true);
+    bool selective(int ply, int& depth, int alpha, int beta, uint32_t tt_move, bool null_ok,
+                   int& cut, bool& reducible);
+    int null_search(int ply, int depth, int beta);
+    int reduction(int depth, int index, uint32_t move, int ply);
+    Scored expand(int ply, int depth, int alpha, int beta, const uint32_t* moves, int n,
+                  bool reducible);
+    Scored split(int ply, int depth, int alpha, int beta, const uint32_t* moves, int n,
+                 bool reducible, Scored best);
+    Scored frontier(int ply, int depth, int alpha, int beta, uint32_t* moves, int n,
+                    bool reducible);
+    Scored brothers(int ply, int job_depth, int alpha, int beta, const uint32_t* moves, int n,
+                    Scored best, int first_index);
+    int lone_job(int child_ply, int job_depth, const Pos& child, int a, int b, Line& tail);
+    int single(int ply, int job_depth, uint32_t move, int alpha, int beta, Line& tail);
+    int take(const Batch& batch, int i, int child_ply, int job_depth, Line& tail);
+    int wait(std::shared_ptr<Batch>& batch, int i);
+    void cancel(std::shared_ptr<Batch>& batch);
+    void push(int ply, uint32_t move);
+    void push_null(int ply);
+    void pop() { keys_.pop_back(); }
+    bool drawn_here(int ply) const;
+    bool child_is_draw(int ply, uint32_t move);
+    int order(int ply, uint32_t tt_move, uint32_t* out);
+    void remember(int ply, uint32_t move, int depth);
+    void note_root(int ply, int score, uint32_t move, const Line& pv);
+    bool is_killer(int ply, uint32_t move) const {
+        return ply < C.host_max_ply && (killers_[ply][0] == move || killers_[ply][1] == move);
+    }
+    int younger(int ply, int depth, int index, uint32_t move, int alpha, int beta,
+                bool reducible, Line& tail);
+    void share(Split& split);
+    bool below_cut() const {
+        for (const Split* sp = split_; sp; sp = sp->parent)
+            if (sp->cut.load(std::memory_order_relaxed)) return true;
+        return false;
+    }
+
+    Search& s_;
+    Split* split_ = nullptr;        // the innermost split point this thread works under
+    Worker* owner_ = this;          // the main search's worker (root reports go there)
+    Pos stack_[MAX_STACK + 2];
+    std::vector<uint64_t> keys_;
+    std::vector<std::array<uint32_t, 2>> killers_;
+    std::vector<int> history_;
+    int iteration_depth_ = 0;
+    int root_alpha_ = 0;
+    bool have_root_best_ = false;
+    Scored root_best_{0, 0, {}};
+
+    friend class Search;
+};
+
+// A split point's cutoff (not the user's stop or a limit): the thread gives up its child.
+struct Cut {};
+
+// --- the whole search: threads, the queue, the table, the limits ------------------------------
+
+class Search {
+public:
+    Table table;
+    Options opt{};
+    Pos root{};
+    std::vector<uint64_t> history;      // the game's keys before the root, oldest first
+    std::vector<uint32_t> root_moves;   // searchmoves (empty: all)
+
+    // limits
+    int depth_limit = 0, mate_limit = 0;
+    uint64_t node_limit = 0;
+    Clock::time_point deadline, soft_deadline, started;
+    bool has_deadline = false, has_soft = false;
+
+    std::atomic<bool> stop{false};        // the user's stop, a limit, or an error
+    std::atomic<int> running{0};
+    std::atomic<int> helpers{0};          // helper threads at split points now
+    std::atomic<uint64_t> host_nodes{0}, accel_nodes{0}, jobs{0}, splits{0};
+    std::atomic<int> seldepth{0};
+    std::string error;
+
+    // the queue
+    std::mutex m;
+    std::condition_variable queue_cv;
+    std::deque<std::pair<std::shared_ptr<Batch>, int>> queue;
+    std::vector<std::pair<std::shared_ptr<Batch>, int>> tickets;
+    std::vector<uint32_t> free_tickets;
+    uint64_t device_nodes = 0;          // every job result delivered, used or not
+    uint64_t launched_jobs = 0;
+    std::vector<int64_t> stops;         // launch << 32 | index of cancelled jobs in flight
+
+    // results of the main search
+    std::mutex info_m;
+    std::vector<Info> infos;            // not yet polled
+    int result_depth = 0, result_score = 0, result_bound = EXACT;
+    std::vector<uint32_t> result_pv;
+    bool aborted = false;
+
+    std::unique_ptr<Worker> main;
+    std::thread thread;
+
+    void start() {
+        stop = false;
+        aborted = false;
+        error.clear();
+        result_depth = 0;
+        result_score = 0;
+        result_pv.clear();
+        infos.clear();
+        device_nodes = launched_jobs = 0;
+        host_nodes = accel_nodes = jobs = splits = 0;
+        seldepth = 0;
+        started = Clock::now();
+        if (opt.tt) table.new_search();
+        main.reset(new Worker(*this));
+        running = 1;
+        thread = std::thread([this] {
+            main->run();
+            running = 0;
+            std::lock_guard<std::mutex> lock(m);
+            queue_cv.notify_all();
+        });
+    }
+
+    void join() {
+        if (thread.joinable()) thread.join();
+    }
+
+    uint64_t group(int which) const {   // 0 host nodes, 1 accelerator nodes, 2 jobs
+        return (which == 0 ? host_nodes : which == 1 ? accel_nodes : jobs).load(std::memory_order_relaxed);
+    }
+
+    void reach(int ply) {
+        int seen = seldepth.load(std::memory_order_relaxed);
+        while (ply > seen && !seldepth.compare_exchange_weak(seen, ply)) {}
+    }
+
+    double seconds() const {
+        return std::chrono::duration<double>(Clock::now() - started).count();
+    }
+
+    std::shared_ptr<Batch> submit(std::shared_ptr<Batch> batch) {
+        std::lock_guard<std::mutex> lock(m);
+        for (int i = 0; i < batch->n; i++) queue.emplace_back(batch, i);
+        queue_cv.notify_one();
+        return batch;
+    }
+
+    void fail(const char* message) {
+        {
+            std::lock_guard<std::mutex> lock(m);
+            if (error.empty()) error = message;
+        }
+        stop = true;
+    }
+
+    void post_info(Info info) {     // the counts as they stand when the iteration ends
+        info.host_nodes = group(0);
+        info.accelerator_nodes = group(1);
+        info.jobs = group(2);
+        info.hashfull = opt.tt ? table.hashfull() : 0;
+        info.seconds = seconds();
+        {
+            std::lock_guard<std::mutex> lock(m);
+            info.speculative_nodes = device_nodes > info.accelerator_nodes
+                ? device_nodes - info.accelerator_nodes : 0;
+        }
+        std::lock_guard<std::mutex> lock(info_m);
+        infos.push_back(info);
+    }
+};
+
+void Worker::check() {
+    Search& s = s_;
+    if (s.stop.load(std::memory_order_relaxed)) throw Aborted();
+    if (split_ && below_cut()) throw Cut();
+    if (s.has_deadline && Clock::now() >= s.deadline) {
+        s.stop = true;
+        throw Aborted();
+    }
+    if (s.node_limit && s.group(0) + s.group(1) >= s.node_limit) {
+        s.stop = true;
+        throw Aborted();
+    }
+}
+
+void Worker::run() {
+    stack_[0] = s_.root;
+    keys_ = s_.history;
+    keys_.push_back(s_.root.key);
+    killers_.assign(C.host_max_ply, std::array<uint32_t, 2>{0, 0});
+    history_.assign(2 * 64 * 64, 0);
+    try {
+        deepen();
+    } catch (Aborted&) {
+        s_.aborted = true;
+    }
+    if (s_.aborted && have_root_best_ && !root_best_.pv.empty()) {
+        // a move this iteration proved better than the last iteration's
+        s_.result_score = root_best_.score;
+        s_.result_pv = root_best_.pv;
+    }
+}
+
+void Worker::deepen() {
+    Search& s = s_;
+    int previous = 0;
+    bool have_previous = false;
+    int last = s.depth_limit ? s.depth_limit : 64;
+    for (int depth = 1; depth <= last; depth++) {
+        if (depth > 1 && s.has_soft && Clock::now() >= s.soft_deadline) break;
+        Line pv;
+        int bound = EXACT;
+        int score = iteration(depth, have_previous ? previous : INT32_MIN, pv, bound);
+        previous = score;
+        have_previous = true;
+        s.result_score = score;
+        s.result_depth = depth;
+        if (!pv.empty()) s.result_pv = pv;
+        Info info{};
+        info.depth = depth;
+        info.seldepth = std::max(s.seldepth.load(), depth);
+        info.score = score;
+        info.bound = EXACT;
+        info.pv_length = (int)std::min<size_t>(pv.size(), MAX_LINE);
+        std::copy(pv.begin(), pv.begin() + info.pv_length, info.pv);
+        s.post_info(info);
+        if (s.mate_limit && mate_moves(score) > 0 && mate_moves(score) <= s.mate_limit) break;
+        if (!s.depth_limit && score >= mate_bound() && 2 * mate_moves(score) + 1 <= depth) break;
+    }
+}
+
+int Worker::iteration(int depth, int previous, Line& pv, int& bound) {
+    Search& s = s_;
+    const Options& o = s.opt;
+    iteration_depth_ = depth;
+    int alpha = -C.inf, beta = C.inf, delta = 0;
+    if (o.aspiration && depth >= 3 && previous != INT32_MIN && !is_mate(previous)) {
+        delta = o.aspiration_delta;
+        alpha = std::max(previous - delta, -C.inf);
+        beta = std::min(previous + delta, C.inf);
+    }
+    have_root_best_ = false;
+    for (;;) {
+        root_alpha_ = alpha;
+        pv.clear();
+        int score = node(0, depth, alpha, beta, pv);
+        if (delta && score <= alpha && alpha > -C.inf) bound = UPPER;
+        else if (delta && score >= beta && beta < C.inf) bound = LOWER;
+        else { bound = EXACT; return score; }
+        {
+            Info info{};
+            info.depth = depth;
+            info.seldepth = std::max(s.seldepth.load(), depth);
+            info.score = score;
+            info.bound = bound;
+            info.pv_length = (int)std::min<size_t>(pv.size(), MAX_LINE);
+            std::copy(pv.begin(), pv.begin() + info.pv_length, info.pv);
+            s.post_info(info);
+        }
+        delta *= 2;
+        if (delta > 8 * o.aspiration_delta) { alpha = -C.inf; beta = C.inf; }
+        else if (bound == UPPER) alpha = std::max(score - delta, -C.inf);
+        else beta = std::min(score + delta, C.inf);
+    }
+}
+
+void Worker::push(int ply, uint32_t move) {
+    Pos& c = stack_[ply + 1];
+    make_board(stack_[ply], move, c);
+    c.key = compute_key(c);
+    keys_.push_back(c.key);
+}
+
+void Worker::push_null(int ply) {
+    make_null(stack_[ply], stack_[ply + 1]);
+    keys_.push_back(stack_[ply + 1].key);
+}
+
+// The position just pushed (ply) is a draw: repetition, fifty moves, dead material.
+bool Worker::drawn_here(int ply) const {
+    const Pos& p = stack_[ply];
+    int halfmoves = (int)p.halfmove;
+    if (halfmoves >= 4) {
+        uint64_t key = keys_.back();
+        int n = (int)keys_.size();
+        for (int back = 5; back <= std::min(halfmoves + 1, n); back += 2)
+            if (keys_[n - back] == key) return true;
+    }
+    return fifty_moves(p) || insufficient_material(p);
+}
+
+// A child that is a draw by repetition or the fifty-move rule (search.py's _child_is_draw).
+bool Worker::child_is_draw(int ply, uint32_t move) {
+    const Pos& p = stack_[ply];
+    int halfmoves = (int)p.halfmove + 1;
+    if (halfmoves < 4 || !s_.opt.draws || is_zeroing(p, move)) return false;
+    push(ply, move);
+    bool draw = false;
+    uint64_t key = keys_.back();
+    int n = (int)keys_.size() - 1;      // the positions before the child
+    for (int back = 4; back <= std::min(halfmoves, n) && !draw; back += 2)
+        if (keys_[n - back] == key) draw = true;
+    if (!draw) draw = fifty_moves(stack_[ply + 1]);
+    pop();
+    return draw;
+}
+
+int Worker::order(int ply, uint32_t tt_move, uint32_t* out) {
+    const Options& o = s_.opt;
+    uint32_t k1 = 0, k2 = 0;
+    if (o.killers && ply < C.host_max_ply) { k1 = killers_[ply][0]; k2 = killers_[ply][1]; }
+    int n = ordered_moves(stack_[ply], tt_move, o.tt, k1, k2, out);
+    if (ply == 0 && !s_.root_moves.empty()) {
+        int kept = 0;
+        for (int i = 0; i < n; i++)
+            if (std::find(s_.root_moves.begin(), s_.root_moves.end(), out[i]) != s_.root_moves.end())
+                out[kept++] = out[i];
+        if (kept) n = kept;
+    }
+    if (o.history && ply < C.host_max_ply && n > 1) {
+        // quiet moves after the killers by their history, the most cutoffs first (stable)
+        const Pos& p = stack_[ply];
+        int start = 1;
+        while (start < n && (is_killer(ply, out[start]) || (out[start] >> 12) || is_capture(p, out[start])))
+            start++;
+        const int* h = &history_[p.side * 4096];
+        std::stable_sort(out + start, out + n, [h](uint32_t a, uint32_t b) {
+            return h[a & 4095] > h[b & 4095];
+        });
+    }
+    return n;
+}
+
+void Worker::remember(int ply, uint32_t move, int depth) {
+    const Pos& p = stack_[ply];
+    if (!move || ply >= C.host_max_ply || (move >> 12) || is_capture(p, move)) return;
+    const Options& o = s_.opt;
+    if (o.history) {
+        int at = p.side * 4096 + (move & 4095);
+        history_[at] += depth * depth;
+        if (history_[at] > 1 << 24)
+            for (int& v : history_) v /= 2;
+    }
+    if (!o.killers) return;
+    auto& k = killers_[ply];
+    if (k[0] == move) return;
+    k[1] = k[0];
+    k[0] = move;
+}
+
+void Worker::note_root(int ply, int score, uint32_t move, const Line& pv) {
+    if (ply == 0 && score > root_alpha_) {
+        have_root_best_ = true;
+        root_best_ = {score, move, pv};
+    }
+}
+
+int Worker::node(int ply, int depth, int alpha, int beta, Line& pv, bool null_ok) {
+    s_.host_nodes.fetch_add(1, std::memory_order_relaxed);
+    check();
+    s_.reach(ply);
+    const Options& o = s_.opt;
+    pv.clear();
+    if (ply && o.mate_distance) {
+        alpha = std::max(alpha, -(C.mate - ply));
+        beta = std::min(beta, C.mate - ply - 1);
+        if (alpha >= beta) return alpha;
+    }
+    uint64_t key = keys_.back();
+    uint32_t tt_move = 0;
+    if (o.tt) {
+        TTHit hit;
+        if (s_.table.probe(key, hit)) {
+            tt_move = hit.move;
+            if (ply > 0 && hit.depth >= depth) {
+                int score = from_tt(hit.score, ply);
+                if (hit.bound == EXACT || (hit.bound == LOWER && score >= beta)
+                        || (hit.bound == UPPER && score <= alpha)) {
+                    if (tt_move) pv.push_back(tt_move);
+                    return score;
+                }
+            }
+        }
+    }
+    int alpha0 = alpha;
+    bool reducible = false;
+    if (ply && (o.null_move || o.reductions || o.job_reductions || o.futility
+                || o.check_extension || o.mate_distance || o.iir || o.history)) {
+        int cut;
+        if (selective(ply, depth, alpha, beta, tt_move, null_ok, cut, reducible)) return cut;
+    }
+    uint32_t moves[MAX_MOVES];
+    int n = order(ply, tt_move, moves);
+    if (!n) return in_check(stack_[ply]) ? -(C.mate - ply) : 0;
+    Scored best = depth - 1 <= o.hardware_plies
+        ? frontier(ply, depth, alpha, beta, moves, n, reducible)
+        : expand(ply, depth, alpha, beta, moves, n, reducible);
+    if (best.score >= beta) remember(ply, best.move, depth);
+    if (o.tt) {
+        int bound = best.score >= beta ? LOWER : best.score <= alpha0 ? UPPER : EXACT;
+        s_.table.store(key, depth, bound, to_tt(best.score, ply), bound != UPPER ? best.move : 0);
+    }
+    pv = std::move(best.pv);
+    return best.score;
+}
+
+bool Worker::selective(int ply, int& depth, int alpha, int beta, uint32_t tt_move, bool null_ok,
+                       int& cut, bool& reducible) {
+    const Options& o = s_.opt;
+    const Pos& p = stack_[ply];
+    reducible = false;
+    if (in_check(p)) {
+        if (o.check_extension && ply < 2 * iteration_depth_) depth += 1;
+        return false;
+    }
+    if (alpha + 1 == beta && -mate_bound() < beta && beta < mate_bound()) {
+        bool futile_depth = o.futility && depth <= o.hardware_plies + C.futility_host_plies;
+        if (futile_depth || (o.null_move && null_ok)) {
+            int stat = static_eval(p);
+            if (futile_depth && stat - C.futility_margin * depth >= beta) {
+                cut = stat;
+                return true;
+            }
+            if (o.null_move && null_ok && stat >= beta && has_pieces(p)) {
+                int score = null_search(ply, depth, beta);
+                if (score >= beta) {
+                    cut = score >= mate_bound() ? beta : score;
+                    return true;
+                }
+            }
+        }
+    }
+    if (o.iir && !tt_move && depth >= o.hardware_plies + 4) depth -= 1;
+    reducible = true;
+    return false;
+}
+
+int Worker::null_search(int ply, int depth, int beta) {
+    int reduced = std::max(depth - 4 - depth / 6, 0);
+    int child_ply = ply + 1;
+    push_null(ply);
+    int score;
+    try {
+        if (reduced > s_.opt.hardware_plies) {
+            Line tail;
+            score = -node(child_ply, reduced, -beta, -beta + 1, tail, false);
+        } else {
+            int a, b;
+            job_window(-beta, -beta + 1, child_ply, a, b);
+            Line tail;
+            score = lone_job(child_ply, reduced, stack_[child_ply], a, b, tail);
+        }
+    } catch (...) {
+        pop();
+        throw;
+    }
+    pop();
+    return score;
+}
+
+int Worker::reduction(int depth, int index, uint32_t move, int ply) {
+    if (index < C.lmr_first || (move >> 12) || is_killer(ply, move)) return 0;
+    const Pos& p = stack_[ply];
+    if (is_capture(p, move) || gives_check(p, move)) return 0;
+    return std::max(1, (int)(0.75 + std::log((double)depth) * std::log((double)index) / 2.25));
+}
+
+// One child of a host node whose children are host nodes, searched with PVS (the eldest with
+// the whole window, the others first with a null window at alpha) after its late-move
+// reduction, if any: its score from the node's view and its PV.
+int Worker::younger(int ply, int depth, int index, uint32_t move, int alpha, int beta,
+                    bool reducible, Line& tail) {
+    const Options& o = s_.opt;
+    int least = std::max(1, o.hardware_plies);
+    int red = 0;
+    if (reducible && o.reductions && index >= C.lmr_first && depth - 1 > least)
+        red = std::min(reduction(depth, index, move, ply), depth - 1 - least);
+    push(ply, move);
+    int score;
+    try {
+        if (o.draws && drawn_here(ply + 1)) {
+            s_.host_nodes.fetch_add(1, std::memory_order_relaxed);
+            score = 0;
+            tail.clear();
+        } else if (red) {
+            score = -node(ply + 1, depth - 1 - red, -alpha - 1, -alpha, tail);
+            if (score > alpha) {
+                score = -node(ply + 1, depth - 1, -alpha - 1, -alpha, tail);
+                if (alpha < score && score < beta)
+                    score = -node(ply + 1, depth - 1, -beta, -alpha, tail);
+            }
+        } else if (index == 0 || !o.pvs) {
+            score = -node(ply + 1, depth - 1, -beta, -alpha, tail);
+        } else {
+            score = -node(ply + 1, depth - 1, -alpha - 1, -alpha, tail);
+            if (alpha < score && score < beta)
+                score = -node(ply + 1, depth - 1, -beta, -alpha, tail);
+        }
+    } catch (...) {
+        pop();
+        throw;
+    }
+    pop();
+    return score;
+}
+
+Worker::Worker(const Worker& parent, int ply, Split* split)
+    : s_(parent.s_), split_(split), owner_(parent.owner_), keys_(parent.keys_),
+      killers_(parent.killers_), history_(parent.history_),
+      iteration_depth_(parent.iteration_depth_), root_alpha_(parent.root_alpha_) {
+    std::copy(parent.stack_, parent.stack_ + ply + 1, stack_);
+}
+
+// Children of a host node searched one after another; once the eldest is searched, the
+// younger ones are shared with helper threads while the thread budget allows (YBWC).
+Scored Worker::expand(int ply, int depth, int alpha, int beta, const uint32_t* moves, int n,
+                      bool reducible) {
+    const Options& o = s_.opt;
+    Scored best{-C.inf, 0, {}};
+    Line tail;
+    for (int index = 0; index < n; index++) {
+        if (index == 1 && n > 2 && o.threads > 1
+                && s_.helpers.load(std::memory_order_relaxed) < o.threads - 1)
+            return split(ply, depth, alpha, beta, moves, n, reducible, std::move(best));
+        uint32_t move = moves[index];
+        int score = younger(ply, depth, index, move, alpha, beta, reducible, tail);
+        if (score > best.score) {
+            best.score = score;
+            best.move = move;
+            best.pv.assign(1, move);
+            best.pv.insert(best.pv.end(), tail.begin(), tail.end());
+            note_root(ply, score, move, best.pv);
+            if (score > alpha) {
+                alpha = score;
+                if (score >= beta) break;
+            }
+        }
+    }
+    return best;
+}
+
+// The younger children of a node (moves[1..n), the eldest's result in `best`) shared among
+// this thread and helpers started for them, each taking the next child until none is left or
+// one fails high (the split's cut stops the others where they stand).
+Scored Worker::split(int ply, int depth, int alpha, int beta, const uint32_t* moves, int n,
+                     bool reducible, Scored best) {
+    const Options& o = s_.opt;
+    Split sp;
+    sp.parent = split_;
+    sp.moves.assign(moves + 1, moves + n);
+    sp.ply = ply;
+    sp.depth = depth;
+    sp.alpha = alpha;
+    sp.beta = beta;
+    sp.reducible = reducible;
+    sp.best = std::move(best);
+    s_.splits.fetch_add(1, std::memory_order_relaxed);
+    // helpers are made here, from this thread's state at the node, before it moves on
+    std::vector<std::unique_ptr<Worker>> helpers;
+    for (int k = 0; k < n - 2; k++) {
+        if (s_.helpers.fetch_add(1) >= o.threads - 1) {
+            s_.helpers.fetch_sub(1);
+            break;
+        }
+        helpers.emplace_back(new Worker(*this, ply, &sp));
+    }
+    std::vector<std::thread> threads;
+    for (auto& helper : helpers)
+        threads.emplace_back([this, &helper, &sp] {
+            helper->help(sp);
+            s_.helpers.fetch_sub(1);
+        });
+    Split* outer = split_;
+    split_ = &sp;
+    auto finish = [&] {
+        split_ = outer;
+        for (auto& t : threads) t.join();
+    };
+    try {
+        share(sp);
+    } catch (...) {
+        sp.cut = true;          // the helpers stop too
+        finish();
+        throw;
+    }
+    finish();
+    // a helper's child given up for a stop or an outer cutoff: the result is not whole
+    if (s_.stop.load()) throw Aborted();
+    if (split_ && below_cut()) throw Cut();
+    return std::move(sp.best);
+}
+
+void Worker::help(Split& sp) {
+    try {
+        share(sp);
+    } catch (Aborted&) {
+    } catch (Cut&) {
+    }
+}
+
+void Worker::share(Split& sp) {
+    Line tail;
+    for (;;) {
+        int index, alpha;
+        uint32_t move;
+        {
+            std::lock_guard<std::mutex> lock(sp.m);
+            if (sp.cut.load() || sp.next >= sp.moves.size()) return;
+            index = (int)sp.next + 1;
+            move = sp.moves[sp.next++];
+            alpha = sp.alpha;
+        }
+        int score;
+        try {
+            score = younger(sp.ply, sp.depth, index, move, alpha, sp.beta, sp.reducible, tail);
+        } catch (Cut&) {
+            if (sp.cut.load()) return;      // this split's cutoff; an outer one goes on up
+            throw;
+        }
+        std::lock_guard<std::mutex> lock(sp.m);
+        if (score > sp.best.score) {
+            sp.best.score = score;
+            sp.best.move = move;
+            sp.best.pv.assign(1, move);
+            sp.best.pv.insert(sp.best.pv.end(), tail.begin(), tail.end());
+            owner_->note_root(sp.ply, score, move, sp.best.pv);
+            if (score > sp.alpha) {
+                sp.alpha = score;
+                if (score >= sp.beta) {
+                    sp.cut = true;
+                    return;
+                }
+            }
+        }
+    }
+}
+
+int Worker::wait(std::shared_ptr<Batch>& batch, int i) {
+    std::unique_lock<std::mutex> lock(s_.m);
+    while (!batch->ready[i]) {
+        lock.unlock();
+        check();
+        lock.lock();
+        if (batch->ready[i]) break;
+        // woken by hs_complete; the timeout only bounds how late a stop or deadline is seen
+        batch->cv.wait_for(lock, std::chrono::milliseconds(10));
+    }
+    return i;
+}
+
+// Give up what is left of a batch: queued jobs are dropped, jobs in flight are told to stop.
+void Worker::cancel(std::shared_ptr<Batch>& batch) {
+    std::lock_guard<std::mutex> lock(s_.m);
+    batch->cancelled = true;
+    for (int i = 0; i < batch->n; i++)
+        if (!batch->ready[i] && batch->placed[i] >= 0) s_.stops.push_back(batch->placed[i]);
+}
+
+// Account for a used job result; its parent-frame score and the PV tail it gives.
+int Worker::take(const Batch& batch, int i, int child_ply, int job_depth, Line& tail) {
+    s_.accel_nodes.fetch_add(batch.nodes[i], std::memory_order_relaxed);
+    s_.jobs.fetch_add(1, std::memory_order_relaxed);
+    tail.clear();
+    if (batch.move[i]) tail.push_back(batch.move[i]);
+    int reach = child_ply + std::max(job_depth, (int)tail.size());
+    s_.reach(reach);
+    return -from_job(batch.score[i], child_ply);
+}
+
+int Worker::lone_job(int child_ply, int job_depth, const Pos& child, int a, int b, Line& tail) {
+    auto batch = std::make_shared<Batch>(1);
+    pack(child, batch->words.data());
+    batch->params[0] = job_depth;
+    batch->params[1] = a;
+    batch->params[2] = b;
+    batch->black[0] = child.side;
+    s_.submit(batch);
+    try {
+        wait(batch, 0);
+    } catch (...) {
+        cancel(batch);
+        throw;
+    }
+    return take(*batch, 0, child_ply, job_depth, tail);
+}
+
+int Worker::single(int ply, int job_depth, uint32_t move, int alpha, int beta, Line& tail) {
+    int child_ply = ply + 1, a, b;
+    job_window(-beta, -alpha, child_ply, a, b);
+    Pos child;
+    make_board(stack_[ply], move, child);
+    return lone_job(child_ply, job_depth, child, a, b, tail);
+}
+
+Scored Worker::frontier(int ply, int depth, int alpha, int beta, uint32_t* moves, int n,
+                                bool reducible) {
+    const Options& o = s_.opt;
+    int job_depth = depth - 1;
+    Scored nothing{-C.inf, 0, {}};
+    if (o.parallel && o.speculate && alpha + 1 >= beta)  // a null window: the eldest cannot narrow it
+        return brothers(ply, job_depth, alpha, beta, moves, n, nothing,
+                        reducible && o.job_reductions ? 0 : -1);
+    uint32_t first = moves[0];
+    Line tail;
+    int score;
+    if (stack_[ply].halfmove >= 3 && child_is_draw(ply, first)) {
+        s_.host_nodes.fetch_add(1, std::memory_order_relaxed);
+        score = 0;
+    } else {
+        score = single(ply, job_depth, first, alpha, beta, tail);
+    }
+    Scored eldest{score, first, {first}};
+    eldest.pv.insert(eldest.pv.end(), tail.begin(), tail.end());
+    note_root(ply, score, first, eldest.pv);
+    if (score > alpha) alpha = score;
+    if (alpha >= beta || n == 1) return eldest;
+    if (!o.parallel) {      // one job at a time, each with the window the ones before left
+        Scored best = eldest;
+        for (int k = 1; k < n; k++) {
+            uint32_t move = moves[k];
+            if (child_is_draw(ply, move)) {
+                s_.host_nodes.fetch_add(1, std::memory_order_relaxed);
+                score = 0;
+                tail.clear();
+            } else {
+                score = single(ply, job_depth, move, alpha, beta, tail);
+            }
+            if (score > best.score) {
+                best.score = score;
+                best.move = move;
+                best.pv.assign(1, move);
+                best.pv.insert(best.pv.end(), tail.begin(), tail.end());
+                note_root(ply, score, move, best.pv);
+                if (score > alpha) {
+                    alpha = score;
+                    if (score >= beta) break;
+                }
+            }
+        }
+        return best;
+    }
+    return brothers(ply, job_depth, alpha, beta, moves + 1, n - 1, eldest,
+                    reducible && o.job_reductions ? 1 : -1);
+}
+
+// Every move's job in one batch with the window as it stands (a null window at alpha under
+// PVS), taken in move order; a null-window result between alpha and beta is searched again
+// alone with the window as it then stands (sequential PVS); a late quiet move's job a ply
+// shallower (first_index >= 0) that fails high is searched again at full depth.
+Scored Worker::brothers(int ply, int job_depth, int alpha, int beta, const uint32_t* moves,
+                                int n, Scored best, int first_index) {
+    const Options& o = s_.opt;
+    int child_ply = ply + 1;
+    bool null = o.pvs && alpha + 1 < beta;
+    int win_alpha = alpha, win_beta = null ? alpha + 1 : beta;
+    int ja, jb;
+    job_window(-win_beta, -win_alpha, child_ply, ja, jb);
+    bool may_draw = o.draws && stack_[ply].halfmove + 1 >= 4;
+    std::vector<int> slot(n);
+    std::vector<int> depths;
+    int live = 0;
+    for (int k = 0; k < n; k++) slot[k] = may_draw && child_is_draw(ply, moves[k]) ? -1 : live++;
+    auto batch = std::make_shared<Batch>(live);
+    depths.assign(live, job_depth);
+    bool reduce = first_index >= 0 && job_depth > 0 && !null && alpha + 1 == beta;
+    for (int k = 0; k < n; k++) {
+        int i = slot[k];
+        if (i < 0) continue;
+        Pos child;
+        make_board(stack_[ply], moves[k], child);
+        if (reduce && reduction(job_depth + 1, first_index + k, moves[k], ply)) depths[i] = job_depth - 1;
+        pack(child, &batch->words[i * POSITION_WORDS]);
+        batch->params[i * 4] = depths[i];
+        batch->params[i * 4 + 1] = ja;
+        batch->params[i * 4 + 2] = jb;
+        batch->black[i] = child.side;
+    }
+    if (live) s_.submit(batch);
+    Line tail;
+    try {
+        for (int k = 0; k < n; k++) {
+            uint32_t move = moves[k];
+            int i = slot[k], score;
+            if (i < 0) {
+                s_.host_nodes.fetch_add(1, std::memory_order_relaxed);
+                score = 0;
+                tail.clear();
+            } else {
+                wait(batch, i);
+                score = take(*batch, i, child_ply, depths[i], tail);
+                bool reduced_high = depths[i] != job_depth && score > win_alpha;
+                bool only_bound = null && win_alpha < score && score < beta;
+                if (reduced_high || only_bound)
+                    score = single(ply, job_depth, move, alpha, beta, tail);
+            }
+            if (score > best.score) {
+                best.score = score;
+                best.move = move;
+                best.pv.assign(1, move);
+                best.pv.insert(best.pv.end(), tail.begin(), tail.end());
+                note_root(ply, score, move, best.pv);
+                if (score > alpha) {
+                    alpha = score;
+                    if (score >= beta) break;
+                }
+            }
+        }
+    } catch (...) {
+        cancel(batch);
+        throw;
+    }
+    cancel(batch);      // what is still queued or running was speculation
+    return best;
+}
+
+}  // namespace
+
+// --- the interface hostsearch.py calls (ctypes, the GIL released) -------------------------------
+
+extern "C" {
+
+int hs_option_count() { return OPTION_COUNT; }
+int hs_info_size() { return (int)sizeof(Info); }
+
+// The contract's numbers and tables: ints in hostsearch.py's CONTRACT_FIELDS order.
+int hs_configure(const int32_t* values, int n) {
+    if (n != (int)(sizeof(Contract) / sizeof(int))) return (int)(sizeof(Contract) / sizeof(int));
+    std::memcpy(&C, values, sizeof(Contract));
+    return 0;
+}
+
+void* hs_new(int hash_mb) {
+    auto* s = new Search();
+    s->table.resize((size_t)std::max(1, hash_mb));
+    return s;
+}
+
+void hs_free(void* h) {
+    auto* s = static_cast<Search*>(h);
+    s->stop = true;
+    s->join();
+    delete s;
+}
+
+void hs_resize(void* h, int hash_mb) { static_cast<Search*>(h)->table.resize((size_t)std::max(1, hash_mb)); }
+void hs_clear(void* h) { static_cast<Search*>(h)->table.clear(); }
+int hs_hashfull(void* h) { return static_cast<Search*>(h)->table.hashfull(); }
+
+// The root (a hostboard Pos, complete with kings and key), the game's earlier keys (oldest
+// first), the options and the root moves to search (n_moves 0: all).
+void hs_set_root(void* h, const Pos* root, const uint64_t* keys, int n_keys, const int32_t* options,
+                 const uint32_t* moves, int n_moves) {
+    auto* s = static_cast<Search*>(h);
+    s->root = *root;
+    s->history.assign(keys, keys + n_keys);
+    std::memcpy(&s->opt, options, sizeof(Options));
+    s->root_moves.assign(moves, moves + n_moves);
+}
+
+// Start the search's threads; limits: depth (0 none), nodes (0 none), mate in moves (0 none),
+// the deadline and the soft deadline in seconds from now (< 0: none).
+void hs_start(void* h, int depth, uint64_t nodes, int mate, double deadline, double soft) {
+    auto* s = static_cast<Search*>(h);
+    s->join();
+    s->depth_limit = depth;
+    s->node_limit = nodes;
+    s->mate_limit = mate;
+    auto now = Clock::now();
+    s->has_deadline = deadline >= 0;
+    s->has_soft = soft >= 0;
+    s->deadline = now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::max(0.0, deadline)));
+    s->soft_deadline = now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::max(0.0, soft)));
+    s->start();
+}
+
+void hs_stop(void* h) { static_cast<Search*>(h)->stop = true; }
+
+// A backend failure: the search stops and reports it.
+void hs_fail(void* h, const char* message) { static_cast<Search*>(h)->fail(message); }
+
+int hs_running(void* h) { return static_cast<Search*>(h)->running.load(); }
+
+// Up to `max` queued jobs into the arrays (positions: POSITION_WORDS words each; params: 4
+// ints each; tickets: what hs_complete takes back), waiting up to wait_us for the first; the
+// pump's number for the launch they go into (hs_stops names jobs by it).
+// Returns the count, or -1 once the search has ended and nothing is queued.
+int hs_take(void* h, uint64_t* positions, int32_t* params, uint32_t* tickets, uint8_t* black,
+            int max, int wait_us, int launch) {
+    auto* s = static_cast<Search*>(h);
+    std::unique_lock<std::mutex> lock(s->m);
+    auto live = [s] {
+        while (!s->queue.empty() && s->queue.front().first->cancelled) s->queue.pop_front();
+        return !s->queue.empty();
+    };
+    if (!live() && wait_us > 0 && s->running.load())
+        s->queue_cv.wait_for(lock, std::chrono::microseconds(wait_us),
+                             [&] { return live() || !s->running.load(); });
+    int n = 0;
+    while (n < max && live()) {
+        auto entry = std::move(s->queue.front());
+        s->queue.pop_front();
+        Batch& b = *entry.first;
+        int i = entry.second;
+        b.placed[i] = (int64_t)launch << 32 | n;
+        std::memcpy(positions + n * POSITION_WORDS, &b.words[i * POSITION_WORDS], POSITION_WORDS * 8);
+        std::memcpy(params + n * 4, &b.params[i * 4], 16);
+        black[n] = b.black[i];
+        uint32_t ticket;
+        if (!s->free_tickets.empty()) {
+            ticket = s->free_tickets.back();
+            s->free_tickets.pop_back();
+            s->tickets[ticket] = std::move(entry);
+        } else {
+            ticket = (uint32_t)s->tickets.size();
+            s->tickets.push_back(std::move(entry));
+        }
+        tickets[n++] = ticket;
+    }
+    s->launched_jobs += n;
+    if (!n && !s->running.load()) return -1;
+    return n;
+}
+
+// Jobs in flight whose batches were cancelled since the last call (launch << 32 | index), up
+// to max: the pump sets their stop flags.
+int hs_stops(void* h, int64_t* out, int max) {
+    auto* s = static_cast<Search*>(h);
+    std::lock_guard<std::mutex> lock(s->m);
+    int n = (int)std::min<size_t>(max, s->stops.size());
+    std::copy(s->stops.end() - n, s->stops.end(), out);
+    s->stops.resize(s->stops.size() - n);
+    return n;
+}
+
+// The results of taken jobs: scores, the packed best moves as the kernel wrote them, nodes.
+void hs_complete(void* h, const uint32_t* tickets, const int32_t* scores, const uint32_t* moves,
+                 const uint64_t* nodes, int n) {
+    auto* s = static_cast<Search*>(h);
+    std::lock_guard<std::mutex> lock(s->m);
+    for (int k = 0; k < n; k++) {
+        auto entry = std::move(s->tickets[tickets[k]]);
+        s->free_tickets.push_back(tickets[k]);
+        s->device_nodes += nodes[k];
+        Batch& b = *entry.first;
+        int i = entry.second;
+        if (b.cancelled) continue;
+        b.score[i] = scores[k];
+        b.move[i] = unpack_move(moves[k], b.black[i]);
+        b.nodes[i] = nodes[k];
+        b.ready[i] = 1;
+        b.cv.notify_all();
+    }
+}
+
+// Iteration reports not yet read (the main thread's), up to max.
+int hs_infos(void* h, Info* out, int max) {
+    auto* s = static_cast<Search*>(h);
+    std::lock_guard<std::mutex> lock(s->info_m);
+    int n = (int)std::min<size_t>(max, s->infos.size());
+    for (int i = 0; i < n; i++) out[i] = s->infos[i];
+    s->infos.erase(s->infos.begin(), s->infos.begin() + n);
+    return n;
+}
+
+// Wait for every thread and describe the search: depth, score, PV (up to MAX_LINE), counts.
+// Returns the error text's length (0: none), the text in `error` (room for 200 bytes).
+int hs_result(void* h, Info* out, char* error) {
+    auto* s = static_cast<Search*>(h);
+    s->stop = true;
+    s->join();
+    Info info{};
+    info.depth = s->result_depth;
+    info.score = s->result_score;
+    info.bound = s->aborted ? 1 : 0;        // here: whether a limit or stop ended it
+    info.pv_length = (int)std::min<size_t>(s->result_pv.size(), MAX_LINE);
+    std::copy(s->result_pv.begin(), s->result_pv.begin() + info.pv_length, info.pv);
+    info.seldepth = std::max(s->seldepth.load(), s->result_depth);
+    info.host_nodes = s->group(0);
+    info.accelerator_nodes = s->group(1);
+    info.jobs = s->group(2);
+    {
+        std::lock_guard<std::mutex> lock(s->m);
+        info.speculative_nodes = s->device_nodes > info.accelerator_nodes
+            ? s->device_nodes - info.accelerator_nodes : 0;
+    }
+    info.hashfull = s->opt.tt ? s->table.hashfull() : 0;
+    info.seconds = s->seconds();
+    *out = info;
+    size_t length = std::min<size_t>(s->error.size(), 199);
+    std::memcpy(error, s->error.data(), length);
+    error[length] = 0;
+    return (int)length;
+}
+
+}  // extern "C"

@@ -1,0 +1,394 @@
+"""The host's search in compiled code: ``CompiledSearch``, HostSearch's algorithm on native threads.
+
+Why: HostSearch (search.py) runs in Python, whose threads take turns under the GIL. At
+HardwarePlies 3 one search thread hands out tens of jobs a launch and waits; Lazy SMP helpers
+could fill a GPU's launch of 16,896 jobs, but each job costs the host ~24 us of Python (a
+board made, packed, a result decoded), so on the H200 the engine used 1.5 M nodes/s of a kernel
+that searches 1.8 G (docs/engine.md). hostsearch.cpp does the host's part natively: its threads
+search the top of the tree (the same node, frontier, table and selective steps as HostSearch)
+and put their jobs, already packed as the kernels read them, on one queue. Python is left with
+the pump: one thread that takes every queued job into one launch, starts it, and hands the
+launch's result arrays back, without a Python object per job.
+
+The backend decides how a launch runs: one that starts launches from packed arrays
+(``start_packed``: OpenCL) gets them as they are; any other gets the jobs through its executor,
+unpacked into model boards (the model, the RTL, boards, Ray: slower, but the same search).
+
+What stays in HostSearch: the deterministic single-thread search that tests/test_engine_frontier.py
+holds node for node, and what this search leaves out (the young-brothers re-search batch of
+several accelerators: here a null-window result that is only a bound is searched again alone,
+as sequential PVS does). ``SearchOptions.exact`` runs the same tree in both, node for node
+(tests/test_hostsearch.py).
+"""
+
+import ctypes
+import time
+from collections import deque
+
+import numpy as np
+from amaranth.lib import data
+
+from chessaccel.contract.defs import EVAL_MAX, INF, MATE, MAX_PLY, Move
+from chessaccel.contract.evaltables import (PHASE_INC, PHASE_MAX, PHASE_WEIGHT, SQUARE_EG,
+                                            SQUARE_MG, TAPER_SHIFT)
+from chessaccel.host.backends.base import BackendError, first_line
+from . import hostboard
+from .executors import Job
+from .order import ordered_moves
+from .scores import HOST_MAX_PLY
+from .search import (FUTILITY_HOST_PLIES, FUTILITY_MARGIN, LMR_FIRST, IterationInfo, Limits,
+                     SearchOptions, SearchResult, game_keys)
+
+__all__ = ["CompiledSearch", "OPTION_FIELDS"]
+
+#: SearchOptions fields in the order hostsearch.cpp's Options struct holds them.
+OPTION_FIELDS = ("hardware_plies", "tt", "pvs", "aspiration", "killers", "draws", "parallel",
+                 "aspiration_delta", "null_move", "reductions", "job_reductions", "futility",
+                 "check_extension", "mate_distance", "iir", "history", "threads")
+#: Launches in flight at once, each on its own queue: a launch lasts as long as its longest
+#: job, so the jobs of the next ones must not wait for it.
+IN_FLIGHT = 16
+#: Microseconds the pump waits for new jobs while launches run (then it looks at them again),
+#: and while nothing runs.
+_POLL_US = 100
+_IDLE_US = 2000
+#: Fewest jobs one launch takes (more where the backend's launch_jobs says so).
+DEFAULT_LAUNCH_JOBS = 4096
+_POSITION_WORDS = 5
+_MAX_LINE = 128
+_KILLERS = 2
+
+
+class _Info(ctypes.Structure):
+    _fields_ = [("depth", ctypes.c_int32), ("seldepth", ctypes.c_int32),
+                ("score", ctypes.c_int32), ("bound", ctypes.c_int32),
+                ("pv_length", ctypes.c_int32), ("hashfull", ctypes.c_int32),
+                ("host_nodes", ctypes.c_uint64), ("accelerator_nodes", ctypes.c_uint64),
+                ("speculative_nodes", ctypes.c_uint64), ("jobs", ctypes.c_uint64),
+                ("seconds", ctypes.c_double), ("pv", ctypes.c_uint32 * _MAX_LINE)]
+
+
+def _contract():
+    """hostsearch.cpp's Contract: the numbers and tables of chessaccel.contract, in its order."""
+    fields = {name: field for name, field in data.Layout.cast(Move)}
+    values = [MATE, INF, MAX_PLY, EVAL_MAX, TAPER_SHIFT, PHASE_MAX, HOST_MAX_PLY,
+              fields["from_sq"].offset, fields["to_sq"].offset, fields["promo"].offset,
+              (1 << fields["from_sq"].width) - 1, (1 << fields["promo"].width) - 1,
+              FUTILITY_HOST_PLIES, FUTILITY_MARGIN, LMR_FIRST, _KILLERS]
+    for table in (SQUARE_MG, SQUARE_EG):
+        for piece in range(8):
+            values += list(table[piece]) if piece in table else [0] * 64
+    values += [PHASE_INC.get(piece, 0) for piece in range(8)]
+    weights = list(PHASE_WEIGHT)
+    if len(weights) > 64:
+        raise AssertionError("hostsearch.cpp holds 64 phase weights")
+    values += weights + [0] * (64 - len(weights))
+    return values
+
+
+_library = None
+
+
+def library():
+    """hostboard's library, loaded again so that calls release the GIL (ctypes.CDLL: the pump's
+    waits must let the UCI thread run), configured with the contract once."""
+    global _library
+    if _library is None:
+        board_lib = hostboard.library()
+        try:
+            lib = ctypes.CDLL(board_lib._name)
+        except OSError as error:
+            raise hostboard.HostBoardError(f"cannot load the compiled host search: {error}") from None
+        lib.hs_new.restype = ctypes.c_void_p
+        lib.hs_new.argtypes = [ctypes.c_int]
+        for name in ("hs_free", "hs_stop", "hs_clear", "hs_running", "hs_hashfull"):
+            getattr(lib, name).argtypes = [ctypes.c_void_p]
+        lib.hs_resize.argtypes = [ctypes.c_void_p, ctypes.c_int]
+        lib.hs_fail.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+        lib.hs_set_root.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                                    ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+        lib.hs_start.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint64, ctypes.c_int,
+                                 ctypes.c_double, ctypes.c_double]
+        lib.hs_take.argtypes = [ctypes.c_void_p] + [ctypes.c_void_p] * 4 + [ctypes.c_int] * 3
+        lib.hs_stops.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+        lib.hs_complete.argtypes = [ctypes.c_void_p] + [ctypes.c_void_p] * 4 + [ctypes.c_int]
+        lib.hs_infos.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+        lib.hs_result.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p]
+        if lib.hs_info_size() != ctypes.sizeof(_Info):
+            raise hostboard.HostBoardError(f"hostsearch.cpp's Info is {lib.hs_info_size()} "
+                                           f"bytes, hostsearch.py reads {ctypes.sizeof(_Info)}")
+        if lib.hs_option_count() != len(OPTION_FIELDS) + 1:
+            raise hostboard.HostBoardError("hostsearch.cpp and hostsearch.py disagree on the "
+                                           "search options")
+        values = _contract()
+        wanted = lib.hs_configure((ctypes.c_int32 * len(values))(*values), len(values))
+        if wanted:
+            raise hostboard.HostBoardError(f"hostsearch.cpp's contract holds {wanted} numbers, "
+                                           f"hostsearch.py gives {len(values)}")
+        _library = lib
+    return _library
+
+
+def _pointer(array):
+    return array.ctypes.data_as(ctypes.c_void_p)
+
+
+# --- launches: how the pump runs a batch of packed jobs --------------------------------------------
+
+class _PackedLaunches:
+    """A backend that starts launches from packed arrays (OpenCL's ``start_packed``)."""
+
+    def __init__(self, backend):
+        self.backend = backend
+
+    def start(self, positions, params, black):
+        return self.backend.start_packed(positions, params)
+
+
+class _BoardLaunch:
+    def __init__(self, batch, black):
+        self.batch, self.black = batch, black
+        self.started = time.perf_counter()
+
+    def done(self):
+        return self.batch.done() or self.batch.error is not None
+
+    def arrays(self):
+        from chessaccel.host.opencl.layout import encode_move
+        results = self.batch.results
+        while any(r is None for r in results):
+            if self.batch.error is not None:
+                raise self.batch.error
+            self.batch.wait(0.05)
+            results = self.batch.results
+        scores = np.fromiter((r.score for r in results), dtype=np.int32, count=len(results))
+        moves = np.fromiter((encode_move(r.best_move, bool(b)) for r, b in zip(results, self.black)),
+                            dtype=np.uint32, count=len(results))
+        nodes = np.fromiter((r.nodes for r in results), dtype=np.uint64, count=len(results))
+        return scores, moves, nodes
+
+    def stop(self, start, end):
+        """The executor runs a batch whole: a job given up still runs (its result is dropped)."""
+
+
+class _ExecutorLaunches:
+    """Any other backend: the jobs unpacked into model boards and submitted to its executor."""
+
+    def __init__(self, executor):
+        self.executor = executor
+
+    def start(self, positions, params, black):
+        from chessaccel.host.opencl.layout import unpack_positions
+        boards = unpack_positions(positions, black)
+        jobs = [Job(board, int(p[0]), int(p[1]), int(p[2])) for board, p in zip(boards, params)]
+        return _BoardLaunch(self.executor.submit(jobs), black.copy())
+
+
+def launches_for(executor):
+    """How the compiled search runs its launches on ``executor``'s backend, and the jobs one
+    launch holds to fill it (0: as many as are queued)."""
+    backend = getattr(executor, "backend", None)
+    if backend is not None and hasattr(backend, "start_packed"):
+        return _PackedLaunches(backend), backend.open().capabilities.launch_jobs
+    return _ExecutorLaunches(executor), 0
+
+
+class CompiledSearch:
+    """HostSearch's interface (``search(cb, limits) -> SearchResult``, ``on_info``, ``stop``)
+    with the tree searched by hostsearch.cpp's threads and the jobs run by ``executor``'s
+    backend. One instance keeps its table between searches (``resize``, ``clear``)."""
+
+    def __init__(self, executor, hash_mb=16, options=None, stop=None, on_info=None):
+        self.executor = executor
+        self.options = options or SearchOptions()
+        self.options.check()
+        self.stop = stop
+        self.on_info = on_info
+        self._lib = library()
+        self._handle = self._lib.hs_new(int(hash_mb))
+        self._launches, self.launch_jobs = launches_for(executor)
+        # a null-window frontier parent sends all its children at once only where the
+        # executor says so (several accelerators, each taking whole jobs). Not on a GPU: the
+        # brothers' jobs lengthen the launch's tail, which every job in it waits for (measured
+        # on the H200: 0.20 M used nodes/s with them against 0.46 M without, one thread)
+        self.speculate = bool(executor.speculate)
+        n = max(self.launch_jobs, DEFAULT_LAUNCH_JOBS)
+        self._positions = np.zeros((n, _POSITION_WORDS), dtype=np.uint64)
+        self._params = np.zeros((n, 4), dtype=np.int32)
+        self._tickets = np.zeros(n, dtype=np.uint32)
+        self._black = np.zeros(n, dtype=np.uint8)
+        self._infos = (_Info * 16)()
+        self.launches = 0           # launches started, jobs in them, their seconds in flight
+        self.launched_jobs = 0
+        self.launch_seconds = 0.0
+
+    def close(self):
+        if self._handle:
+            self._lib.hs_free(self._handle)
+            self._handle = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def resize(self, hash_mb):
+        self._lib.hs_resize(self._handle, int(hash_mb))
+
+    def clear(self):
+        self._lib.hs_clear(self._handle)
+
+    # --- a search -----------------------------------------------------------------------------
+
+    def search(self, cb, limits=None):
+        limits = limits or Limits()
+        start = time.monotonic()
+        root_moves = ordered_moves(cb)
+        if limits.root_moves:
+            root_moves = [m for m in root_moves if m in limits.root_moves] or root_moves
+        result = SearchResult(None, None, 0, 0, [], 0, 0, 0, 0, 0.0, 0, 0)
+        if not root_moves:
+            result.score = -MATE if cb.is_check() else 0
+            result.host_nodes = 1
+            return result
+        result.best_move = root_moves[0]
+        board = hostboard.HostBoard(cb)
+        keys = game_keys(cb)
+        history = np.array(keys[:-1], dtype=np.uint64)
+        options = np.array([int(getattr(self.options, f)) for f in OPTION_FIELDS]
+                           + [int(self.speculate)], dtype=np.int32)
+        wanted = np.array([hostboard.move_code(m) for m in limits.root_moves or ()],
+                          dtype=np.uint32)
+        lib, handle = self._lib, self._handle
+        lib.hs_set_root(handle, ctypes.cast(board._stack, ctypes.c_void_p), _pointer(history),
+                        len(history), _pointer(options), _pointer(wanted), len(wanted))
+        now = time.monotonic()
+        deadline = -1.0 if limits.deadline is None else max(0.0, limits.deadline - now)
+        soft = -1.0 if limits.soft_deadline is None else max(0.0, limits.soft_deadline - now)
+        lib.hs_start(handle, int(limits.depth or 0), int(limits.nodes or 0),
+                     int(limits.mate or 0), deadline, soft)
+        try:
+            self._pump(result)
+        finally:
+            lib.hs_stop(handle)
+        info = _Info()
+        error = ctypes.create_string_buffer(200)
+        if lib.hs_result(handle, ctypes.byref(info), error):
+            result.error = error.value.decode(errors="replace")
+        self._report()
+        pv = self._line(info)
+        result.score, result.depth = info.score, info.depth
+        result.aborted = bool(info.bound)
+        if pv:
+            result.best_move = pv[0]
+        result.pv = self._legal_prefix(cb, pv or [result.best_move])
+        result.ponder_move = result.pv[1] if len(result.pv) > 1 else None
+        result.host_nodes, result.accelerator_nodes = info.host_nodes, info.accelerator_nodes
+        result.speculative_nodes, result.jobs = info.speculative_nodes, info.jobs
+        result.seldepth = info.seldepth
+        result.seconds = time.monotonic() - start
+        result.iterations = self._iterations
+        return result
+
+    def _pump(self, result):
+        """Take the queued jobs into launches, start them, hand their results back, and stop
+        the jobs of cancelled batches where they run, until the search's threads have ended;
+        report iterations as they complete."""
+        lib, handle = self._lib, self._handle
+        self._iterations = []
+        in_flight = deque()             # (number, launch, tickets), oldest first
+        positions, params, tickets, black = self._positions, self._params, self._tickets, self._black
+        pointers = [_pointer(a) for a in (positions, params, tickets, black)]
+        capacity = len(tickets)
+        stops = np.zeros(capacity, dtype=np.int64)
+        number = 0
+        stopped = False
+        while True:
+            if not stopped and self.stop is not None and self.stop.is_set():
+                lib.hs_stop(handle)
+                stopped = True
+            room = len(in_flight) < IN_FLIGHT
+            n = 0
+            if room:    # the wait for new jobs is also the pause between looks at the launches
+                n = lib.hs_take(handle, *pointers, capacity,
+                                _POLL_US if in_flight else _IDLE_US, number)
+            if n > 0:
+                try:
+                    launch = self._launches.start(positions[:n], params[:n], black[:n])
+                except Exception as error:  # the backend cannot run them: the search stops
+                    lib.hs_fail(handle, first_line(error).encode())
+                    n = 0
+                else:
+                    in_flight.append((number, launch, tickets[:n].copy()))
+                    number += 1
+                    self.launches += 1
+                    self.launched_jobs += n
+            if in_flight:
+                self._stop_cancelled(in_flight, stops)
+                finished = [entry for entry in in_flight if entry[1].done()]
+                if not finished and not room:
+                    time.sleep(_POLL_US / 1e6)
+                for entry in finished:
+                    in_flight.remove(entry)
+                    _, launch, taken = entry
+                    self.launch_seconds += time.perf_counter() - launch.started
+                    try:
+                        scores, moves, nodes = launch.arrays()
+                    except Exception as error:
+                        lib.hs_fail(handle, first_line(error).encode())
+                    else:
+                        lib.hs_complete(handle, _pointer(taken), _pointer(scores),
+                                        _pointer(moves), _pointer(nodes), len(taken))
+            self._report()
+            if n < 0 and not in_flight:
+                return
+
+    def _stop_cancelled(self, in_flight, stops):
+        """Set the stop flags of jobs in flight that their search no longer needs (a cutoff),
+        a run of neighbours at a time."""
+        count = self._lib.hs_stops(self._handle, _pointer(stops), len(stops))
+        if not count:
+            return
+        wanted = np.sort(stops[:count])
+        launches = {number: launch for number, launch, _ in in_flight}
+        start = 0
+        while start < count:
+            end = start + 1
+            while end < count and wanted[end] == wanted[end - 1] + 1:
+                end += 1
+            launch = launches.get(int(wanted[start]) >> 32)
+            if launch is not None:      # else it has finished meanwhile
+                first = int(wanted[start]) & 0xFFFFFFFF
+                launch.stop(first, first + end - start)
+            start = end
+
+    def _report(self):
+        count = self._lib.hs_infos(self._handle, self._infos, len(self._infos))
+        for k in range(count):
+            raw = self._infos[k]
+            info = IterationInfo(
+                depth=raw.depth, seldepth=raw.seldepth, score=raw.score,
+                bound={1: "lower", 2: "upper"}.get(raw.bound, "exact"), pv=self._line(raw),
+                host_nodes=raw.host_nodes, accelerator_nodes=raw.accelerator_nodes,
+                speculative_nodes=raw.speculative_nodes, jobs=raw.jobs, seconds=raw.seconds,
+                hashfull=raw.hashfull, span_nodes=0)
+            if info.bound == "exact":
+                self._iterations.append(info)
+            if self.on_info:
+                self.on_info(info)
+
+    @staticmethod
+    def _line(info):
+        return [hostboard.move_of(code) for code in info.pv[:info.pv_length]]
+
+    @staticmethod
+    def _legal_prefix(cb, pv):
+        board = cb.copy(stack=False)
+        out = []
+        for move in pv:
+            if move is None or not board.is_legal(move):
+                break
+            out.append(move)
+            board.push(move)
+        return out
