@@ -12,7 +12,7 @@ import pytest
 from chessaccel.host.backends import Backend, Capabilities, JobResult
 from chessaccel.host.backends.model import ModelBackend
 from chessaccel.host.engine.executors import BatchExecutor
-from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
+from chessaccel.host.engine.search import MAX_THREADS, HostSearch, Limits, SearchOptions
 from chessaccel.host.engine.tt import TranspositionTable
 from chessaccel.host.engine.uci import SELECTIVE_OPTIONS
 from chessaccel.lab.dispatch import InstantBackend
@@ -201,9 +201,9 @@ def test_the_switches_and_threads_are_uci_options():
                       "isready", "position startpos", "go depth 2"])
     for name in SELECTIVE_OPTIONS:
         assert f"option name {name} type check default false" in out
-    assert "option name Threads type spin default 1 min 1 max 256" in out
+    assert f"option name Threads type spin default 1 min 1 max {MAX_THREADS}" in out
     assert "info string error: option NullMove needs true or false, got 'maybe'" in out
-    assert "info string error: option Threads value 0 out of range 1..256" in out
+    assert f"info string error: option Threads value 0 out of range 1..{MAX_THREADS}" in out
     assert any(line.startswith("bestmove ") for line in out.splitlines())
 
 

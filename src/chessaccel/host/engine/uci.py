@@ -12,7 +12,9 @@ gets one ``info string error: ...`` line and the engine stays up, never a traceb
 Options: ``Hash`` (MiB), ``Clear Hash``, ``Backend`` (any spec ``get_backend`` accepts: model,
 rtl, verilator, serial:PORT, opencl...), ``HardwarePlies`` (plies each job searches above
 quiescence), ``Accelerators`` (model worker processes, simulated board cores), ``Move
-Overhead`` (ms kept in hand under a clock).
+Overhead`` (ms kept in hand under a clock), ``Threads`` (Lazy SMP search threads),
+``CompiledSearch`` (the host's tree searched by native threads, hostsearch.py, instead of
+Python's) and the selective-search switches (``SELECTIVE_OPTIONS``).
 """
 
 import os
@@ -27,6 +29,7 @@ from chessaccel.contract.defs import MAX_DEPTH
 from chessaccel.host.backends import BackendError, parse_spec
 from chessaccel.model.position import PositionError, parse_position
 from .executors import make_executor
+from .hostsearch import CompiledSearch
 from .scores import uci_score
 from .search import MAX_THREADS, HostSearch, Limits, SearchOptions
 from .timeman import DEFAULT_OVERHEAD_MS, GoLimits, LagMeter, plan
@@ -106,6 +109,7 @@ OPTIONS = (
     _Spin("Accelerators", 1, 1, MAX_ACCELERATORS),
     _Spin("Move Overhead", DEFAULT_OVERHEAD_MS, 0, 5000),
     _Spin("Threads", 1, 1, MAX_THREADS),
+    _Check("CompiledSearch", False),
 )
 #: The selective-search switches (docs/engine.md, "Selective search"): UCI option -> the
 #: SearchOptions field, each a check option defaulting to what the search does by default.
@@ -135,6 +139,7 @@ class UciEngine:
         self.executor = None
         self._executor_key = None
         self._killers = None
+        self._compiled = None           # the CompiledSearch of the current executor
         self._commands = queue.Queue()
         self._stop = threading.Event()
         self._quit = threading.Event()      # exit now: the output is gone
@@ -223,9 +228,15 @@ class UciEngine:
             self._search_thread.join()
             self._search_thread = None
             self._search_over.set()
+        self._close_compiled()
         if self.executor is not None:
             self.executor.close()
             self.executor = None
+
+    def _close_compiled(self):
+        if self._compiled is not None:
+            self._compiled.close()
+            self._compiled = None
 
     def searching(self):
         """True from ``go`` until the bestmove line has been written (not until the thread
@@ -289,6 +300,8 @@ class UciEngine:
     def cmd_ucinewgame(self, args):
         self._refuse_while_searching("ucinewgame")
         self.tt.clear()
+        if self._compiled is not None:
+            self._compiled.clear()
         self._killers = None
 
     def _refuse_while_searching(self, what):
@@ -315,9 +328,13 @@ class UciEngine:
             raise UciError(str(error)) from None
         if option.name == "Clear Hash":
             self.tt.clear()
+            if self._compiled is not None:
+                self._compiled.clear()
             return
         if option.name == "Hash":
             self.tt.resize(parsed)
+            if self._compiled is not None:
+                self._compiled.resize(parsed)
         if option.name in ("Backend", "Accelerators"):
             wanted = dict(self.values, **{option.name: parsed})
             if self.executor is not None or option.name == "Backend":
@@ -338,6 +355,7 @@ class UciEngine:
         except BackendError as error:
             executor.close()
             raise UciError(f"backend {spec!r}: {error}") from None
+        self._close_compiled()
         if self.executor is not None:
             self.executor.close()
         self.executor, self._executor_key = executor, key
@@ -471,10 +489,13 @@ class UciEngine:
                                 threads=self.values["Threads"],
                                 **{field: self.values[name]
                                    for name, field in SELECTIVE_OPTIONS.items()})
-        search = HostSearch(executor, self.tt, options, stop=self._stop, on_info=self._info)
-        if self._killers is not None:
-            search.killers = self._killers
-        self._killers = search.killers
+        if self.values["CompiledSearch"]:
+            search = self._compiled_search(executor, options)
+        else:
+            search = HostSearch(executor, self.tt, options, stop=self._stop, on_info=self._info)
+            if self._killers is not None:
+                search.killers = self._killers
+            self._killers = search.killers
         wait_for_stop = clock.infinite
         self._search_over.clear()
         self._search_thread = threading.Thread(
@@ -482,6 +503,17 @@ class UciEngine:
             args=(search, board, limits, wait_for_stop, (start, our_clock, our_increment)),
             name="uci-search", daemon=True)
         self._search_thread.start()
+
+    def _compiled_search(self, executor, options):
+        """The compiled search of ``executor`` (made once per executor: its table lives in
+        it), set up for this ``go``."""
+        if self._compiled is None or self._compiled.executor is not executor:
+            self._close_compiled()
+            self._compiled = CompiledSearch(executor, self.values["Hash"])
+        search = self._compiled
+        options.check()
+        search.options, search.stop, search.on_info = options, self._stop, self._info
+        return search
 
     def _play_without_search(self, board):
         moves = list(board.legal_moves)

@@ -1,0 +1,249 @@
+"""The compiled host search (hostsearch.cpp through hostsearch.py) against HostSearch and the rules.
+
+- One thread: the same tree as HostSearch, node for node: every iteration's score, host nodes,
+  accelerator nodes and jobs, in the exact mode (plain alpha-beta above the frontier) and with
+  PVS, aspiration, killers and draws, on the model's real jobs, and on PoCL's through the
+  packed launches (``start_packed``), where the kernels equal the model.
+- Several threads (YBWC split points): a legal best move, the mates of the suites found, the
+  same score as one thread at a fixed depth in the exact mode (alpha-beta's value does not
+  depend on the order its children are searched in).
+- Limits and failures: a deadline, stop from another thread, a node limit, a backend that fails
+  mid-search (one line in ``result.error``, a legal move), no legal move at the root,
+  searchmoves; and the UCI option.
+"""
+
+import threading
+import time
+
+import chess
+import pytest
+
+from chessaccel.host.backends import Backend, Capabilities
+from chessaccel.host.backends.model import ModelBackend
+from chessaccel.host.engine.executors import BatchExecutor
+from chessaccel.host.engine.hostsearch import CompiledSearch
+from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
+from chessaccel.host.engine.tt import TranspositionTable
+
+import suites
+
+KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+ITALIAN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+ENDGAME = "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"
+#: a position whose game repeated: the draw by repetition must be seen at the top
+REPEATED = ("startpos", ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"])
+
+
+@pytest.fixture(scope="module")
+def model():
+    executor = BatchExecutor(ModelBackend())
+    yield executor
+    executor.close()
+
+
+def _iterations(result):
+    return [(i.depth, i.score, i.host_nodes, i.accelerator_nodes, i.jobs)
+            for i in result.iterations]
+
+
+def _each_iteration(result):
+    """(depth, score, host nodes, accelerator nodes, jobs) of each iteration alone."""
+    out, before = [], (0, 0, 0)
+    for depth, score, *counts in _iterations(result):
+        out.append((depth, score, *(now - then for now, then in zip(counts, before))))
+        before = counts
+    return out
+
+
+def _both(executor, cb, depth, options):
+    python = HostSearch(executor, TranspositionTable(16) if options.tt else None,
+                        options).search(cb, Limits(depth=depth))
+    compiled = CompiledSearch(executor, 16, options)
+    try:
+        native = compiled.search(cb, Limits(depth=depth))
+    finally:
+        compiled.close()
+    return python, native
+
+
+def _board(position):
+    if isinstance(position, tuple):
+        cb = chess.Board()
+        for move in position[1]:
+            cb.push_uci(move)
+        return cb
+    return chess.Board(position)
+
+
+# Iteration 1 differs by design: with one accelerator HostSearch sends an iteration no deeper
+# than HardwarePlies as one job for the whole tree; the compiled search splits the root (its
+# devices are many lanes). From iteration 2 on, the trees are the same.
+@pytest.mark.parametrize("position", [chess.STARTING_FEN, KIWIPETE, ITALIAN, ENDGAME, REPEATED])
+@pytest.mark.parametrize("exact", [True, False], ids=["exact", "pvs-table-killers-draws"])
+def test_one_thread_searches_hostsearchs_tree_node_for_node(model, position, exact):
+    options = SearchOptions.exact(1, parallel=False) if exact else SearchOptions(
+        hardware_plies=1, parallel=False)
+    python, native = _both(model, _board(position), 3, options)
+    assert _each_iteration(native)[1:] == _each_iteration(python)[1:]
+    assert (native.score, native.best_move) == (python.score, python.best_move)
+
+
+def test_the_packed_launches_on_pocl_equal_the_models_jobs(model):
+    """The same search on the model's jobs (unpacked boards through the executor) and on PoCL's
+    kernels (positions packed by hostsearch.cpp, results read as arrays): node for node."""
+    from chessaccel.host.backends import get_backend
+    try:
+        backend = get_backend("opencl")
+        backend.open()
+    except Exception as error:      # no OpenCL platform: nothing to compare
+        pytest.skip(f"no OpenCL device: {error}")
+    pocl = BatchExecutor(backend)
+    try:
+        for fen in (KIWIPETE, ITALIAN):
+            options = SearchOptions(hardware_plies=2, parallel=True)
+            on_model = CompiledSearch(model, 16, options)
+            on_pocl = CompiledSearch(pocl, 16, options)
+            try:
+                a = on_model.search(chess.Board(fen), Limits(depth=4))
+                b = on_pocl.search(chess.Board(fen), Limits(depth=4))
+            finally:
+                on_model.close()
+                on_pocl.close()
+            assert _iterations(a) == _iterations(b), fen
+            assert on_pocl.launches > 0
+    finally:
+        pocl.close()
+
+
+@pytest.mark.parametrize("fen", [KIWIPETE, ITALIAN, ENDGAME])
+def test_split_points_keep_alpha_betas_value(model, fen):
+    """Threads share the younger children of host nodes: in the exact mode the value at a
+    fixed depth is the one thread's (the order children are searched in does not change
+    alpha-beta's value), and the best move is legal."""
+    one = CompiledSearch(model, 16, SearchOptions.exact(1, parallel=False))
+    many = CompiledSearch(model, 16, replace_threads(SearchOptions.exact(1, parallel=False), 6))
+    try:
+        a = one.search(chess.Board(fen), Limits(depth=4))
+        b = many.search(chess.Board(fen), Limits(depth=4))
+    finally:
+        one.close()
+        many.close()
+    assert b.score == a.score
+    assert b.best_move in chess.Board(fen).legal_moves
+    assert b.depth == 4 and not b.aborted
+
+
+def replace_threads(options, threads):
+    options.threads = threads
+    return options
+
+
+@pytest.mark.parametrize("line, moves", [("mate1.fen", 1), ("mate2.fen", 2)])
+def test_the_mates_of_the_suites_are_found_with_threads(model, line, moves):
+    search = CompiledSearch(model, 16, SearchOptions(hardware_plies=1, threads=4))
+    try:
+        for fen in suites.fens(line)[:5]:
+            result = search.search(chess.Board(fen), Limits(depth=2 * moves + 1))
+            assert result.mate == moves, (fen, result.score, result.pv)
+            assert chess.Board(fen).is_legal(result.best_move)
+    finally:
+        search.close()
+
+
+def test_no_legal_move_and_searchmoves(model):
+    search = CompiledSearch(model, 4, SearchOptions(hardware_plies=1))
+    try:
+        mated = chess.Board("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1")
+        result = search.search(mated, Limits(depth=3))
+        assert result.best_move is None and result.score < 0
+        cb = chess.Board(ITALIAN)
+        only = [chess.Move.from_uci("a2a3"), chess.Move.from_uci("h2h3")]
+        result = search.search(cb, Limits(depth=3, root_moves=only))
+        assert result.best_move in only
+    finally:
+        search.close()
+
+
+def test_a_deadline_and_a_stop_end_the_search_with_a_legal_move(model):
+    stop = threading.Event()
+    search = CompiledSearch(model, 16, SearchOptions(hardware_plies=1, threads=3), stop=stop)
+    try:
+        cb = chess.Board(KIWIPETE)
+        start = time.monotonic()
+        result = search.search(cb, Limits(deadline=start + 1.0))
+        assert time.monotonic() - start < 3.0
+        assert result.aborted and result.best_move in cb.legal_moves and result.depth >= 1
+        timer = threading.Timer(0.8, stop.set)
+        timer.start()
+        start = time.monotonic()
+        result = search.search(cb, Limits())
+        timer.join()
+        assert time.monotonic() - start < 3.0
+        assert result.aborted and result.best_move in cb.legal_moves
+    finally:
+        search.close()
+
+
+def test_a_node_limit_stops_the_search(model):
+    search = CompiledSearch(model, 16, SearchOptions(hardware_plies=1))
+    try:
+        result = search.search(chess.Board(ITALIAN), Limits(nodes=20_000))
+        assert result.aborted and result.nodes >= 20_000
+        assert result.nodes < 200_000
+    finally:
+        search.close()
+
+
+class _Breaks(Backend):
+    """The model's jobs until the 200th, then a failure, as a board whose link drops would."""
+
+    name = "breaks"
+    capabilities = Capabilities(batch=True)
+
+    def __init__(self):
+        self.model = ModelBackend()
+        self.jobs = 0
+
+    def search(self, board, depth, alpha, beta):
+        return self.search_many([(board, depth, alpha, beta)])[0]
+
+    def search_many(self, jobs):
+        self.jobs += len(jobs)
+        if self.jobs > 200:
+            raise RuntimeError("the link dropped")
+        return self.model.search_many(jobs)
+
+
+def test_a_backend_failing_mid_search_is_reported_in_one_line():
+    executor = BatchExecutor(_Breaks())
+    search = CompiledSearch(executor, 16, SearchOptions(hardware_plies=1, threads=2))
+    try:
+        cb = chess.Board(KIWIPETE)
+        result = search.search(cb, Limits(depth=6))
+        assert result.error and "link dropped" in result.error and "\n" not in result.error
+        assert result.best_move in cb.legal_moves
+    finally:
+        search.close()
+        executor.close()
+
+
+def test_the_uci_option_runs_the_compiled_search():
+    from uci_harness import RawEngine
+    engine = RawEngine()
+    try:
+        engine.send("uci")
+        declared, _ = engine.read_until(lambda line: line == "uciok")
+        assert "option name CompiledSearch type check default false" in declared
+        for line in ("setoption name CompiledSearch value true", "setoption name Threads value 3",
+                     "position fen " + ITALIAN, "go depth 3"):
+            engine.send(line)
+        out, _ = engine.read_until(lambda line: line.startswith("bestmove"))
+        assert any(line.startswith("info depth 3 ") for line in out), out
+        assert not any("error" in line for line in out), out
+        best = chess.Move.from_uci(out[-1].split()[1])
+        assert best in chess.Board(ITALIAN).legal_moves
+        engine.send("setoption name CompiledSearch value maybe")
+        engine.sync()
+        assert any("option CompiledSearch needs true or false" in line for line in engine.seen)
+    finally:
+        engine.close()
