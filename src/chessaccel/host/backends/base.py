@@ -13,9 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
 from chessaccel.contract.errors import first_line
+from chessaccel.contract.evalweights import DEFAULT_EVALUATION, EVALUATIONS, check_evaluation
 
 __all__ = ["BackendError", "Backend", "Capabilities", "JobResult", "PerftResult", "first_line",
-           "optional_module"]
+           "optional_module", "evaluation_problem"]
 
 
 class BackendError(RuntimeError):
@@ -99,6 +100,10 @@ class Capabilities:
       with ``done()``, ``results()`` (waits) and ``stop(start, end)`` (gives up those jobs
       where they stand; their results are then discarded): the executor keeps two runs in
       flight and cancels jobs on the device.
+    - ``evaluations``: the static evaluations (contract/evalweights.py's EVALUATIONS) the
+      backend can search with; the first, "pst", is every backend's. ``get_backend(spec,
+      evaluation=...)`` refuses the others, and a backend is handed a non-default one only
+      when it declares it here.
     """
 
     batch: bool = False
@@ -110,6 +115,7 @@ class Capabilities:
     actors: bool = False
     launch_jobs: int = 0
     async_launches: bool = False
+    evaluations: tuple = (DEFAULT_EVALUATION,)
 
 
 class Backend:
@@ -129,13 +135,15 @@ class Backend:
         return scheme
 
     @classmethod
-    def from_spec(cls, spec, *, accelerators=None, log=None):
+    def from_spec(cls, spec, *, accelerators=None, log=None, **options):
         """The backend for ``spec`` (a BackendSpec). ``accelerators``: how many the caller wants
         (simulated board cores; None: the backend's default); ``log``: where start-up progress
-        lines go. The default takes no argument after the scheme."""
+        lines go; ``evaluation`` (among ``options``, only when not the default and declared in
+        ``capabilities.evaluations``): the static evaluation to search with. The default takes
+        no argument after the scheme and hands the evaluation to the constructor."""
         if spec.argument is not None:
             raise BackendError(f"backend {spec.scheme!r} takes no argument: {spec.text!r}")
-        return cls()
+        return cls(**options)
 
     def moves(self, board):
         raise BackendError(f"backend {self.name!r} cannot list moves")
@@ -163,6 +171,20 @@ class Backend:
 
     def close(self):
         pass
+
+
+def evaluation_problem(backend_name, capabilities, evaluation):
+    """Why a backend with ``capabilities`` cannot search with ``evaluation`` (one line), or
+    None when it can."""
+    if evaluation not in EVALUATIONS:
+        try:
+            check_evaluation(evaluation)
+        except ValueError as error:
+            return str(error)
+    if evaluation not in capabilities.evaluations:
+        return (f"backend {backend_name!r} cannot evaluate with {evaluation!r} "
+                f"(it offers: {', '.join(capabilities.evaluations)})")
+    return None
 
 
 def optional_module(module, what):
