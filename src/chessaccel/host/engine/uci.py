@@ -152,7 +152,8 @@ class UciEngine:
         self.tt = TranspositionTable(self.values["Hash"])
         self.board = chess.Board()
         self.executor = None
-        self._executor_key = None
+        self._executor_key = None           # (Backend, Accelerators) of the executor
+        self._executor_evaluation = None    # and the Evaluation it searches with
         self._killers = None
         self._commands = queue.Queue()
         self._stop = threading.Event()
@@ -346,8 +347,9 @@ class UciEngine:
 
     def _replace_executor(self, spec, accelerators, evaluation=DEFAULT_EVALUATION):
         """Start the executor for (spec, accelerators, evaluation); on failure keep the old one."""
-        key = (spec, accelerators, evaluation)
-        if self.executor is not None and key == self._executor_key and not self.executor.broken:
+        key = (spec, accelerators)
+        if (self.executor is not None and key == self._executor_key and not self.executor.broken
+                and evaluation == self._executor_evaluation):
             return
         try:
             executor = make_executor(spec, accelerators, log=self._log_backend,
@@ -362,6 +364,7 @@ class UciEngine:
         if self.executor is not None:
             self.executor.close()
         self.executor, self._executor_key = executor, key
+        self._executor_evaluation = evaluation
         if parse_spec(spec).scheme == "serial" and executor.slots != accelerators:
             self.send(f"info string {spec} has {executor.slots} core(s): Accelerators is the "
                       "board's, not ours")
@@ -375,7 +378,8 @@ class UciEngine:
         spec, accelerators = self.values["Backend"], self.values["Accelerators"]
         evaluation = self.values["Evaluation"]
         if (self.executor is not None and not self.executor.broken
-                and self._executor_key == (spec, accelerators, evaluation)):
+                and self._executor_key == (spec, accelerators)
+                and self._executor_evaluation == evaluation):
             return self.executor
         try:
             self._replace_executor(spec, accelerators, evaluation)
