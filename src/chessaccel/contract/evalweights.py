@@ -28,7 +28,7 @@ __all__ = ["EVALUATIONS", "DEFAULT_EVALUATION", "EvaluationError", "check_evalua
            "KING_SHIELD_NEAR", "KING_SHIELD_FAR", "KING_OPEN_FILE", "KING_HALF_OPEN_FILE",
            "KING_ZONE_ATTACK", "MOBILITY_PER_SQUARE", "MOBILITY_CENTRE", "BISHOP_PAIR",
            "ROOK_OPEN_FILE", "ROOK_HALF_OPEN_FILE", "ROOK_SEVENTH", "TEMPO",
-           "WEIGHT_BITS", "Weight", "WeightPair", "MobilityCentre", "SUM_BOUND", "SUM_BITS", "pair_weights", "scalar_weights",
+           "WEIGHT_BITS", "Weight", "WeightPair", "MobilityCentre", "SUM_BOUND", "SUM_BITS", "pair_weights", "scalar_weights", "markdown_weights",
            "rank_tables"]
 
 #: The evaluations an implementation may offer, by name; the first is the default.
@@ -236,3 +236,21 @@ def scalar_weights():
 def rank_tables():
     """The per-rank tables by name (the kernels' prelude writes them as arrays)."""
     return {"PASSED_PAWN_MG": PASSED_PAWN_MG, "PASSED_PAWN_EG": PASSED_PAWN_EG}
+
+
+def markdown_weights():
+    """The rows of docs/semantics.md's weights table (section 6.1), from the loaded file."""
+    w = WEIGHTS
+    rows = [f"| `passed_pawn[r]`, r = 0..7 | {', '.join(map(str, w['passed_pawn_mg']))} | "
+            f"{', '.join(map(str, w['passed_pawn_eg']))} |"]
+    rows += [f"| `{key}` | {w[key][0]} | {w[key][1]} |" for key in _PAIRS]
+    rows += [f"| `king_zone_attack.{name}` | {KING_ZONE_ATTACK[t][0]} | {KING_ZONE_ATTACK[t][1]} |"
+             for name, t in _ZONE_ATTACKERS.items()]
+    rows += [f"| `mobility.{name}.per_square` (centre {MOBILITY_CENTRE[t]}) | "
+             f"{MOBILITY_PER_SQUARE[t][0]} | {MOBILITY_PER_SQUARE[t][1]} |"
+             for name, t in _MOBILE.items()]
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    print(markdown_weights())
