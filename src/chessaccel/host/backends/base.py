@@ -100,10 +100,6 @@ class Capabilities:
       with ``done()``, ``results()`` (waits) and ``stop(start, end)`` (gives up those jobs
       where they stand; their results are then discarded): the executor keeps two runs in
       flight and cancels jobs on the device.
-    - ``evaluations``: the static evaluations (contract/evalweights.py's EVALUATIONS) the
-      backend can search with; the first, "pst", is every backend's. ``get_backend(spec,
-      evaluation=...)`` refuses the others, and a backend is handed a non-default one only
-      when it declares it here.
     """
 
     batch: bool = False
@@ -115,7 +111,6 @@ class Capabilities:
     actors: bool = False
     launch_jobs: int = 0
     async_launches: bool = False
-    evaluations: tuple = (DEFAULT_EVALUATION,)
 
 
 class Backend:
@@ -128,6 +123,11 @@ class Backend:
     #: perft's counting modes (``perft(..., count_mode=...)``): a backend with more than one
     #: takes the argument; the others make every leaf.
     count_modes = ("make",)
+    #: the static evaluations (contract/evalweights.py's EVALUATIONS) the backend can search
+    #: with; "pst" is every backend's. ``get_backend(spec, evaluation=...)`` refuses the others,
+    #: and a backend is handed a non-default one (``from_spec(..., evaluation=...)``) only when
+    #: it lists it here.
+    evaluations = (DEFAULT_EVALUATION,)
 
     @classmethod
     def usage(cls, scheme):
@@ -138,8 +138,8 @@ class Backend:
     def from_spec(cls, spec, *, accelerators=None, log=None, **options):
         """The backend for ``spec`` (a BackendSpec). ``accelerators``: how many the caller wants
         (simulated board cores; None: the backend's default); ``log``: where start-up progress
-        lines go; ``evaluation`` (among ``options``, only when not the default and declared in
-        ``capabilities.evaluations``): the static evaluation to search with. The default takes
+        lines go; ``evaluation`` (among ``options``, only when not the default and listed in
+        the class's ``evaluations``): the static evaluation to search with. The default takes
         no argument after the scheme and hands the evaluation to the constructor."""
         if spec.argument is not None:
             raise BackendError(f"backend {spec.scheme!r} takes no argument: {spec.text!r}")
@@ -173,17 +173,17 @@ class Backend:
         pass
 
 
-def evaluation_problem(backend_name, capabilities, evaluation):
-    """Why a backend with ``capabilities`` cannot search with ``evaluation`` (one line), or
-    None when it can."""
+def evaluation_problem(backend_name, evaluations, evaluation):
+    """Why a backend offering ``evaluations`` (its class's ``evaluations``) cannot search with
+    ``evaluation`` (one line), or None when it can."""
     if evaluation not in EVALUATIONS:
         try:
             check_evaluation(evaluation)
         except ValueError as error:
             return str(error)
-    if evaluation not in capabilities.evaluations:
+    if evaluation not in evaluations:
         return (f"backend {backend_name!r} cannot evaluate with {evaluation!r} "
-                f"(it offers: {', '.join(capabilities.evaluations)})")
+                f"(it offers: {', '.join(evaluations)})")
     return None
 
 

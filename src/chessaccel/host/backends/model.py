@@ -13,9 +13,10 @@ class ModelBackend(Backend):
     """The model, searching with the static ``evaluation`` ("pst" or "terms")."""
 
     name = "model"
-    #: cheap to start, one job at a time in this process: the engine runs one per worker
-    #: process; every evaluation of the contract
-    capabilities = Capabilities(worker_processes=True, evaluations=EVALUATIONS)
+    #: cheap to start, one job at a time in this process: the engine runs one per worker process
+    capabilities = Capabilities(worker_processes=True)
+    #: every evaluation of the contract
+    evaluations = EVALUATIONS
 
     def __init__(self, evaluation=DEFAULT_EVALUATION):
         self.evaluation = check_evaluation(evaluation)

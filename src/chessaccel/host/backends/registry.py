@@ -84,7 +84,7 @@ def get_backend(spec, *, accelerators=None, log=None, evaluation=DEFAULT_EVALUAT
     """The backend named by ``spec`` (a string or a BackendSpec): ``model``, ``rtl``,
     ``verilator``, ``serial:PORT``, ``opencl[:PLATFORM[:INDEX]]``, ``ray:SPEC[@ADDRESS]`` or a
     plugged-in one, searching with the static ``evaluation`` ("pst" or "terms": a backend that
-    does not declare it in its ``capabilities.evaluations`` is refused).
+    does not list it in its ``evaluations`` is refused).
     ``accelerators`` and ``log`` go to its ``from_spec``, and ``evaluation`` too when it is not
     the default (so a backend that knows only "pst" is never asked). Raises BackendError with
     one line."""
@@ -98,6 +98,6 @@ def get_backend(spec, *, accelerators=None, log=None, evaluation=DEFAULT_EVALUAT
 def check_backend_evaluation(spec, evaluation):
     """BackendError (one line) when the backend of ``spec`` cannot search with ``evaluation``."""
     parsed = parse_spec(spec)
-    problem = evaluation_problem(parsed.text, backend_class(parsed).capabilities, evaluation)
+    problem = evaluation_problem(parsed.text, backend_class(parsed).evaluations, evaluation)
     if problem:
         raise BackendError(problem)

@@ -187,9 +187,11 @@ class OpenCLBackend(Backend):
     #: a batch is one kernel launch (not declared parallel, so the search sends it no
     #: speculative brothers: docs/journal/opencl.md, "Leaf search on the H100"), started asynchronously
     #: (start_search); ``launch_jobs`` comes from the device once it is open (``open``):
-    #: compute units x lanes per unit; every evaluation of the contract ("terms" is a program of
-    #: its own, built with EVAL_TERMS = 1)
-    capabilities = Capabilities(batch=True, async_launches=True, evaluations=EVALUATIONS)
+    #: compute units x lanes per unit
+    capabilities = Capabilities(batch=True, async_launches=True)
+    #: every evaluation of the contract ("terms" is a program of its own, built with
+    #: EVAL_TERMS = 1)
+    evaluations = EVALUATIONS
 
     @classmethod
     def usage(cls, scheme):

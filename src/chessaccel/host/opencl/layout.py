@@ -87,9 +87,9 @@ def kernel_prelude(overrides=None):
         defines[name] = value
     lines += [f"#define {k} {v if v >= 0 else f'({v})'}" for k, v in defines.items()]
     lines.append("")
-    lines.append(_c_array("int", "PROMOTION_ORDER", [p.value for p in PROMOTION_ORDER]))
     for name, table in rank_tables().items():
         lines.append(_c_array("int", name, table))
+    lines.append(_c_array("int", "PROMOTION_ORDER", [p.value for p in PROMOTION_ORDER]))
     return "\n".join(lines) + "\n"
 
 
