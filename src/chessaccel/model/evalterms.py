@@ -10,6 +10,8 @@ Boards are turned into 64-bit words (bit s = square s) once per call; attack set
 contract's rule for rays (a ray stops at the first occupied square, which it reaches).
 """
 
+from functools import lru_cache
+
 from chessaccel.contract.defs import EVAL_MAX, PieceType
 from chessaccel.contract.evalweights import (
     check_evaluation, BACKWARD_PAWN, BISHOP_PAIR, CONNECTED_PAWN, DOUBLED_PAWN, ISOLATED_PAWN, KING_HALF_OPEN_FILE,
@@ -91,14 +93,25 @@ def _slider(s, occupied, rays):
     return out
 
 
+#: the squares whose occupancy decides a slider's attacks (its rays less the board's edge)
+_RELEVANT = {t: tuple(_mask(q for line in _RAYS[t][s] for q in line[:-1]) for s in range(64))
+             for t in (B, R)}
+
+
+@lru_cache(maxsize=1 << 16)
+def _slider_attacks(t, s, relevant_occupancy):
+    """A bishop's or rook's attacks by its relevant occupancy (cached: the search meets the
+    same lines again and again)."""
+    return _slider(s, relevant_occupancy, _RAYS[t])
+
+
 def _attacks(t, s, occupied):
     if t == N:
         return _KNIGHT[s]
-    if t == B:
-        return _slider(s, occupied, _RAYS[B])
-    if t == R:
-        return _slider(s, occupied, _RAYS[R])
-    return _slider(s, occupied, _RAYS[B]) | _slider(s, occupied, _RAYS[R])   # queen
+    if t == Q:
+        return (_slider_attacks(B, s, occupied & _RELEVANT[B][s])
+                | _slider_attacks(R, s, occupied & _RELEVANT[R][s]))
+    return _slider_attacks(t, s, occupied & _RELEVANT[t][s])
 
 
 def _squares(x):
@@ -126,24 +139,27 @@ def side_features(own, enemy):
     pawns, enemy_pawns = own[P], enemy[P]
     # squares the enemy's pawns take on (they move down the board)
     enemy_pawn_attacks = ((enemy_pawns >> 7) & _NOT_A) | ((enemy_pawns >> 9) & _NOT_H)
-    f = {"passed_ranks": [], "passed_free": 0, "passed_blocked": 0, "isolated": 0, "doubled": 0,
-         "backward": 0, "connected": 0}
+    passed_ranks = []
+    passed_free = passed_blocked = isolated_count = doubled = backward = connected = 0
     for s in _squares(pawns):
         if not enemy_pawns & _PASSED_SPAN[s]:
-            f["passed_ranks"].append(s >> 3)
+            passed_ranks.append(s >> 3)
             if not occupied & _FRONT[s]:
-                f["passed_free"] += 1
+                passed_free += 1
             elif occupied >> (s + 8) & 1:
-                f["passed_blocked"] += 1
+                passed_blocked += 1
         isolated = not pawns & _ADJACENT_FILES[s & 7]
-        f["isolated"] += isolated
+        isolated_count += isolated
         if pawns & _FRONT[s]:
-            f["doubled"] += 1
+            doubled += 1
         if (not isolated and not pawns & _ADJACENT_BEHIND[s]
                 and enemy_pawn_attacks >> (s + 8) & 1):
-            f["backward"] += 1
+            backward += 1
         if pawns & (_PHALANX[s] | _SUPPORT[s]):
-            f["connected"] += 1
+            connected += 1
+    f = {"passed_ranks": passed_ranks, "passed_free": passed_free,
+         "passed_blocked": passed_blocked, "isolated": isolated_count, "doubled": doubled,
+         "backward": backward, "connected": connected}
     # king safety
     k = (own[K] & -own[K]).bit_length() - 1
     f["shield_near"] = (pawns & _SHIELD_NEAR[k]).bit_count()
