@@ -5,7 +5,8 @@
     chessaccel search POSITION [--depth N] [--alpha A] [--beta B] [--evaluation E] [--backend B]
                       [--json]
     chessaccel eval   POSITION | --epd FILE [--evaluation pst|terms] [--backend B] [--json]
-    chessaccel compare POSITION [--depth N] [--backends B1,B2,...] [--json] [--out FILE]
+    chessaccel compare POSITION [--depth N] [--backends B1,B2,...] [--evaluation E] [--json]
+                       [--out FILE]
     chessaccel bench  [--backend B] [--json] [--out FILE] [--plot FILE]
                       [--host [--host-backends B1,B2] [--host-depth D] [--hardware-plies H]
                        [--accelerators N]] [--dispatch [--dispatch-depth D]]
@@ -377,7 +378,8 @@ def main(argv=None):
             fen = STARTPOS if args.position.strip() == "startpos" else args.position.strip()
             try:
                 return run_compare(args, _board(args.position), fen,
-                                   lambda spec: get_backend(spec, log=_progress),
+                                   lambda spec: get_backend(spec, log=_progress,
+                                                            evaluation=args.evaluation),
                                    lambda obj, lines: _emit(args, obj, lines))
             except ValueError as e:
                 raise UsageError(str(e)) from None
