@@ -408,7 +408,8 @@ def test_the_help_of_each_command_is_the_committed_one(capsys, monkeypatch):
     change of the manual updates the file on purpose."""
     monkeypatch.setenv("COLUMNS", "100")
     pages = []
-    for argv in ([], ["moves"], ["perft"], ["search"], ["compare"], ["bench"], ["board", "info"]):
+    for argv in ([], ["moves"], ["perft"], ["search"], ["eval"], ["compare"], ["bench"],
+                 ["board", "info"]):
         with pytest.raises(SystemExit) as exit_:
             main([*argv, "--help"])
         assert exit_.value.code == 0

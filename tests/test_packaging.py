@@ -36,6 +36,7 @@ def test_the_wheel_holds_what_runs_without_the_checkout(wheel):
     assert "chessaccel/sim/verilator/searchcore.cpp" in names
     assert "chessaccel/synth/records/blocks/searchcore2.json" in names
     assert "chessaccel/lab/README.md" in names
+    assert "chessaccel/contract/evalweights.json" in names        # the terms evaluation's weights
     assert not [n for n in names if n.startswith(("tests/", "tools/", "docs/"))]
 
 

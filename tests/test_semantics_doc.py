@@ -46,3 +46,11 @@ def test_start_position_order_example():
     assert order.startswith(head)
     assert middle in order
     assert order.endswith(tail)
+
+
+def test_the_weights_table_is_the_file():
+    from chessaccel.contract.evalweights import SUM_BOUND, markdown_weights
+    assert markdown_weights() in DOC, \
+        "docs/semantics.md 6.1's weights are stale: regenerate with `python -m chessaccel.contract.evalweights`"
+    assert f"at most\n{SUM_BOUND:,} < 2^17" in DOC or f"at most {SUM_BOUND:,} < 2^17" in DOC, \
+        "the widths paragraph states SUM_BOUND"

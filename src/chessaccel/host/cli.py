@@ -2,8 +2,11 @@
 
     chessaccel moves  POSITION [--backend B] [--json]
     chessaccel perft  POSITION --depth N [--divide] [--count-mode bulk|make] [--backend B] [--json]
-    chessaccel search POSITION [--depth N] [--alpha A] [--beta B] [--backend B] [--json]
-    chessaccel compare POSITION [--depth N] [--backends B1,B2,...] [--json] [--out FILE]
+    chessaccel search POSITION [--depth N] [--alpha A] [--beta B] [--evaluation E] [--backend B]
+                      [--json]
+    chessaccel eval   POSITION | --epd FILE [--evaluation pst|terms] [--backend B] [--json]
+    chessaccel compare POSITION [--depth N] [--backends B1,B2,...] [--evaluation E] [--json]
+                       [--out FILE]
     chessaccel bench  [--backend B] [--json] [--out FILE] [--plot FILE]
                       [--host [--host-backends B1,B2] [--host-depth D] [--hardware-plies H]
                        [--accelerators N]] [--dispatch [--dispatch-depth D]]
@@ -21,7 +24,8 @@
 
 POSITION is a FEN or EPD line (one argument: quote it) or ``startpos``. Bad input of any kind
 (malformed FEN/EPD, a position the accelerator cannot hold, a depth or window out of range, an
-unknown backend) prints one line naming the problem and exits with status 2.
+unknown backend or evaluation, an evaluation the backend lacks) prints one line naming the
+problem and exits with status 2.
 """
 
 import argparse
@@ -31,6 +35,7 @@ import sys
 import time
 
 from chessaccel.contract.defs import INF, MAX_DEPTH
+from chessaccel.contract.evalweights import DEFAULT_EVALUATION, EVALUATIONS
 from chessaccel.contract.geometry import move_uci
 from chessaccel.model.search import mate_distance
 from .backends import BackendError, backend_names, get_backend
@@ -146,6 +151,12 @@ def _parser():
     sp.add_argument("--depth", type=_depth, default=4, help=f"plies, 0..{MAX_DEPTH} (default 4)")
     sp.add_argument("--alpha", type=_bound, default=-INF, help=f"window low bound (default {-INF})")
     sp.add_argument("--beta", type=_bound, default=INF, help=f"window high bound (default {INF})")
+    sp.add_argument("--evaluation", default=DEFAULT_EVALUATION, metavar="NAME",
+                    help=f"static evaluation: {' or '.join(EVALUATIONS)} "
+                         f"(default {DEFAULT_EVALUATION})")
+    sp = sub.add_parser("eval", help="the static evaluation of a position and each term's part")
+    from .evalcli import add_arguments as add_eval_arguments
+    add_eval_arguments(sp, common)
     sp = sub.add_parser("compare", help="search one position on several backends side by side: "
                                         "the same score, move and nodes, and each one's speed")
     add_compare_arguments(sp, _depth)
@@ -330,7 +341,13 @@ def _plot_bench(obj, path):
     plt.close(fig)
 
 
-COMMANDS = {"moves": cmd_moves, "perft": cmd_perft, "search": cmd_search, "bench": cmd_bench}
+def cmd_eval(args, backend):
+    from .evalcli import run as run_eval
+    return run_eval(args, backend, _board, lambda obj, lines: _emit(args, obj, lines), UsageError)
+
+
+COMMANDS = {"moves": cmd_moves, "perft": cmd_perft, "search": cmd_search, "bench": cmd_bench,
+            "eval": cmd_eval}
 
 
 def main(argv=None):
@@ -361,7 +378,8 @@ def main(argv=None):
             fen = STARTPOS if args.position.strip() == "startpos" else args.position.strip()
             try:
                 return run_compare(args, _board(args.position), fen,
-                                   lambda spec: get_backend(spec, log=_progress),
+                                   lambda spec: get_backend(spec, log=_progress,
+                                                            evaluation=args.evaluation),
                                    lambda obj, lines: _emit(args, obj, lines))
             except ValueError as e:
                 raise UsageError(str(e)) from None
@@ -379,7 +397,8 @@ def main(argv=None):
                     return status
             return 0
         try:
-            backend = get_backend(args.backend, log=_progress)
+            backend = get_backend(args.backend, log=_progress,
+                                  evaluation=getattr(args, "evaluation", DEFAULT_EVALUATION))
         except BackendError as e:
             raise UsageError(str(e)) from None
         try:

@@ -17,6 +17,7 @@ import time
 
 from chessaccel.contract.defs import INF
 from chessaccel.contract.errors import first_line
+from chessaccel.contract.evalweights import DEFAULT_EVALUATION, EVALUATIONS
 from chessaccel.contract.geometry import move_uci
 from chessaccel.model.search import mate_distance
 
@@ -32,6 +33,9 @@ def add_arguments(parser, depth_type):
                         help=f"comma-separated backends to compare (default: {DEFAULT_BACKENDS})")
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     parser.add_argument("--out", help="also write the JSON record to this file")
+    parser.add_argument("--evaluation", default=DEFAULT_EVALUATION, metavar="NAME",
+                        help=f"static evaluation of every backend: {' or '.join(EVALUATIONS)} "
+                             f"(default {DEFAULT_EVALUATION})")
 
 
 def _uci(move):
@@ -120,8 +124,8 @@ def run(args, board, fen, open_backend, emit):
     rows = compare(board, args.depth, specs, open_backend,
                    progress=None if args.json else sys.stderr)
     verdict = _verdict(rows)
-    obj = {"position": fen, "depth": args.depth, "backends": rows, "agree": verdict is None,
-           **({"difference": verdict} if verdict else {})}
+    obj = {"position": fen, "depth": args.depth, "evaluation": args.evaluation, "backends": rows,
+           "agree": verdict is None, **({"difference": verdict} if verdict else {})}
     if args.out:
         os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
         with open(args.out, "w") as f:

@@ -1,8 +1,9 @@
 """Evaluate: the model of hdl/evaluate.py (docs/semantics.md, "Evaluation").
 
-A sum of terms, each giving (middlegame, endgame) from white's view; today one term, material
-plus piece-square tables. Pawn structure, king cover and mobility are further terms of the same
-kind. The sums are turned to the side to move's view before the taper so that a position and its
+A sum of terms, each giving (middlegame, endgame) from white's view. This module is the "pst"
+evaluation, the default and the RTL's: one term, material plus piece-square tables. The "terms"
+evaluation (pawn structure, king safety, mobility, piece terms) is model/evalterms.py, which
+reuses this term, the phase and the taper. The sums are turned to the side to move's view before the taper so that a position and its
 colour-mirrored twin score exactly the same.
 
 The incremental form (the SearchCore's IncrementalEvaluate, hdl/evaluate.py) keeps the sums

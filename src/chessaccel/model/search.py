@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from chessaccel.contract.defs import MATE, INF, MAX_PLY, MAX_DEPTH
 from .movegen import MovePicker
 from .testcheck import in_check
-from .evaluate import evaluate
+from .evalterms import evaluator
 
 __all__ = ["Frame", "SearchResult", "search", "perft", "perft_divide", "mate_distance",
            "SearchError", "job_problem"]
@@ -85,16 +85,21 @@ def _check_max_ply(max_ply):
         raise SearchError(f"max_ply {max_ply} out of range 1..{MAX_PLY}")
 
 
-def search(board, depth, alpha=-INF, beta=INF, trace=False, max_ply=MAX_PLY):
+def search(board, depth, alpha=-INF, beta=INF, trace=False, max_ply=MAX_PLY, evaluation="pst"):
     """Search ``board`` to ``depth`` plies plus quiescence inside the window (alpha, beta).
 
     Returns a SearchResult: fail-soft score from the side to move's view, best move (None when
     the root has no move searched), principal variation and node count. The board is restored.
     ``max_ply`` is the stack's size (the SearchCore's parameter of the same name): a node at
-    that ply is evaluated, never expanded.
+    that ply is evaluated, never expanded. ``evaluation`` names the static evaluation
+    (contract/evalweights.py's EVALUATIONS: "pst", the default, or "terms").
     """
     _check_job(board, depth, alpha, beta)
     _check_max_ply(max_ply)
+    try:
+        evaluate = evaluator(evaluation)
+    except ValueError as error:
+        raise SearchError(str(error)) from None
     nodes = 0
     walk = [] if trace else None
     stack = [Frame(depth, alpha, beta)]

@@ -12,11 +12,12 @@
 """
 
 from .base import (Backend, BackendError, Capabilities, JobResult, PerftResult, first_line,
-                   optional_module)
+                   optional_module, evaluation_problem)
 from .registry import (BUILTIN, ENTRY_POINT_GROUP, backend_class, backend_names, get_backend,
-                       registered_backends)
+                       registered_backends, check_backend_evaluation)
 from .spec import BackendSpec, parse_spec
 
 __all__ = ["Backend", "BackendError", "Capabilities", "JobResult", "PerftResult", "first_line",
            "optional_module", "BackendSpec", "parse_spec", "BUILTIN", "ENTRY_POINT_GROUP",
-           "backend_class", "backend_names", "get_backend", "registered_backends"]
+           "backend_class", "backend_names", "get_backend", "registered_backends",
+           "evaluation_problem", "check_backend_evaluation"]

@@ -13,9 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
 from chessaccel.contract.errors import first_line
+from chessaccel.contract.evalweights import DEFAULT_EVALUATION, EVALUATIONS, check_evaluation
 
 __all__ = ["BackendError", "Backend", "Capabilities", "JobResult", "PerftResult", "first_line",
-           "optional_module"]
+           "optional_module", "evaluation_problem"]
 
 
 class BackendError(RuntimeError):
@@ -122,6 +123,11 @@ class Backend:
     #: perft's counting modes (``perft(..., count_mode=...)``): a backend with more than one
     #: takes the argument; the others make every leaf.
     count_modes = ("make",)
+    #: the static evaluations (contract/evalweights.py's EVALUATIONS) the backend can search
+    #: with; "pst" is every backend's. ``get_backend(spec, evaluation=...)`` refuses the others,
+    #: and a backend is handed a non-default one (``from_spec(..., evaluation=...)``) only when
+    #: it lists it here.
+    evaluations = (DEFAULT_EVALUATION,)
 
     @classmethod
     def usage(cls, scheme):
@@ -129,13 +135,15 @@ class Backend:
         return scheme
 
     @classmethod
-    def from_spec(cls, spec, *, accelerators=None, log=None):
+    def from_spec(cls, spec, *, accelerators=None, log=None, **options):
         """The backend for ``spec`` (a BackendSpec). ``accelerators``: how many the caller wants
         (simulated board cores; None: the backend's default); ``log``: where start-up progress
-        lines go. The default takes no argument after the scheme."""
+        lines go; ``evaluation`` (among ``options``, only when not the default and listed in
+        the class's ``evaluations``): the static evaluation to search with. The default takes
+        no argument after the scheme and hands the evaluation to the constructor."""
         if spec.argument is not None:
             raise BackendError(f"backend {spec.scheme!r} takes no argument: {spec.text!r}")
-        return cls()
+        return cls(**options)
 
     def moves(self, board):
         raise BackendError(f"backend {self.name!r} cannot list moves")
@@ -163,6 +171,20 @@ class Backend:
 
     def close(self):
         pass
+
+
+def evaluation_problem(backend_name, evaluations, evaluation):
+    """Why a backend offering ``evaluations`` (its class's ``evaluations``) cannot search with
+    ``evaluation`` (one line), or None when it can."""
+    if evaluation not in EVALUATIONS:
+        try:
+            check_evaluation(evaluation)
+        except ValueError as error:
+            return str(error)
+    if evaluation not in evaluations:
+        return (f"backend {backend_name!r} cannot evaluate with {evaluation!r} "
+                f"(it offers: {', '.join(evaluations)})")
+    return None
 
 
 def optional_module(module, what):

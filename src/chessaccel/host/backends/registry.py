@@ -15,11 +15,13 @@ backend is imported only when a spec names it (or when the names are listed).
 import importlib
 from importlib import metadata
 
-from .base import Backend, BackendError
+from chessaccel.contract.evalweights import DEFAULT_EVALUATION
+
+from .base import Backend, BackendError, evaluation_problem
 from .spec import parse_spec
 
 __all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "backend_class", "backend_names", "get_backend",
-           "registered_backends"]
+           "registered_backends", "check_backend_evaluation"]
 
 ENTRY_POINT_GROUP = "chessaccel.backends"
 
@@ -78,10 +80,24 @@ def backend_names():
     return tuple(names)
 
 
-def get_backend(spec, *, accelerators=None, log=None):
+def get_backend(spec, *, accelerators=None, log=None, evaluation=DEFAULT_EVALUATION):
     """The backend named by ``spec`` (a string or a BackendSpec): ``model``, ``rtl``,
     ``verilator``, ``serial:PORT``, ``opencl[:PLATFORM[:INDEX]]``, ``ray:SPEC[@ADDRESS]`` or a
-    plugged-in one.
-    ``accelerators`` and ``log`` go to its ``from_spec``. Raises BackendError with one line."""
+    plugged-in one, searching with the static ``evaluation`` ("pst" or "terms": a backend that
+    does not list it in its ``evaluations`` is refused).
+    ``accelerators`` and ``log`` go to its ``from_spec``, and ``evaluation`` too when it is not
+    the default (so a backend that knows only "pst" is never asked). Raises BackendError with
+    one line."""
     parsed = parse_spec(spec)
-    return backend_class(parsed).from_spec(parsed, accelerators=accelerators, log=log)
+    cls = backend_class(parsed)
+    check_backend_evaluation(parsed, evaluation)
+    options = {} if evaluation == DEFAULT_EVALUATION else {"evaluation": evaluation}
+    return cls.from_spec(parsed, accelerators=accelerators, log=log, **options)
+
+
+def check_backend_evaluation(spec, evaluation):
+    """BackendError (one line) when the backend of ``spec`` cannot search with ``evaluation``."""
+    parsed = parse_spec(spec)
+    problem = evaluation_problem(parsed.text, backend_class(parsed).evaluations, evaluation)
+    if problem:
+        raise BackendError(problem)

@@ -43,7 +43,7 @@ import time
 from dataclasses import dataclass, field, replace
 
 from chessaccel.contract.defs import INF, MATE, MAX_DEPTH
-from chessaccel.model.evaluate import evaluate
+from chessaccel.model.evalterms import evaluator
 from chessaccel.model.position import board_from_chess
 from .hostboard import HostBoard
 from .executors import Job
@@ -107,6 +107,9 @@ class SearchOptions:
     mate_distance: bool = False  # mate-distance pruning
     iir: bool = False           # internal iterative reduction: no hash move, one ply less
     history: bool = False       # quiet moves after the killers in order of their cutoffs
+    # the static evaluation ("pst" or "terms", section 6): the jobs' (the executor's backend was
+    # made with it) and the host's own, where the selective steps read a static score
+    evaluation: str = "pst"
 
     threads: int = 1            # Lazy SMP: search threads sharing the table (docs/engine.md)
 
@@ -696,7 +699,7 @@ class HostSearch:
         if alpha + 1 == beta and -MATE_BOUND < beta < MATE_BOUND:
             if (opts.futility and depth <= opts.hardware_plies + FUTILITY_HOST_PLIES) \
                     or (opts.null_move and null_ok):
-                static = evaluate(hb.board())
+                static = evaluator(opts.evaluation)(hb.board())
                 if opts.futility and depth <= opts.hardware_plies + FUTILITY_HOST_PLIES \
                         and static - FUTILITY_MARGIN * depth >= beta:
                     return depth, static, False

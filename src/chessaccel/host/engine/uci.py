@@ -12,9 +12,10 @@ gets one ``info string error: ...`` line and the engine stays up, never a traceb
 Options: ``Hash`` (MiB), ``Clear Hash``, ``Backend`` (any spec ``get_backend`` accepts: model,
 rtl, verilator, serial:PORT, opencl...), ``HardwarePlies`` (plies each job searches above
 quiescence), ``Accelerators`` (model worker processes, simulated board cores), ``Move
-Overhead`` (ms kept in hand under a clock), ``Threads`` (Lazy SMP search threads),
-``CompiledSearch`` (the host's tree searched by native threads, hostsearch.py, instead of
-Python's) and the selective-search switches (``SELECTIVE_OPTIONS``).
+Overhead`` (ms kept in hand under a clock), ``Evaluation`` (pst or terms: the static evaluation,
+docs/semantics.md section 6; a backend that cannot evaluate that way is refused), ``Threads``
+(search threads), ``CompiledSearch`` (the host's tree searched by native threads,
+hostsearch.py, instead of Python's) and the selective-search switches (``SELECTIVE_OPTIONS``).
 """
 
 import os
@@ -26,6 +27,7 @@ import time
 import chess
 
 from chessaccel.contract.defs import MAX_DEPTH
+from chessaccel.contract.evalweights import DEFAULT_EVALUATION, EVALUATIONS
 from chessaccel.host.backends import BackendError, parse_spec
 from chessaccel.model.position import PositionError, parse_position
 from .executors import make_executor
@@ -90,6 +92,22 @@ class _Check:
         return value == "true"
 
 
+class _Combo:
+    def __init__(self, name, default, choices):
+        self.name, self.default, self.choices = name, default, choices
+
+    def declare(self):
+        return (f"option name {self.name} type combo default {self.default} "
+                + " ".join(f"var {c}" for c in self.choices))
+
+    def parse(self, text):
+        value = (text or "").strip()
+        if value not in self.choices:
+            raise ValueError(f"option {self.name} needs one of {', '.join(self.choices)}, "
+                             f"got {text!r}")
+        return value
+
+
 class _Button:
     def __init__(self, name):
         self.name, self.default = name, None
@@ -109,6 +127,7 @@ OPTIONS = (
     _Spin("Accelerators", 1, 1, MAX_ACCELERATORS),
     _Spin("Move Overhead", DEFAULT_OVERHEAD_MS, 0, 5000),
     _Spin("Threads", 1, 1, MAX_THREADS),
+    _Combo("Evaluation", DEFAULT_EVALUATION, EVALUATIONS),
     _Check("CompiledSearch", False),
 )
 #: The selective-search switches (docs/engine.md, "Selective search"): UCI option -> the
@@ -137,7 +156,8 @@ class UciEngine:
         self.tt = TranspositionTable(self.values["Hash"])
         self.board = chess.Board()
         self.executor = None
-        self._executor_key = None
+        self._executor_key = None           # (Backend, Accelerators) of the executor
+        self._executor_evaluation = None    # and the Evaluation it searches with
         self._killers = None
         self._compiled = None           # the CompiledSearch of the current executor
         self._commands = queue.Queue()
@@ -335,19 +355,22 @@ class UciEngine:
             self.tt.resize(parsed)
             if self._compiled is not None:
                 self._compiled.resize(parsed)
-        if option.name in ("Backend", "Accelerators"):
+        if option.name in ("Backend", "Accelerators", "Evaluation"):
             wanted = dict(self.values, **{option.name: parsed})
-            if self.executor is not None or option.name == "Backend":
-                self._replace_executor(wanted["Backend"], wanted["Accelerators"])
+            if self.executor is not None or option.name in ("Backend", "Evaluation"):
+                self._replace_executor(wanted["Backend"], wanted["Accelerators"],
+                                       wanted["Evaluation"])
         self.values[option.name] = parsed
 
-    def _replace_executor(self, spec, accelerators):
-        """Start the executor for (spec, accelerators); on failure keep the old one."""
+    def _replace_executor(self, spec, accelerators, evaluation=DEFAULT_EVALUATION):
+        """Start the executor for (spec, accelerators, evaluation); on failure keep the old one."""
         key = (spec, accelerators)
-        if self.executor is not None and key == self._executor_key and not self.executor.broken:
+        if (self.executor is not None and key == self._executor_key and not self.executor.broken
+                and evaluation == self._executor_evaluation):
             return
         try:
-            executor = make_executor(spec, accelerators, log=self._log_backend)
+            executor = make_executor(spec, accelerators, log=self._log_backend,
+                                     evaluation=evaluation)
         except BackendError as error:
             raise UciError(f"backend {spec!r}: {error}") from None
         try:
@@ -359,6 +382,7 @@ class UciEngine:
         if self.executor is not None:
             self.executor.close()
         self.executor, self._executor_key = executor, key
+        self._executor_evaluation = evaluation
         if parse_spec(spec).scheme == "serial" and executor.slots != accelerators:
             self.send(f"info string {spec} has {executor.slots} core(s): Accelerators is the "
                       "board's, not ours")
@@ -370,18 +394,20 @@ class UciEngine:
         """The executor of the current options, started if needed; None when it cannot be
         (after an error line)."""
         spec, accelerators = self.values["Backend"], self.values["Accelerators"]
+        evaluation = self.values["Evaluation"]
         if (self.executor is not None and not self.executor.broken
-                and self._executor_key == (spec, accelerators)):
+                and self._executor_key == (spec, accelerators)
+                and self._executor_evaluation == evaluation):
             return self.executor
         try:
-            self._replace_executor(spec, accelerators)
+            self._replace_executor(spec, accelerators, evaluation)
         except UciError as error:
             self.error(str(error))
             if spec == "model":
                 return None
             self.error(f"searching on the model until the backend {spec!r} works")
             try:
-                self._replace_executor("model", accelerators)
+                self._replace_executor("model", accelerators, evaluation)
             except UciError as error:
                 self.error(str(error))
                 return None
@@ -487,6 +513,7 @@ class UciEngine:
                         root_moves=fields.get("searchmoves"))
         options = SearchOptions(hardware_plies=self.values["HardwarePlies"],
                                 threads=self.values["Threads"],
+                                evaluation=self.values["Evaluation"],
                                 **{field: self.values[name]
                                    for name, field in SELECTIVE_OPTIONS.items()})
         if self.values["CompiledSearch"]:

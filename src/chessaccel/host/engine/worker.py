@@ -1,6 +1,6 @@
 """One accelerator of a ``PoolExecutor``: a process that runs a backend on the jobs it is sent.
 
-    python -m chessaccel.host.engine.worker SPEC READ_FD WRITE_FD
+    python -m chessaccel.host.engine.worker SPEC READ_FD WRITE_FD [EVALUATION]
 
 It answers ``("ready", pid)`` (or ``("init-error", reason)``) and then, for each ``(job id,
 job)`` it receives, ``(job id, "ok", result)``, ``(job id, "error", reason)`` or, when SIGUSR1
@@ -28,13 +28,13 @@ def _on_abort(signum, frame):
         raise JobAborted()
 
 
-def serve(spec, conn):
+def serve(spec, conn, evaluation="pst"):
     global _searching
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # a terminal's Ctrl-C is the host's to handle
     signal.signal(signal.SIGUSR1, _on_abort)
     from chessaccel.host.backends import BackendError, first_line, get_backend
     try:
-        backend = get_backend(spec)
+        backend = get_backend(spec, evaluation=evaluation)
     except BackendError as error:
         conn.send(("init-error", first_line(error)))
         return 1
@@ -69,10 +69,10 @@ def serve(spec, conn):
 
 
 def main(argv=None):
-    spec, read_fd, write_fd = (argv or sys.argv[1:])
+    spec, read_fd, write_fd, *evaluation = (argv or sys.argv[1:])
     conn = _Duplex(Connection(int(read_fd), writable=False), Connection(int(write_fd),
                                                                         readable=False))
-    return serve(spec, conn)
+    return serve(spec, conn, *evaluation)
 
 
 class _Duplex:

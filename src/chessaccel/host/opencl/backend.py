@@ -22,11 +22,12 @@ import time
 import numpy as np
 
 from chessaccel.contract.defs import MAX_DEPTH, MAX_PLY
+from chessaccel.contract.evalweights import DEFAULT_EVALUATION, EVALUATIONS
 from chessaccel.host.backends.base import (Backend, BackendError, Capabilities, JobResult,
                                            PerftResult, first_line)
 from chessaccel.model.search import SearchError, job_problem
 from .device import OpenCLError, open_device
-from .layout import MAX_MOVES, POSITION_WORDS, decode_moves, pack_positions
+from .layout import MAX_MOVES, POSITION_WORDS, decode_moves, evaluation_overrides, pack_positions
 
 __all__ = ["OpenCLBackend", "SearchLaunch", "COUNT_MODES", "SPLIT_BUDGET"]
 
@@ -209,35 +210,45 @@ class OpenCLBackend(Backend):
     #: (start_search); ``launch_jobs`` comes from the device once it is open (``open``):
     #: compute units x lanes per unit
     capabilities = Capabilities(batch=True, async_launches=True)
+    #: every evaluation of the contract ("terms" is a program of its own, built with
+    #: EVAL_TERMS = 1)
+    evaluations = EVALUATIONS
 
     @classmethod
     def usage(cls, scheme):
         return f"{scheme}[:PLATFORM[:INDEX]]"
 
     @classmethod
-    def from_spec(cls, spec, *, accelerators=None, log=None):
+    def from_spec(cls, spec, *, accelerators=None, log=None, evaluation=DEFAULT_EVALUATION):
         """``opencl``: the first GPU (else CPU) of any platform; ``opencl:PLATFORM``: the first
         device of the platform whose name or vendor holds PLATFORM; ``opencl:PLATFORM:INDEX``:
-        its device INDEX (0, 1, ...)."""
+        its device INDEX (0, 1, ...). ``evaluation``: the static evaluation the kernels are
+        built with."""
         if spec.argument is None:
-            return cls()
+            return cls(evaluation=evaluation)
         platform, colon, index = spec.argument.partition(":")
         if not platform.strip():
             raise BackendError("opencl backend needs a platform name after the colon: "
                                "--backend opencl:NVIDIA or opencl:Portable")
         if not colon:
-            return cls(platform)
+            return cls(platform, evaluation=evaluation)
         if not index.isdigit():
             raise BackendError(f"opencl device index must be a number 0, 1, ..., got {index!r} "
                                f"(--backend opencl:NVIDIA:1)")
-        return cls(platform, device_index=int(index))
+        return cls(platform, device_index=int(index), evaluation=evaluation)
 
     def __init__(self, platform=None, *, device_index=None, local_size=None,
                  threads_per_unit=None, bulk_leaf_depth=2, make_leaf_depth=3,
                  frontier_target=None, memory_fraction=0.25, overrides=None,
-                 perft_local_size=None):
+                 perft_local_size=None, evaluation=DEFAULT_EVALUATION):
         self.platform = platform
         self.device_index = device_index
+        #: the static evaluation ("pst" or "terms"): a kernel constant (EVAL_TERMS), so each is
+        #: a program of its own; "pst" leaves the overrides as they are (its program is today's)
+        self.evaluation = evaluation
+        extra = evaluation_overrides(evaluation)
+        if evaluation != DEFAULT_EVALUATION:
+            overrides = dict(overrides or {}, **extra)
         self.overrides = overrides
         self.name = "opencl" + (f":{platform}" if platform else "") + \
             (f":{device_index}" if device_index is not None else "")

@@ -1,8 +1,10 @@
 """What crosses the host/device boundary: the kernels' generated prelude and the job arrays.
 
-The prelude defines, from ``chessaccel.contract.defs`` and ``chessaccel.contract.evaltables``, every constant and
-table the kernels use (piece types, limits, the packed Move's bit offsets, the piece-square
-tables), so no number of the contract is written a second time in OpenCL C.
+The prelude defines, from ``chessaccel.contract.defs``, ``chessaccel.contract.evaltables`` and
+``chessaccel.contract.evalweights``, every constant and table the kernels use (piece types,
+limits, the packed Move's bit offsets, the piece-square tables, the terms evaluation's weights),
+so no number of the contract is written a second time in OpenCL C. ``EVAL_TERMS`` (0 by
+default; ``evaluation_overrides("terms")`` sets it to 1) compiles the terms evaluation in.
 
 Positions travel in the side to move's frame (docs/opencl.md): three bit-planes of the
 PieceType of each square, the side to move's pieces, and a word of castling rights and the
@@ -18,10 +20,12 @@ from chessaccel.contract.defs import (INF, MATE, MAX_DEPTH, MAX_PLY, EVAL_MAX, M
                              PROMOTION_ORDER)
 from chessaccel.contract.evaltables import (PHASE_INC, PHASE_MAX, PHASE_WEIGHT, SQUARE_EG, SQUARE_MG,
                                    TAPER_SHIFT)
+from chessaccel.contract.evalweights import (EVALUATIONS, check_evaluation, pair_weights,
+                                             rank_tables, scalar_weights)
 from chessaccel.contract.geometry import CASTLE_BIT, CODE, COLOR_OF, TYPE_OF
 from chessaccel.contract.relative import MIRROR
 
-__all__ = ["POSITION_WORDS", "MAX_MOVES", "kernel_prelude", "eval_table", "line_tables",
+__all__ = ["evaluation_overrides", "POSITION_WORDS", "MAX_MOVES", "kernel_prelude", "eval_table", "line_tables",
            "LINE_TABLE_OFFSETS", "pack_positions",
            "unpack_positions", "encode_move", "decode_moves", "relative_castling"]
 
@@ -68,17 +72,31 @@ def kernel_prelude(overrides=None):
         # board.cl's byte swap (the flip) as shifts and masks of 32-bit halves (1), or as the
         # vector shuffle, which NVIDIA's compiler makes into some 25 instructions a word (0)
         "BYTE_SWAP_HALVES": 1,
+        # the evaluation (section 6): 0 "pst", material and piece-square sums only; 1 "terms",
+        # the terms computed in full at every evaluation (board.cl, eval_terms)
+        "EVAL_TERMS": 0,
     }
+    for name, (mg, eg) in pair_weights().items():
+        defines[f"{name}_MG"], defines[f"{name}_EG"] = mg, eg
+    defines.update(scalar_weights())
     defines.update({name: PieceType[name].value for name in _TYPES})
     defines.update({f"LINES_{name}": offset for name, offset in LINE_TABLE_OFFSETS.items()})
     for name, value in (overrides or {}).items():
         if name not in defines:
             raise KeyError(f"no kernel constant {name!r}")
         defines[name] = value
-    lines += [f"#define {k} {v}" for k, v in defines.items()]
+    lines += [f"#define {k} {v if v >= 0 else f'({v})'}" for k, v in defines.items()]
     lines.append("")
+    for name, table in rank_tables().items():
+        lines.append(_c_array("int", name, table))
     lines.append(_c_array("int", "PROMOTION_ORDER", [p.value for p in PROMOTION_ORDER]))
     return "\n".join(lines) + "\n"
+
+
+def evaluation_overrides(evaluation):
+    """The kernel constants that build ``evaluation`` (one of EVALUATIONS) into a program:
+    {"EVAL_TERMS": 0 or 1}. EvaluationError (one line) for an unknown name."""
+    return {"EVAL_TERMS": EVALUATIONS.index(check_evaluation(evaluation))}
 
 
 def eval_table():

@@ -15,7 +15,9 @@ interface). ``make_executor(spec, accelerators)`` picks one from what the backen
   flight and jobs stopped on the device where the backend declares ``async_launches``.
 """
 
-from chessaccel.host.backends import Backend, backend_class, get_backend, parse_spec
+from chessaccel.contract.evalweights import DEFAULT_EVALUATION
+from chessaccel.host.backends import (Backend, backend_class, check_backend_evaluation, get_backend,
+                                      parse_spec)
 
 from .base import Batch, Executor, ExecutorError, Job
 from .batch import BatchExecutor
@@ -27,17 +29,19 @@ __all__ = ["Job", "Batch", "Executor", "ExecutorError", "PoolExecutor", "LinkExe
            "BatchExecutor", "RayExecutor", "make_executor"]
 
 
-def make_executor(spec, accelerators=1, log=None):
+def make_executor(spec, accelerators=1, log=None, evaluation=DEFAULT_EVALUATION):
     """The executor for backend ``spec`` (any spec ``get_backend`` accepts) with
-    ``accelerators`` worker processes (model) or simulated cores (verilator). Raises
-    BackendError with one line when the backend cannot start."""
+    ``accelerators`` worker processes (model) or simulated cores (verilator), searching with
+    the static ``evaluation``. Raises BackendError with one line when the backend cannot start
+    or cannot evaluate that way."""
     if not isinstance(accelerators, int) or accelerators < 1:
         raise ExecutorError(f"accelerators must be a positive integer, got {accelerators!r}")
     parsed = parse_spec(spec)
     capabilities = backend_class(parsed).capabilities
+    check_backend_evaluation(parsed, evaluation)
     if capabilities.worker_processes:
-        return PoolExecutor(parsed.text, accelerators)
-    backend = get_backend(parsed, accelerators=accelerators, log=log)
+        return PoolExecutor(parsed.text, accelerators, evaluation=evaluation)
+    backend = get_backend(parsed, accelerators=accelerators, log=log, evaluation=evaluation)
     if not isinstance(backend, Backend):
         raise ExecutorError(f"backend {parsed.text!r} is not a Backend")
     if capabilities.link_cores:

@@ -35,8 +35,9 @@ class PoolExecutor(QueueExecutor):
     N accelerators on N CPU cores. Jobs go to the first idle worker in submission order; a
     cancelled job is interrupted in its worker by SIGUSR1."""
 
-    def __init__(self, spec="model", workers=1):
+    def __init__(self, spec="model", workers=1, evaluation="pst"):
         super().__init__()
+        self._evaluation = evaluation
         if workers < 1:
             raise ExecutorError(f"need at least one accelerator, got {workers}")
         self.name = spec
@@ -72,7 +73,7 @@ class PoolExecutor(QueueExecutor):
             # folder there (a checkout, a copy) cannot shadow the installed package
             process = subprocess.Popen(
                 [sys.executable, "-P", "-m", "chessaccel.host.engine.worker", self._spec,
-                 str(to_worker_r), str(from_worker_w)],
+                 str(to_worker_r), str(from_worker_w), self._evaluation],
                 pass_fds=(to_worker_r, from_worker_w), stdin=subprocess.DEVNULL)
         except OSError as error:
             for fd in (to_worker_r, to_worker_w, from_worker_r, from_worker_w):

@@ -232,7 +232,7 @@ static inline bool attacked(const Board *b, int s) { return attackers(b, s) != 0
 
 static inline int own_king(const Board *b) { return lowest(type_set(b, KING) & b->own); }
 
-// --- evaluation (section 6): incremental sums, tapered on demand ---------------------------
+// --- evaluation (section 6): incremental sums, tapered on demand; the terms with EVAL_TERMS --
 // The tables come in one global buffer of int4 (layout.eval_table): entry t * 64 + s holds
 // (SQUARE_MG, SQUARE_EG, PHASE_INC) of a white piece of type t on square s, entry
 // PHASE_WEIGHT_BASE + p holds PHASE_WEIGHT[p]. Global memory, not __constant: lanes of a warp
@@ -265,9 +265,160 @@ static inline int floor_shift(int x) {
     return x >= 0 ? (x >> TAPER_SHIFT) : -((-x + (1 << TAPER_SHIFT) - 1) >> TAPER_SHIFT);
 }
 
+#if EVAL_TERMS
+// --- the terms evaluation (section 6, "The terms evaluation"), built in with EVAL_TERMS = 1 ---
+// Computed in full at each evaluation, not incrementally: the terms of the side to move in its
+// own frame minus the enemy's in the enemy's frame (the words byte-swapped), which is the
+// model's white-minus-black turned to the side to move's view, plus the tempo. Weights and the
+// passed-pawn tables come from the prelude (contract/evalweights.json).
+#define RANK_7 0x00FF000000000000UL
+
+static inline int mobility_of(int count, int centre) { return count - centre; }
+
+// (mg, eg) of one side's terms; own[t] / enemy[t] are the words of each PieceType t in the
+// side's frame (it plays up the board).
+static inline int2 side_terms(Lines t, const ulong *own, const ulong *enemy) {
+    ulong own_all = own[PAWN] | own[KNIGHT] | own[BISHOP] | own[ROOK] | own[QUEEN] | own[KING];
+    ulong occ = own_all | enemy[PAWN] | enemy[KNIGHT] | enemy[BISHOP] | enemy[ROOK]
+              | enemy[QUEEN] | enemy[KING];
+    ulong pawns = own[PAWN], enemy_pawns = enemy[PAWN];
+    ulong enemy_pawn_attacks = pawn_attacks_down(enemy_pawns);
+    int mg = 0, eg = 0;
+    // pawns: passed (by rank, free path / blocked), isolated, doubled, backward, connected
+    for (ulong x = pawns; x; x &= x - 1) {
+        int s = lowest(x), r = s >> 3;
+        ulong bit = BIT(s), file = FILE_A << (s & 7);
+        ulong front = (file << 8) & ~(bit | (bit - 1));
+        ulong span = front | ((front << 1) & NOT_A) | ((front >> 1) & NOT_H);
+        ulong beside = ((file << 1) & NOT_A) | ((file >> 1) & NOT_H);
+        if (!(enemy_pawns & span)) {
+            mg += PASSED_PAWN_MG[r];
+            eg += PASSED_PAWN_EG[r];
+            if (!(occ & front)) {
+                mg += PASSED_PAWN_FREE_PATH_MG; eg += PASSED_PAWN_FREE_PATH_EG;
+            } else if (occ & (bit << 8)) {
+                mg += PASSED_PAWN_BLOCKED_MG; eg += PASSED_PAWN_BLOCKED_EG;
+            }
+        }
+        bool isolated = !(pawns & beside);
+        if (isolated) {
+            mg += ISOLATED_PAWN_MG; eg += ISOLATED_PAWN_EG;
+        }
+        if (pawns & front) {
+            mg += DOUBLED_PAWN_MG; eg += DOUBLED_PAWN_EG;
+        }
+        ulong at_or_below = r < 7 ? (BIT(8 * (r + 1)) - 1) : ~0UL;
+        if (!isolated && !(pawns & beside & at_or_below) && (enemy_pawn_attacks & (bit << 8))) {
+            mg += BACKWARD_PAWN_MG; eg += BACKWARD_PAWN_EG;
+        }
+        ulong phalanx = ((bit << 1) & NOT_A) | ((bit >> 1) & NOT_H);
+        if (pawns & (phalanx | pawn_attacks_down(bit))) {
+            mg += CONNECTED_PAWN_MG; eg += CONNECTED_PAWN_EG;
+        }
+    }
+    // king safety: shield, open and half-open files at the king, attacks on its zone
+    int k = lowest(own[KING]);
+    ulong king = BIT(k);
+    ulong row = king | ((king << 1) & NOT_A) | ((king >> 1) & NOT_H);
+    int near = popcount(pawns & (row << 8)), far = popcount(pawns & (row << 16));
+    mg += near * KING_SHIELD_NEAR_MG + far * KING_SHIELD_FAR_MG;
+    eg += near * KING_SHIELD_NEAR_EG + far * KING_SHIELD_FAR_EG;
+    for (int f = max((k & 7) - 1, 0); f <= min((k & 7) + 1, 7); f++) {
+        ulong file = FILE_A << f;
+        if (!(pawns & file)) {
+            if (enemy_pawns & file) {
+                mg += KING_HALF_OPEN_FILE_MG; eg += KING_HALF_OPEN_FILE_EG;
+            } else {
+                mg += KING_OPEN_FILE_MG; eg += KING_OPEN_FILE_EG;
+            }
+        }
+    }
+    ulong zone = king_attacks(king) | king;
+    int n = popcount(((enemy_pawns >> 7) & NOT_A) & zone) + popcount(((enemy_pawns >> 9) & NOT_H) & zone);
+    mg += n * KING_ZONE_ATTACK_PAWN_MG; eg += n * KING_ZONE_ATTACK_PAWN_EG;
+    n = 0;
+    for (ulong x = enemy[KNIGHT]; x; x &= x - 1)
+        n += popcount(KNIGHT_FROM(t, lowest(x)) & zone);
+    mg += n * KING_ZONE_ATTACK_KNIGHT_MG; eg += n * KING_ZONE_ATTACK_KNIGHT_EG;
+    n = 0;
+    for (ulong x = enemy[BISHOP]; x; x &= x - 1)
+        n += popcount(diagonal_from(t, lowest(x), occ) & zone);
+    mg += n * KING_ZONE_ATTACK_BISHOP_MG; eg += n * KING_ZONE_ATTACK_BISHOP_EG;
+    n = 0;
+    for (ulong x = enemy[ROOK]; x; x &= x - 1)
+        n += popcount(straight_from(t, lowest(x), occ) & zone);
+    mg += n * KING_ZONE_ATTACK_ROOK_MG; eg += n * KING_ZONE_ATTACK_ROOK_EG;
+    n = 0;
+    for (ulong x = enemy[QUEEN]; x; x &= x - 1) {
+        int s = lowest(x);
+        n += popcount((straight_from(t, s, occ) | diagonal_from(t, s, occ)) & zone);
+    }
+    mg += n * KING_ZONE_ATTACK_QUEEN_MG; eg += n * KING_ZONE_ATTACK_QUEEN_EG;
+    // mobility: targets not held by own pieces nor taken on by an enemy pawn, about a centre
+    ulong free = ~own_all & ~enemy_pawn_attacks;
+    for (ulong x = own[KNIGHT]; x; x &= x - 1) {
+        int c = mobility_of(popcount(KNIGHT_FROM(t, lowest(x)) & free), MOBILITY_CENTRE_KNIGHT);
+        mg += c * MOBILITY_KNIGHT_MG; eg += c * MOBILITY_KNIGHT_EG;
+    }
+    for (ulong x = own[BISHOP]; x; x &= x - 1) {
+        int c = mobility_of(popcount(diagonal_from(t, lowest(x), occ) & free), MOBILITY_CENTRE_BISHOP);
+        mg += c * MOBILITY_BISHOP_MG; eg += c * MOBILITY_BISHOP_EG;
+    }
+    for (ulong x = own[ROOK]; x; x &= x - 1) {
+        int s = lowest(x);
+        int c = mobility_of(popcount(straight_from(t, s, occ) & free), MOBILITY_CENTRE_ROOK);
+        mg += c * MOBILITY_ROOK_MG; eg += c * MOBILITY_ROOK_EG;
+        // rooks: open / half-open file, the seventh rank
+        ulong file = FILE_A << (s & 7);
+        if (!(pawns & file)) {
+            if (enemy_pawns & file) {
+                mg += ROOK_HALF_OPEN_FILE_MG; eg += ROOK_HALF_OPEN_FILE_EG;
+            } else {
+                mg += ROOK_OPEN_FILE_MG; eg += ROOK_OPEN_FILE_EG;
+            }
+        }
+        if ((s >> 3) == 6 && ((enemy[KING] & RANK_8) || (enemy_pawns & RANK_7))) {
+            mg += ROOK_SEVENTH_MG; eg += ROOK_SEVENTH_EG;
+        }
+    }
+    for (ulong x = own[QUEEN]; x; x &= x - 1) {
+        int s = lowest(x);
+        int c = mobility_of(popcount((straight_from(t, s, occ) | diagonal_from(t, s, occ)) & free),
+                            MOBILITY_CENTRE_QUEEN);
+        mg += c * MOBILITY_QUEEN_MG; eg += c * MOBILITY_QUEEN_EG;
+    }
+    if (popcount(own[BISHOP]) >= 2) {
+        mg += BISHOP_PAIR_MG; eg += BISHOP_PAIR_EG;
+    }
+    return (int2)(mg, eg);
+}
+
+// The terms' (mg, eg) from the side to move's view, material and piece-square sums excluded.
+static inline int2 eval_terms(const Board *b) {
+    ulong occ = occupied(b);
+    ulong own[7], enemy[7], own_flipped[7], enemy_flipped[7];
+    own[0] = enemy[0] = own_flipped[0] = enemy_flipped[0] = 0;
+    for (int t = PAWN; t <= KING; t++) {
+        ulong pieces = type_set(b, t) & occ;
+        own[t] = pieces & b->own;
+        enemy[t] = pieces & ~b->own;
+        own_flipped[t] = byte_swap(own[t]);
+        enemy_flipped[t] = byte_swap(enemy[t]);
+    }
+    return side_terms(b->lines, own, enemy) - side_terms(b->lines, enemy_flipped, own_flipped)
+         + (int2)(TEMPO_MG, TEMPO_EG);
+}
+#endif
+
 static inline int evaluate(const Board *b, Values v) {
+    int mg = b->mg, eg = b->eg;
+#if EVAL_TERMS
+    int2 terms = eval_terms(b);
+    mg += terms.x;
+    eg += terms.y;
+#endif
     int w = v[PHASE_WEIGHT_BASE + min(b->phase, PHASE_MAX)].x;
-    int score = floor_shift(b->mg * w + b->eg * ((1 << TAPER_SHIFT) - w));
+    int score = floor_shift(mg * w + eg * ((1 << TAPER_SHIFT) - w));
     return clamp(score, -EVAL_MAX, EVAL_MAX);
 }
 

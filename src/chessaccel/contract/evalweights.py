@@ -1,0 +1,256 @@
+"""The weights of the "terms" evaluation, defined once in evalweights.json (docs/semantics.md,
+section 6, "The terms evaluation").
+
+The JSON file beside this module is the one table of weights: the model (model/evalterms.py)
+and the OpenCL kernels' generated prelude (host/opencl/layout.py) read it through the names
+below, and a tuner writes a new file with a higher ``version``. Every weight is an (mg, eg) pair
+in centipawns for one occurrence of a feature, from the side that has it; per-rank tables are
+indexed by the relative rank (rank 1 = 0, the side's own frame). The Amaranth shapes say how
+wide a weight and the sums are, and loading refuses a file whose weights do not fit them.
+
+Two evaluations exist (``EVALUATIONS``): "pst", material and piece-square tables only (the
+default, what every implementation runs), and "terms", the same plus the terms of section 6.
+"""
+
+import json
+from importlib import resources
+
+from amaranth.hdl import signed, unsigned
+from amaranth.lib import data
+
+from .defs import PieceType
+from .evaltables import EvalSums, SQUARE_EG, SQUARE_MG
+
+__all__ = ["EVALUATIONS", "DEFAULT_EVALUATION", "EvaluationError", "check_evaluation",
+           "WeightsError", "load_weights", "WEIGHTS", "WEIGHTS_VERSION", "TERMS",
+           "PASSED_PAWN_MG", "PASSED_PAWN_EG", "PASSED_PAWN_FREE_PATH", "PASSED_PAWN_BLOCKED",
+           "ISOLATED_PAWN", "DOUBLED_PAWN", "BACKWARD_PAWN", "CONNECTED_PAWN",
+           "KING_SHIELD_NEAR", "KING_SHIELD_FAR", "KING_OPEN_FILE", "KING_HALF_OPEN_FILE",
+           "KING_ZONE_ATTACK", "MOBILITY_PER_SQUARE", "MOBILITY_CENTRE", "BISHOP_PAIR",
+           "ROOK_OPEN_FILE", "ROOK_HALF_OPEN_FILE", "ROOK_SEVENTH", "TEMPO",
+           "WEIGHT_BITS", "Weight", "WeightPair", "MobilityCentre", "SUM_BOUND", "SUM_BITS", "pair_weights", "scalar_weights", "markdown_weights",
+           "rank_tables"]
+
+#: The evaluations an implementation may offer, by name; the first is the default.
+EVALUATIONS = ("pst", "terms")
+DEFAULT_EVALUATION = EVALUATIONS[0]
+
+
+class EvaluationError(ValueError):
+    """An evaluation name that is not one of EVALUATIONS."""
+
+
+def check_evaluation(name):
+    """``name`` when it is one of EVALUATIONS; EvaluationError with one line otherwise."""
+    if name not in EVALUATIONS:
+        raise EvaluationError(f"unknown evaluation {name!r} (choose from: {', '.join(EVALUATIONS)})")
+    return name
+
+
+#: The terms of the "terms" evaluation in the order `chessaccel eval` lists them; each is an
+#: (mg, eg) pair from white's view (section 6 defines each).
+TERMS = ("material_pst", "passed_pawns", "isolated_pawns", "doubled_pawns", "backward_pawns",
+         "connected_pawns", "king_shield", "king_files", "king_attacks", "mobility",
+         "bishop_pair", "rook_files", "rook_seventh", "tempo")
+
+# --- shapes: how wide a weight is ------------------------------------------------------------
+
+#: Bits of one signed weight: -256..255 centipawns per occurrence.
+WEIGHT_BITS = 9
+Weight = signed(WEIGHT_BITS)
+#: A mobility term's centre (the square count worth 0): at most 27, a queen's most.
+MobilityCentre = unsigned(5)
+
+
+class WeightPair(data.Struct):
+    """One weight: middlegame and endgame centipawns."""
+    mg: Weight
+    eg: Weight
+
+
+_P, _N, _B, _R, _Q, _K = (PieceType[n].value
+                          for n in ("PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING"))
+_ZONE_ATTACKERS = {"pawn": _P, "knight": _N, "bishop": _B, "rook": _R, "queen": _Q}
+_MOBILE = {"knight": _N, "bishop": _B, "rook": _R, "queen": _Q}
+#: The most target squares each mobile piece can have (a rook 14, a queen 27).
+_MOST_TARGETS = {_N: 8, _B: 13, _R: 14, _Q: 27}
+_PAIRS = ("passed_pawn_free_path", "passed_pawn_blocked", "isolated_pawn", "doubled_pawn",
+          "backward_pawn", "connected_pawn", "king_shield_near", "king_shield_far",
+          "king_open_file", "king_half_open_file", "bishop_pair", "rook_open_file",
+          "rook_half_open_file", "rook_seventh", "tempo")
+
+
+class WeightsError(ValueError):
+    """A weights file that is not the documented table: the message is one line."""
+
+
+def _pair(value, where):
+    if (not isinstance(value, list) or len(value) != 2
+            or not all(type(v) is int for v in value)):
+        raise WeightsError(f"{where} must be [mg, eg], two integers, got {value!r}")
+    low, high = -(1 << (WEIGHT_BITS - 1)), (1 << (WEIGHT_BITS - 1)) - 1
+    for v in value:
+        if not low <= v <= high:
+            raise WeightsError(f"{where}: {v} does not fit a weight ({low}..{high})")
+    return tuple(value)
+
+
+def _read(table, key, where):
+    if not isinstance(table, dict) or key not in table:
+        raise WeightsError(f"{where} has no {key!r}")
+    return table[key]
+
+
+def load_weights(text=None):
+    """The weights of a JSON text (default: the package's evalweights.json) as a dict of
+    checked values: pairs as (mg, eg) tuples, the passed-pawn tables as 8-tuples, the king-zone
+    and mobility weights keyed by PieceType value. Raises WeightsError with one line."""
+    if text is None:
+        text = resources.files(__package__).joinpath("evalweights.json").read_text()
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise WeightsError(f"evaluation weights are not JSON: {e}") from None
+    version = _read(raw, "version", "the weights")
+    if type(version) is not int or version < 1:
+        raise WeightsError(f"the weights' version must be a positive integer, got {version!r}")
+    out = {"version": version}
+    passed = _read(raw, "passed_pawn", "the weights")
+    for phase in ("mg", "eg"):
+        table = _read(passed, phase, "passed_pawn")
+        if not isinstance(table, list) or len(table) != 8:
+            raise WeightsError(f"passed_pawn.{phase} must list 8 ranks, got {table!r}")
+        for rank, v in enumerate(table):
+            _pair([v, 0], f"passed_pawn.{phase}[{rank}]")
+        if table[0] or table[7]:
+            raise WeightsError(f"passed_pawn.{phase}: ranks 1 and 8 hold no pawn and must be 0")
+        out[f"passed_pawn_{phase}"] = tuple(table)
+    for key in _PAIRS:
+        out[key] = _pair(_read(raw, key, "the weights"), key)
+    zone = _read(raw, "king_zone_attack", "the weights")
+    out["king_zone_attack"] = {t: _pair(_read(zone, name, "king_zone_attack"),
+                                        f"king_zone_attack.{name}")
+                               for name, t in _ZONE_ATTACKERS.items()}
+    mobility = _read(raw, "mobility", "the weights")
+    out["mobility_per_square"], out["mobility_centre"] = {}, {}
+    for name, t in _MOBILE.items():
+        entry = _read(mobility, name, "mobility")
+        out["mobility_per_square"][t] = _pair(_read(entry, "per_square", f"mobility.{name}"),
+                                              f"mobility.{name}.per_square")
+        centre = _read(entry, "centre", f"mobility.{name}")
+        if type(centre) is not int or not 0 <= centre <= _MOST_TARGETS[t]:
+            raise WeightsError(f"mobility.{name}.centre must be 0..{_MOST_TARGETS[t]}, "
+                               f"got {centre!r}")
+        out["mobility_centre"][t] = centre
+    bound = _sum_bound(out)
+    if bound >= 1 << (SUM_BITS - 1):
+        raise WeightsError(f"with these weights the sums can reach {bound}, more than "
+                           f"{SUM_BITS}-bit sums hold")
+    out["sum_bound"] = bound
+    return out
+
+
+#: Bits of the evaluation's (mg, eg) sums, the hardware's EvalSums: the terms must keep the
+#: sums inside them.
+SUM_BITS = data.Layout.cast(EvalSums)["mg"].shape.width
+
+
+def _sum_bound(w):
+    """A bound on |mg| and |eg| of the terms evaluation over any board of 64 pieces: each piece's
+    largest material + piece-square value plus the largest term weights it can draw (as a pawn:
+    passed with path, isolated, doubled, backward, connected, in a shield, attacking two
+    king-zone squares; as a piece: its mobility at either extreme, attacking nine king-zone
+    squares, a rook's file and seventh-rank bonus), plus per side the bishop pair and the three
+    king files, plus the tempo."""
+    bound = 0
+    for phase, i in (("mg", 0), ("eg", 1)):
+        square = SQUARE_MG if phase == "mg" else SQUARE_EG
+        pawn = (max(abs(v) for v in w[f"passed_pawn_{phase}"])
+                + max(abs(w["passed_pawn_free_path"][i]), abs(w["passed_pawn_blocked"][i]))
+                + sum(abs(w[k][i]) for k in ("isolated_pawn", "doubled_pawn", "backward_pawn",
+                                             "connected_pawn"))
+                + max(abs(w["king_shield_near"][i]), abs(w["king_shield_far"][i]))
+                + 2 * abs(w["king_zone_attack"][_P][i]))
+        most = max(abs(v) for v in square[_P]) + pawn
+        for t in (_N, _B, _R, _Q):
+            c = w["mobility_centre"][t]
+            piece = (max(abs(v) for v in square[t])
+                     + abs(w["mobility_per_square"][t][i]) * max(c, _MOST_TARGETS[t] - c)
+                     + 9 * abs(w["king_zone_attack"][t][i]))
+            if t == _R:
+                piece += (max(abs(w["rook_open_file"][i]), abs(w["rook_half_open_file"][i]))
+                          + abs(w["rook_seventh"][i]))
+            most = max(most, piece)
+        most = max(most, max(abs(v) for v in square[_K]))
+        per_side = abs(w["bishop_pair"][i]) + 3 * max(abs(w["king_open_file"][i]),
+                                                      abs(w["king_half_open_file"][i]))
+        bound = max(bound, 64 * most + 2 * per_side + abs(w["tempo"][i]))
+    return bound
+
+
+WEIGHTS = load_weights()
+WEIGHTS_VERSION = WEIGHTS["version"]
+#: The largest |mg| or |eg| the terms evaluation's sums can reach (section 6, "Widths").
+SUM_BOUND = WEIGHTS["sum_bound"]
+
+PASSED_PAWN_MG = WEIGHTS["passed_pawn_mg"]
+PASSED_PAWN_EG = WEIGHTS["passed_pawn_eg"]
+PASSED_PAWN_FREE_PATH = WEIGHTS["passed_pawn_free_path"]
+PASSED_PAWN_BLOCKED = WEIGHTS["passed_pawn_blocked"]
+ISOLATED_PAWN = WEIGHTS["isolated_pawn"]
+DOUBLED_PAWN = WEIGHTS["doubled_pawn"]
+BACKWARD_PAWN = WEIGHTS["backward_pawn"]
+CONNECTED_PAWN = WEIGHTS["connected_pawn"]
+KING_SHIELD_NEAR = WEIGHTS["king_shield_near"]
+KING_SHIELD_FAR = WEIGHTS["king_shield_far"]
+KING_OPEN_FILE = WEIGHTS["king_open_file"]
+KING_HALF_OPEN_FILE = WEIGHTS["king_half_open_file"]
+#: PieceType value -> (mg, eg) per king-zone square attacked by an enemy piece of that type
+KING_ZONE_ATTACK = WEIGHTS["king_zone_attack"]
+#: PieceType value -> (mg, eg) per target square; MOBILITY_CENTRE: the count worth 0
+MOBILITY_PER_SQUARE = WEIGHTS["mobility_per_square"]
+MOBILITY_CENTRE = WEIGHTS["mobility_centre"]
+BISHOP_PAIR = WEIGHTS["bishop_pair"]
+ROOK_OPEN_FILE = WEIGHTS["rook_open_file"]
+ROOK_HALF_OPEN_FILE = WEIGHTS["rook_half_open_file"]
+ROOK_SEVENTH = WEIGHTS["rook_seventh"]
+TEMPO = WEIGHTS["tempo"]
+
+
+def pair_weights():
+    """Every (mg, eg) weight by an upper-case name (the kernels' prelude defines NAME_MG and
+    NAME_EG from it): the pairs of the file, KING_ZONE_ATTACK_<TYPE> and MOBILITY_<TYPE>."""
+    out = {key.upper(): WEIGHTS[key] for key in _PAIRS}
+    for name, t in _ZONE_ATTACKERS.items():
+        out[f"KING_ZONE_ATTACK_{name.upper()}"] = KING_ZONE_ATTACK[t]
+    for name, t in _MOBILE.items():
+        out[f"MOBILITY_{name.upper()}"] = MOBILITY_PER_SQUARE[t]
+    return out
+
+
+def scalar_weights():
+    """The weights that are single numbers, by an upper-case name: MOBILITY_CENTRE_<TYPE>."""
+    return {f"MOBILITY_CENTRE_{name.upper()}": MOBILITY_CENTRE[t] for name, t in _MOBILE.items()}
+
+
+def rank_tables():
+    """The per-rank tables by name (the kernels' prelude writes them as arrays)."""
+    return {"PASSED_PAWN_MG": PASSED_PAWN_MG, "PASSED_PAWN_EG": PASSED_PAWN_EG}
+
+
+def markdown_weights():
+    """The rows of docs/semantics.md's weights table (section 6.1), from the loaded file."""
+    w = WEIGHTS
+    rows = [f"| `passed_pawn[r]`, r = 0..7 | {', '.join(map(str, w['passed_pawn_mg']))} | "
+            f"{', '.join(map(str, w['passed_pawn_eg']))} |"]
+    rows += [f"| `{key}` | {w[key][0]} | {w[key][1]} |" for key in _PAIRS]
+    rows += [f"| `king_zone_attack.{name}` | {KING_ZONE_ATTACK[t][0]} | {KING_ZONE_ATTACK[t][1]} |"
+             for name, t in _ZONE_ATTACKERS.items()]
+    rows += [f"| `mobility.{name}.per_square` (centre {MOBILITY_CENTRE[t]}) | "
+             f"{MOBILITY_PER_SQUARE[t][0]} | {MOBILITY_PER_SQUARE[t][1]} |"
+             for name, t in _MOBILE.items()]
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    print(markdown_weights())
