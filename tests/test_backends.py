@@ -60,9 +60,9 @@ def test_backend_names_and_unknown_ones():
     with pytest.raises(BackendError) as error:
         get_backend("fpga")
     assert str(error.value) == ("unknown backend 'fpga' (choose from: model, rtl, verilator, "
-                                "serial:PORT, opencl[:PLATFORM[:INDEX]], ray:SPEC[@ADDRESS])")
+                                "serial:PORT, opencl[:PLATFORM[:INDEX|I,J,...|all]], ray:SPEC[@ADDRESS])")
     assert backend_names() == ("model", "rtl", "verilator", "serial:PORT",
-                               "opencl[:PLATFORM[:INDEX]]", "ray:SPEC[@ADDRESS]")
+                               "opencl[:PLATFORM[:INDEX|I,J,...|all]]", "ray:SPEC[@ADDRESS]")
     for spec in ("serial:", "serial"):
         with pytest.raises(BackendError, match=r"^serial backend needs a port: --backend "
                                                r"serial:/dev/ttyUSB0$"):

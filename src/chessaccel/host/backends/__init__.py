@@ -7,7 +7,7 @@
   ``chessaccel.backends`` entry points (``get_backend``, ``backend_names``);
 - the backends: ``model`` (model.py, the golden reference), ``rtl`` (rtl.py, the RTL
   simulated), ``verilator`` and ``serial:PORT`` (board/, the board behind the link protocol),
-  ``opencl[:PLATFORM[:INDEX]]`` (opencl.py, registering host/opencl/), ``ray:SPEC[@ADDRESS]``
+  ``opencl[:PLATFORM[:INDEX|I,J,...|all]]`` (opencl.py, registering host/opencl/), ``ray:SPEC[@ADDRESS]``
   (ray.py: any of them on Ray actors, this machine's or a cluster's).
 """
 

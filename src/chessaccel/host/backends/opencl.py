@@ -1,4 +1,4 @@
-"""``opencl[:PLATFORM[:INDEX]]``: the OpenCL kernels on a GPU, or on the CPU through PoCL.
+"""``opencl[:PLATFORM[:INDEX|I,J,...|all]]``: the OpenCL kernels on a GPU, or on the CPU through PoCL.
 
 The backend itself lives in host/opencl/ (kernels, device, layout, split; docs/opencl.md); this
 module is its registry entry. PLATFORM is a substring of the platform's name or vendor, INDEX

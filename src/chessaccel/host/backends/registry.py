@@ -82,7 +82,7 @@ def backend_names():
 
 def get_backend(spec, *, accelerators=None, log=None, evaluation=DEFAULT_EVALUATION):
     """The backend named by ``spec`` (a string or a BackendSpec): ``model``, ``rtl``,
-    ``verilator``, ``serial:PORT``, ``opencl[:PLATFORM[:INDEX]]``, ``ray:SPEC[@ADDRESS]`` or a
+    ``verilator``, ``serial:PORT``, ``opencl[:PLATFORM[:INDEX|I,J,...|all]]``, ``ray:SPEC[@ADDRESS]`` or a
     plugged-in one, searching with the static ``evaluation`` ("pst" or "terms": a backend that
     does not list it in its ``evaluations`` is refused).
     ``accelerators`` and ``log`` go to its ``from_spec``, and ``evaluation`` too when it is not

@@ -216,14 +216,15 @@ class OpenCLBackend(Backend):
 
     @classmethod
     def usage(cls, scheme):
-        return f"{scheme}[:PLATFORM[:INDEX]]"
+        return f"{scheme}[:PLATFORM[:INDEX|I,J,...|all]]"
 
     @classmethod
     def from_spec(cls, spec, *, accelerators=None, log=None, evaluation=DEFAULT_EVALUATION):
         """``opencl``: the first GPU (else CPU) of any platform; ``opencl:PLATFORM``: the first
         device of the platform whose name or vendor holds PLATFORM; ``opencl:PLATFORM:INDEX``:
-        its device INDEX (0, 1, ...). ``evaluation``: the static evaluation the kernels are
-        built with."""
+        its device INDEX (0, 1, ...); ``opencl:PLATFORM:0,1`` or ``opencl:PLATFORM:all``:
+        several devices as one backend (devices.py). ``evaluation``: the static evaluation the
+        kernels are built with."""
         if spec.argument is None:
             return cls(evaluation=evaluation)
         platform, colon, index = spec.argument.partition(":")
@@ -232,9 +233,18 @@ class OpenCLBackend(Backend):
                                "--backend opencl:NVIDIA or opencl:Portable")
         if not colon:
             return cls(platform, evaluation=evaluation)
+        if index == "all" or "," in index:
+            from .devices import OpenCLDevices
+            indices = None if index == "all" else index.split(",")
+            if indices is not None and not all(i.isdigit() for i in indices):
+                raise BackendError(f"opencl device indices must be numbers 0, 1, ..., got "
+                                   f"{index!r} (--backend opencl:NVIDIA:0,1 or opencl:NVIDIA:all)")
+            return OpenCLDevices(platform, indices and [int(i) for i in indices],
+                                 evaluation=evaluation)
         if not index.isdigit():
             raise BackendError(f"opencl device index must be a number 0, 1, ..., got {index!r} "
-                               f"(--backend opencl:NVIDIA:1)")
+                               f"(--backend opencl:NVIDIA:1, opencl:NVIDIA:0,1 or "
+                               f"opencl:NVIDIA:all)")
         return cls(platform, device_index=int(index), evaluation=evaluation)
 
     def __init__(self, platform=None, *, device_index=None, local_size=None,

@@ -27,7 +27,7 @@ from chessaccel.host.backends.base import BackendError, first_line
 from .layout import eval_table, kernel_prelude, line_tables
 
 __all__ = ["OpenCLError", "Device", "open_device", "cache_dir", "kernel_source", "perft_source",
-           "KERNEL_FILES", "BUILD_SWITCHES"]
+           "KERNEL_FILES", "BUILD_SWITCHES", "device_count"]
 
 #: The kernel sources, concatenated in this order after the generated prelude.
 KERNEL_FILES = ("board.cl", "movegen.cl", "search.cl", "perft.cl")
@@ -151,6 +151,17 @@ def _choose(cl, platform_substring, index=None):
     """The device: the first GPU (else CPU) of any platform, NVIDIA's first; with a platform
     substring, the first device of the matching platforms (GPUs first); ``index`` picks
     another device of that list."""
+    devices, where = _candidates(cl, platform_substring)
+    return _pick(devices, index, where)
+
+
+def device_count(platform_substring=None):
+    """How many devices ``opencl[:PLATFORM]:INDEX`` can name (INDEX 0 .. count - 1)."""
+    return len(_candidates(_import_pyopencl(), platform_substring)[0])
+
+
+def _candidates(cl, platform_substring):
+    """The devices an index picks among, and where they are (for messages)."""
     platforms = _platforms(cl)
     if not platforms:
         raise OpenCLError("no OpenCL platform found (install a GPU driver's OpenCL ICD, "
@@ -166,18 +177,18 @@ def _choose(cl, platform_substring, index=None):
         for kind in (cl.device_type.GPU, cl.device_type.ALL):
             devices = [d for p in matching for d in _devices(cl, p, kind)]
             if devices:
-                return _pick(devices, index, f"OpenCL platform {matching[0].name!r}")
+                return devices, f"OpenCL platform {matching[0].name!r}"
         raise OpenCLError(f"OpenCL platform {matching[0].name!r} has no device")
     gpu_platforms = sorted(platforms, key=lambda p: "nvidia" not in p.name.lower())
     for p in gpu_platforms:
         devices = _devices(cl, p, cl.device_type.GPU)
         if devices:
-            return _pick(devices, index, f"OpenCL platform {p.name!r}")
+            return devices, f"OpenCL platform {p.name!r}"
     for kind in (cl.device_type.CPU, cl.device_type.ALL):
         for p in platforms:
             devices = _devices(cl, p, kind)
             if devices:
-                return _pick(devices, index, f"OpenCL platform {p.name!r}")
+                return devices, f"OpenCL platform {p.name!r}"
     raise OpenCLError(f"no OpenCL device found (platforms: {names})")
 
 
