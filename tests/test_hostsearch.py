@@ -252,11 +252,11 @@ def test_the_uci_option_runs_the_compiled_search():
 def test_the_launch_bench_writes_its_figures(tmp_path, capsys):
     from chessaccel.lab import searchlaunches
     out = tmp_path / "launches.json"
-    assert searchlaunches.main(["--backend", "model", "--seconds", "0.3", "--config", "1,2",
+    assert searchlaunches.main(["--backend", "model", "--seconds", "0.5", "--config", "1,2",
                                 "--positions", "1", "--out", str(out)]) == 0
     import json
     rows = json.loads(out.read_text())["rows"]
-    assert len(rows) == 1 and rows[0]["launches"] > 0 and rows[0]["depth"] >= 1
+    assert len(rows) == 1 and rows[0]["launches"] > 0 and rows[0]["jobs_per_launch"] >= 1
     assert "jobs a launch" in capsys.readouterr().out
     assert searchlaunches.main(["--backend", "no-such-backend", "--out", str(out)]) == 1
     with pytest.raises(SystemExit) as exit_:

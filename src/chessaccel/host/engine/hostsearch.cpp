@@ -31,6 +31,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -492,6 +493,9 @@ void Worker::run() {
         deepen();
     } catch (Aborted&) {
         s_.aborted = true;
+    } catch (const std::exception& error) {     // out of memory, say: reported, not a crash
+        s_.fail(error.what());
+        s_.aborted = true;
     }
     if (s_.aborted && have_root_best_ && !root_best_.pv.empty()) {
         // a move this iteration proved better than the last iteration's
@@ -864,11 +868,16 @@ Scored Worker::split(int ply, int depth, int alpha, int beta, const uint32_t* mo
         helpers.emplace_back(new Worker(*this, ply, &sp));
     }
     std::vector<std::thread> threads;
-    for (auto& helper : helpers)
-        threads.emplace_back([this, &helper, &sp] {
-            helper->help(sp);
+    for (auto& helper : helpers) {
+        try {
+            threads.emplace_back([this, &helper, &sp] {
+                helper->help(sp);
+                s_.helpers.fetch_sub(1);
+            });
+        } catch (const std::system_error&) {    // no thread to be had: this one does the work
             s_.helpers.fetch_sub(1);
-        });
+        }
+    }
     Split* outer = split_;
     split_ = &sp;
     auto finish = [&] {

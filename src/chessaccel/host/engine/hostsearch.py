@@ -168,7 +168,13 @@ class _BoardLaunch:
         return scores, moves, nodes
 
     def stop(self, start, end):
-        """The executor runs a batch whole: a job given up still runs (its result is dropped)."""
+        """The executor runs a batch whole: a job given up still runs (its result is dropped),
+        unless the whole batch is given up."""
+        if start <= 0 and end >= len(self.black):
+            self.batch.cancel()
+
+    def abandon(self):
+        self.batch.cancel()
 
 
 class _ExecutorLaunches:
@@ -182,6 +188,18 @@ class _ExecutorLaunches:
         boards = unpack_positions(positions, black)
         jobs = [Job(board, int(p[0]), int(p[1]), int(p[2])) for board, p in zip(boards, params)]
         return _BoardLaunch(self.executor.submit(jobs), black.copy())
+
+
+def _abandon(launch, count):
+    """Stop every job of a launch nobody waits for, and let it give back what it holds."""
+    if hasattr(launch, "abandon"):
+        launch.abandon()
+        return
+    try:
+        launch.stop(0, count)
+        launch.arrays()     # a device launch returns its buffers once read (stopped jobs end fast)
+    except Exception:       # the search is over; a failing device is reported by the next one
+        pass
 
 
 def launches_for(executor):
@@ -341,7 +359,9 @@ class CompiledSearch:
                         lib.hs_complete(handle, _pointer(taken), _pointer(scores),
                                         _pointer(moves), _pointer(nodes), len(taken))
             self._report()
-            if n < 0 and not in_flight:
+            if n < 0:       # the search has ended: what is still in flight is not needed
+                for _, launch, taken in in_flight:
+                    _abandon(launch, len(taken))
                 return
 
     def _stop_cancelled(self, in_flight, stops):
