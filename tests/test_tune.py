@@ -101,7 +101,7 @@ def test_data_shows_progress_and_says_what_it_wrote(capsys, tmp_path):
 
 def _use_weights(monkeypatch, weights):
     for key in ("passed_pawn_mg", "passed_pawn_eg", "king_zone_attack", "mobility_per_square",
-                *(name for name in evalweights.WEIGHT_NAMES if "[" not in name and "." not in name)):
+                *(n for n in evalweights.WEIGHT_NAMES if "[" not in n and "." not in n)):
         monkeypatch.setattr(evalterms, key.upper(), weights[key])
 
 
@@ -142,6 +142,13 @@ def test_fit_lowers_the_training_loss_as_the_model_evaluates(capsys, data, tmp_p
     assert summary["loss_after"]["train"] == pytest.approx(after, abs=1e-9)
     assert after < before - 1e-4, (before, after)
     assert evalweights.weight_vectors(new) != evalweights.weight_vectors()
+    # signs kept: a bonus stays >= 0, a penalty <= 0 (king safety's eg: its mg's sign)
+    for old_pair, new_pair in zip(zip(*evalweights.weight_vectors()),
+                                  zip(*evalweights.weight_vectors(new))):
+        for old, other, value in ((old_pair[0], old_pair[1], new_pair[0]),
+                                  (old_pair[1], old_pair[0], new_pair[1])):
+            sign = (old > 0) - (old < 0) or (other > 0) - (other < 0)
+            assert value * sign >= 0, (old_pair, new_pair)
     assert summary["changes"] and all(c["before"] != c["after"] for c in summary["changes"])
     # the plot and the summary beside the weights
     assert (tmp_path / "w.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -23,7 +23,8 @@
     chessaccel match --opponent-engine-option N=V | --opponent-commit REV --games N --tc BASE+INC
     chessaccel tune data PGN... --out DATA.npz [--skip-plies N]
     chessaccel tune fit DATA.npz --out WEIGHTS.json [--iterations N] [--holdout F] [--seed S]
-                        [--prior-sd CP] [--folds N] [--start WEIGHTS.json] [--plot PNG] [--summary JSON]
+                        [--prior-sd CP] [--free-signs] [--folds N] [--start WEIGHTS.json]
+                        [--plot PNG] [--summary JSON] [--json]
 
 POSITION is a FEN or EPD line (one argument: quote it) or ``startpos``. Bad input of any kind
 (malformed FEN/EPD, a position the accelerator cannot hold, a depth or window out of range, an

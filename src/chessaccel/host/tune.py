@@ -4,7 +4,8 @@ the evaluation").
 
     chessaccel tune data PGN... --out DATA.npz [--skip-plies N]
     chessaccel tune fit DATA.npz --out WEIGHTS.json [--iterations N] [--holdout F] [--seed S]
-                        [--prior-sd CP] [--folds N] [--start WEIGHTS.json] [--plot PNG] [--summary JSON]
+                        [--prior-sd CP] [--free-signs] [--folds N] [--start WEIGHTS.json]
+                        [--plot PNG] [--summary JSON] [--json]
 
 ``data`` turns games into a data set: every quiet position after the opening of every finished
 game, labelled with the game's result from white's view (1, 0.5, 0), with the model's feature
@@ -39,7 +40,7 @@ from chessaccel.contract.evalweights import (MOBILITY_CENTRE, WEIGHT_BITS, WEIGH
                                              WeightsError, load_weights, raw_weights,
                                              weight_vectors, weights_json)
 
-__all__ = ["TuneError", "make_data", "load_data", "exact_eval", "mse", "fit_k", "fit",
+__all__ = ["TuneError", "make_data", "load_data", "exact_eval", "mse", "fit_k", "bounds", "fit",
            "cross_validate", "run_fit"]
 
 #: The data set's format: a data set of another format (or other WEIGHT_NAMES) is refused.
@@ -276,15 +277,30 @@ def _design(d):
     return offset, np.hstack([counts * w[:, None], counts * (1 - w)[:, None]])
 
 
-def fit(train, held, start_mg, start_eg, k, iterations, prior_sd, progress=None):
+def bounds(start_mg, start_eg, keep_signs=True):
+    """(low, high): the range of each weight of theta = (mg, eg), the weight's width; with
+    ``keep_signs`` also its sign: a bonus stays >= 0 and a penalty <= 0, the sign being that of
+    the starting value, or of the other phase's where it is 0 (the king-safety weights' eg), or
+    free where both are 0."""
+    start = np.concatenate([start_mg, start_eg]).astype(np.float64)
+    other = np.concatenate([start_eg, start_mg]).astype(np.float64)
+    sign = np.where(start != 0, np.sign(start), np.sign(other)) if keep_signs else 0 * start
+    low = np.where(sign > 0, 0, -(1 << (WEIGHT_BITS - 1))).astype(np.float64)
+    high = np.where(sign < 0, 0, (1 << (WEIGHT_BITS - 1)) - 1).astype(np.float64)
+    return low, high
+
+
+def fit(train, held, start_mg, start_eg, k, iterations, prior_sd, progress=None,
+        keep_signs=True):
     """Levenberg-Marquardt on the mean squared error of the logistic over ``train`` (a data-set
-    dict), from the starting vectors, plus the prior's pull. Returns (theta, history): the
-    real-valued (mg, eg) weights and per iteration (iteration, train loss, held-out loss or
-    None), both losses without the prior and without the floor."""
+    dict), from the starting vectors, plus the prior's pull, each step clipped to ``bounds``.
+    Returns (theta, history): the real-valued (mg, eg) weights and per iteration (iteration,
+    train loss, held-out loss or None), both losses without the prior and without the
+    floor."""
     offset, design = _design(train)
     y = train["result"].astype(np.float64)
     theta0 = np.concatenate([start_mg, start_eg]).astype(np.float64)
-    low, high = -(1 << (WEIGHT_BITS - 1)), (1 << (WEIGHT_BITS - 1)) - 1
+    low, high = bounds(start_mg, start_eg, keep_signs)
     games = len(np.unique(train["game"]))
     held_design = _design(held) if held is not None else None
 
@@ -348,7 +364,8 @@ def _subset(d, mask):
             for k, v in d.items()}
 
 
-def cross_validate(d, start_mg, start_eg, folds, iterations, prior_sd, seed, progress=None):
+def cross_validate(d, start_mg, start_eg, folds, iterations, prior_sd, seed, progress=None,
+                   keep_signs=True):
     """Split the games into ``folds`` parts; fit K and the weights without each part and measure
     the part's loss before and after (integer weights). Returns {"folds", "before", "after"
     (the losses over every position, each scored by the fit that did not see it),
@@ -361,7 +378,8 @@ def cross_validate(d, start_mg, start_eg, folds, iterations, prior_sd, seed, pro
     for i, part in enumerate(np.array_split(games, folds), 1):
         mask = np.isin(d["game"], part)
         k = fit_k(before[~mask], y[~mask])
-        theta, _ = fit(_subset(d, ~mask), None, start_mg, start_eg, k, iterations, prior_sd)
+        theta, _ = fit(_subset(d, ~mask), None, start_mg, start_eg, k, iterations, prior_sd,
+                       keep_signs=keep_signs)
         after = exact_eval(d, *_rounded(theta)).astype(np.float64)
         b, a = mse(before[mask], y[mask], k), mse(after[mask], y[mask], k)
         se_before += b * mask.sum()
@@ -369,7 +387,8 @@ def cross_validate(d, start_mg, start_eg, folds, iterations, prior_sd, seed, pro
         worse += a > b
         if progress:
             progress(f"fold {i}/{folds} ({len(part)} games held out): loss {b:.6f} -> {a:.6f}")
-    return {"folds": folds, "before": se_before / len(y), "after": se_after / len(y),
+    return {"folds": folds, "before": float(se_before / len(y)),
+            "after": float(se_after / len(y)),
             "folds_worse": int(worse)}
 
 
@@ -423,7 +442,7 @@ def run_fit(args, emit, command, progress=None):
         progress(f"{len(d['result'])} positions of {len(np.unique(d['game']))} games "
                  f"({held_games} games held out); K = {k:.4f}")
     theta, history = fit(train, held, start_mg, start_eg, k, args.iterations, args.prior_sd,
-                         progress)
+                         progress, keep_signs=not args.free_signs)
     mg, eg = _rounded(theta)
     after = exact_eval(d, mg, eg)
 
@@ -435,7 +454,8 @@ def run_fit(args, emit, command, progress=None):
     loss_before, loss_after = losses(before), losses(after)
     if args.folds:
         folds = cross_validate(d, start_mg, start_eg, args.folds, args.iterations,
-                               args.prior_sd, args.seed, progress)
+                               args.prior_sd, args.seed, progress,
+                               keep_signs=not args.free_signs)
     else:
         folds = None
     about = (f"Tuned from weights version {start['version']} by `{command}` (Texel's method: "
@@ -463,7 +483,8 @@ def run_fit(args, emit, command, progress=None):
                "positions": int(len(d["result"])), "games": int(len(np.unique(d["game"]))),
                "train_positions": int(train_mask.sum()),
                "held_out_positions": int((~train_mask).sum()), "held_out_games": held_games,
-               "seed": args.seed, "prior_sd": args.prior_sd, "K": k,
+               "seed": args.seed, "prior_sd": args.prior_sd, "keep_signs": not args.free_signs,
+               "K": k,
                "loss_before": loss_before, "loss_after": loss_after, "cross_validation": folds,
                "iterations": len(history) - 1,
                "history": [{"iteration": i, "train": t, "held_out": h} for i, t, h in history],

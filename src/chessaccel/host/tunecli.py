@@ -3,26 +3,12 @@ the project's own games (docs/engine.md, "Tuning the evaluation").
 
     chessaccel tune data PGN... --out DATA.npz [--skip-plies N]
     chessaccel tune fit DATA.npz --out WEIGHTS.json [--iterations N] [--holdout F] [--seed S]
-                        [--prior-sd CP] [--folds N] [--start WEIGHTS.json] [--plot PNG] [--summary JSON]
+                        [--prior-sd CP] [--free-signs] [--folds N] [--start WEIGHTS.json]
+                        [--plot PNG] [--summary JSON] [--json]
 
-``data`` turns games into a data set: every quiet position after the opening of every finished
-game, labelled with the game's result from white's view (1, 0.5, 0), with the model's feature
-counts (model/evalterms.py, ``feature_counts``) so that the evaluation of any weight vector over
-the whole set is one matrix product. A position is quiet when the side to move is not in check,
-has a legal move and no legal promotion, and the model's quiescence search with the fixed
-material + piece-square evaluation ("pst", docs/semantics.md section 5) returns its stand pat:
-no capture sequence improves on the static evaluation. A position met twice in one game is kept
-once.
-
-``fit`` first fits the scaling constant K of the logistic p = 1 / (1 + exp(-K * eval / 400))
-(eval in centipawns from white's view) to the results with the starting weights, then the
-weights (mg and eg of every WEIGHT_NAMES entry; material + PST and the mobility centres stay
-fixed) by damped Gauss-Newton (Levenberg-Marquardt) on the mean squared error between p and the
-results, pulled towards the starting weights as by a Gaussian prior of ``--prior-sd``
-centipawns. The weights are then rounded to integers and clamped to the weight's width
-(WEIGHT_BITS), and every loss reported is that of the evaluation exactly as the model computes
-it (integer sums, the floored taper). A share of the games (``--holdout``, by game, never by
-position) is kept out of the fit and its loss reported beside the training loss.
+``data`` turns games into a data set of quiet positions with their results and feature counts;
+``fit`` fits the weights to it and writes the weights, a plot and a summary. What each does is
+host/tune.py's docstring; bad input is one line and exit status 2.
 """
 
 import argparse
@@ -52,7 +38,8 @@ def _fraction(text):
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
     if not 0 <= value < 1:
-        raise argparse.ArgumentTypeError(f"the held-out share must be in 0..1 (1 excluded), got {value}")
+        raise argparse.ArgumentTypeError(f"the held-out share must be in 0..1 (1 excluded), "
+                                         f"got {value}")
     return value
 
 
@@ -62,7 +49,8 @@ def _sd(text):
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number of centipawns, got {text!r}") from None
     if value < 0:
-        raise argparse.ArgumentTypeError(f"the prior's standard deviation must be >= 0, got {value}")
+        raise argparse.ArgumentTypeError(f"the prior's standard deviation must be >= 0, "
+                                         f"got {value}")
     return value
 
 
@@ -92,6 +80,9 @@ def add_arguments(sp, parser_class):
                    help="pull towards the starting weights: a Gaussian prior of this standard "
                         "deviation in centipawns, weighed against the number of games; 0: none "
                         "(default 20)")
+    f.add_argument("--free-signs", action="store_true",
+                   help="let a weight change sign (by default a bonus stays >= 0 and a penalty "
+                        "<= 0)")
     f.add_argument("--folds", type=_count(0), default=0, metavar="N",
                    help="also cross-validate: fit without each of N parts of the games and "
                         "score that part; 0: not (default 0)")
