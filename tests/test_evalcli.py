@@ -50,7 +50,7 @@ def test_an_epd_file_gives_every_position(capsys, tmp_path):
     status, out, _ = run(capsys, "eval", "--epd", str(path), "--evaluation", "terms", "--json")
     positions = json.loads(out)["positions"]
     assert status == 0 and [p["score"] for p in positions] == [
-        10, evaluate_terms(board_from_chess(chess.Board(KIWIPETE)))]
+        TEMPO[0], evaluate_terms(board_from_chess(chess.Board(KIWIPETE)))]
 
 
 def test_opencl_reports_the_same_total(capsys):
