@@ -6,7 +6,7 @@ import json
 import chess
 import pytest
 
-from chessaccel.contract.evalweights import TERMS
+from chessaccel.contract.evalweights import TEMPO, TERMS, WEIGHTS_VERSION
 from chessaccel.host.cli import main
 from chessaccel.host.engine.uci import UciEngine, UciError
 from chessaccel.model.evalterms import evaluate_terms, term_values
@@ -30,15 +30,16 @@ def test_text_lists_every_term_and_the_score(capsys):
         mg, eg = values[term]
         assert any(line.split()[:3] == [term, str(mg), str(eg)] for line in out.splitlines()), term
     assert f"score: {evaluate_terms(board)} " in out
-    assert "weights version 1" in out and "side to move: black" in out
+    assert f"weights version {WEIGHTS_VERSION}" in out and "side to move: black" in out
 
 
 def test_json_holds_the_terms_and_the_tapered_parts(capsys):
     status, out, _ = run(capsys, "eval", "startpos", "--evaluation", "terms", "--json")
     obj = json.loads(out)
     assert status == 0 and list(obj["terms"]) == list(TERMS)
-    assert obj["terms"]["tempo"] == {"mg": 10, "eg": 0, "tapered": 10}
-    assert obj["score"] == 10 and obj["phase"] == 24 and obj["weight"] == 32
+    # the start position: every term but the tempo is symmetric; the full phase weighs mg only
+    assert obj["terms"]["tempo"] == {"mg": TEMPO[0], "eg": TEMPO[1], "tapered": TEMPO[0]}
+    assert obj["score"] == TEMPO[0] and obj["phase"] == 24 and obj["weight"] == 32
     status, out, _ = run(capsys, "eval", "startpos", "--json")
     assert json.loads(out)["terms"] == {"material_pst": {"mg": 0, "eg": 0, "tapered": 0}}
 
@@ -49,7 +50,7 @@ def test_an_epd_file_gives_every_position(capsys, tmp_path):
     status, out, _ = run(capsys, "eval", "--epd", str(path), "--evaluation", "terms", "--json")
     positions = json.loads(out)["positions"]
     assert status == 0 and [p["score"] for p in positions] == [
-        10, evaluate_terms(board_from_chess(chess.Board(KIWIPETE)))]
+        TEMPO[0], evaluate_terms(board_from_chess(chess.Board(KIWIPETE)))]
 
 
 def test_opencl_reports_the_same_total(capsys):

@@ -11,6 +11,8 @@
 - The "pst" evaluation is unchanged: the default everywhere and what evaluate() gives.
 """
 
+import json
+
 import chess
 import pytest
 
@@ -249,3 +251,54 @@ def test_the_weights_file_is_checked():
         evalweights.load_weights(json.dumps(bad))
     with pytest.raises(evalweights.WeightsError, match="not JSON"):
         evalweights.load_weights("{")
+
+
+# --- the evaluation as counts times weights (model/evalterms.py's feature_counts, the tuner's) ---
+
+def _use_weights(monkeypatch, weights):
+    """Make the model evaluate with ``weights`` (a load_weights dict) instead of the file's."""
+    from chessaccel.model import evalterms
+    for key in ("passed_pawn_mg", "passed_pawn_eg", "king_zone_attack", "mobility_per_square",
+                *(name for name in evalweights.WEIGHT_NAMES if "[" not in name and "." not in name)):
+        monkeypatch.setattr(evalterms, key.upper(), weights[key])
+
+
+def test_feature_counts_times_any_weights_are_the_terms(monkeypatch):
+    """With random weights in every slot (so that two weights rarely share a value, as the
+    file's knight and bishop king-zone weights do), material + PST plus the counts times the
+    mg and eg weights are the terms' sums exactly, and their taper is evaluate_terms."""
+    import random
+    from chessaccel.model.evalterms import feature_counts
+    from chessaccel.model.evaluate import material_pst, phase, taper
+    seed = seeds.run_seed()
+    rng = random.Random(seed)
+    n = len(evalweights.WEIGHT_NAMES)
+    for trial in range(3):
+        mg = [rng.randrange(-20, 21) for _ in range(n)]
+        eg = [rng.randrange(-20, 21) for _ in range(n)]
+        raw = evalweights.raw_weights(mg, eg, 1, "random weights of a test")
+        weights = evalweights.load_weights(json.dumps(raw))
+        assert evalweights.weight_vectors(weights) == (tuple(mg), tuple(eg))
+        _use_weights(monkeypatch, weights)
+        for fen in _positions(seed + 2 + trial, 100):
+            board = board_from_chess(chess.Board(fen))
+            counts = feature_counts(board)
+            base = material_pst(board)
+            want_mg = sum(v[0] for v in term_values(board).values())
+            want_eg = sum(v[1] for v in term_values(board).values())
+            got_mg = base[0] + sum(c * w for c, w in zip(counts, mg))
+            got_eg = base[1] + sum(c * w for c, w in zip(counts, eg))
+            assert (got_mg, got_eg) == (want_mg, want_eg), f"{fen} ({seeds.describe()})"
+            sign = -1 if board.side else 1
+            assert taper(sign * got_mg, sign * got_eg, phase(board)) == evaluate_terms(board)
+
+
+def test_the_file_is_written_back_byte_for_byte():
+    """raw_weights and weights_json (what a tuner writes) give evalweights.json itself from
+    its own vectors, version and note."""
+    from importlib import resources
+    text = resources.files(evalweights.__name__.rsplit(".", 1)[0]).joinpath(
+        "evalweights.json").read_text()
+    mg, eg = evalweights.weight_vectors()
+    raw = evalweights.raw_weights(mg, eg, W["version"], W["about"])
+    assert evalweights.weights_json(raw) == text

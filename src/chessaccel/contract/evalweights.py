@@ -29,7 +29,7 @@ __all__ = ["EVALUATIONS", "DEFAULT_EVALUATION", "EvaluationError", "check_evalua
            "KING_ZONE_ATTACK", "MOBILITY_PER_SQUARE", "MOBILITY_CENTRE", "BISHOP_PAIR",
            "ROOK_OPEN_FILE", "ROOK_HALF_OPEN_FILE", "ROOK_SEVENTH", "TEMPO",
            "WEIGHT_BITS", "Weight", "WeightPair", "MobilityCentre", "SUM_BOUND", "SUM_BITS", "pair_weights", "scalar_weights", "markdown_weights",
-           "rank_tables"]
+           "rank_tables", "WEIGHT_NAMES", "weight_vectors", "raw_weights", "weights_json"]
 
 #: The evaluations an implementation may offer, by name; the first is the default.
 EVALUATIONS = ("pst", "terms")
@@ -250,6 +250,64 @@ def markdown_weights():
              f"{MOBILITY_PER_SQUARE[t][0]} | {MOBILITY_PER_SQUARE[t][1]} |"
              for name, t in _MOBILE.items()]
     return "\n".join(rows)
+
+
+# --- the weights as vectors, for a tuner (host/tunecli.py) ------------------------------------
+
+#: Every tunable weight by name, in the order of a tuner's vectors (and of the model's
+#: feature_counts, model/evalterms.py): the passed-pawn table's ranks 1..6 (ranks 0 and 7 hold
+#: no pawn and stay 0), the pairs, the king-zone weights per attacker and the mobility weights per
+#: piece (their centres are not weights: they stay as the file sets them).
+WEIGHT_NAMES = (tuple(f"passed_pawn[{r}]" for r in range(1, 7)) + _PAIRS
+                + tuple(f"king_zone_attack.{name}" for name in _ZONE_ATTACKERS)
+                + tuple(f"mobility.{name}" for name in _MOBILE))
+
+
+def weight_vectors(weights=None):
+    """(mg, eg): two tuples of the weights of ``weights`` (a load_weights dict; default the
+    package's) in WEIGHT_NAMES order."""
+    w = WEIGHTS if weights is None else weights
+    pairs = ([(w["passed_pawn_mg"][r], w["passed_pawn_eg"][r]) for r in range(1, 7)]
+             + [w[key] for key in _PAIRS]
+             + [w["king_zone_attack"][t] for t in _ZONE_ATTACKERS.values()]
+             + [w["mobility_per_square"][t] for t in _MOBILE.values()])
+    return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+
+
+def raw_weights(mg, eg, version, about, centres=None):
+    """The JSON object of a weights file (evalweights.json's keys, in its order) from the vectors
+    ``mg`` and ``eg`` (WEIGHT_NAMES order, integers), a version, an ``about`` text and the
+    mobility centres ({PieceType value: centre}; default the package's)."""
+    centres = MOBILITY_CENTRE if centres is None else centres
+    by_name = {name: [int(m), int(e)] for name, m, e in zip(WEIGHT_NAMES, mg, eg, strict=True)}
+    out = {"version": version, "about": about,
+           "passed_pawn": {"mg": [0] + [by_name[f"passed_pawn[{r}]"][0] for r in range(1, 7)] + [0],
+                           "eg": [0] + [by_name[f"passed_pawn[{r}]"][1] for r in range(1, 7)] + [0]}}
+    for key in _PAIRS[:10]:
+        out[key] = by_name[key]
+    out["king_zone_attack"] = {name: by_name[f"king_zone_attack.{name}"] for name in _ZONE_ATTACKERS}
+    out["mobility"] = {name: {"per_square": by_name[f"mobility.{name}"], "centre": centres[t]}
+                       for name, t in _MOBILE.items()}
+    for key in _PAIRS[10:]:
+        out[key] = by_name[key]
+    return out
+
+
+def weights_json(raw):
+    """The text of a weights file for the object ``raw`` (raw_weights), laid out as
+    evalweights.json is: one weight a line, short lists and objects inline."""
+    def inline(value):
+        if isinstance(value, dict):
+            return "{" + ", ".join(f"{json.dumps(k)}: {inline(v)}" for k, v in value.items()) + "}"
+        return json.dumps(value)
+
+    def block(value, indent):
+        pad = "  " * (indent + 1)
+        rows = [f"{pad}{json.dumps(k)}: "
+                + (block(v, indent + 1) if indent == 0 and isinstance(v, dict) else inline(v))
+                for k, v in value.items()]
+        return "{\n" + ",\n".join(rows) + "\n" + "  " * indent + "}"
+    return block(raw, 0) + "\n"
 
 
 if __name__ == "__main__":

@@ -21,6 +21,10 @@
     chessaccel match --opponent CMD [--opponent-option N=V] --games N --tc BASE+INC [--backend B]
                      [--sprt ELO0,ELO1 [--alpha A] [--beta B]] [--concurrency N]
     chessaccel match --opponent-engine-option N=V | --opponent-commit REV --games N --tc BASE+INC
+    chessaccel tune data PGN... --out DATA.npz [--skip-plies N]
+    chessaccel tune fit DATA.npz --out WEIGHTS.json [--iterations N] [--holdout F] [--seed S]
+                        [--prior-sd CP] [--free-signs] [--folds N] [--start WEIGHTS.json]
+                        [--plot PNG] [--summary JSON] [--json]
 
 POSITION is a FEN or EPD line (one argument: quote it) or ``startpos``. Bad input of any kind
 (malformed FEN/EPD, a position the accelerator cannot hold, a depth or window out of range, an
@@ -193,6 +197,10 @@ def _parser():
                       _depth)
     from .engine.match import add_arguments as add_match_arguments
     add_match_arguments(sub.add_parser("match", help="play a UCI engine: PGN, score and Elo"))
+    # Texel tuning of the terms evaluation's weights (host/tunecli.py; numpy imported there).
+    from .tunecli import add_arguments as add_tune_arguments
+    add_tune_arguments(sub.add_parser("tune", help="fit the terms evaluation's weights to the "
+                                                   "results of games (Texel's method)"), _Parser)
     # plug-ins that make commands of their own
     for name, plugins in _plugins().items():
         if name not in sub.choices:
@@ -383,6 +391,10 @@ def main(argv=None):
                                    lambda obj, lines: _emit(args, obj, lines))
             except ValueError as e:
                 raise UsageError(str(e)) from None
+        if args.command == "tune":
+            from .tunecli import run as run_tune
+            return run_tune(args, lambda obj, lines: _emit(args, obj, lines), UsageError,
+                            argv if argv is not None else sys.argv[1:])
         if args.command == "match":
             from .engine.match import MatchError, run as run_match
             try:

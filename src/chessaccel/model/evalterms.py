@@ -17,13 +17,13 @@ from chessaccel.contract.evalweights import (
     check_evaluation, BACKWARD_PAWN, BISHOP_PAIR, CONNECTED_PAWN, DOUBLED_PAWN, ISOLATED_PAWN, KING_HALF_OPEN_FILE,
     KING_OPEN_FILE, KING_SHIELD_FAR, KING_SHIELD_NEAR, KING_ZONE_ATTACK, MOBILITY_CENTRE,
     MOBILITY_PER_SQUARE, PASSED_PAWN_BLOCKED, PASSED_PAWN_EG, PASSED_PAWN_FREE_PATH,
-    PASSED_PAWN_MG, ROOK_HALF_OPEN_FILE, ROOK_OPEN_FILE, ROOK_SEVENTH, TEMPO, TERMS)
+    PASSED_PAWN_MG, ROOK_HALF_OPEN_FILE, ROOK_OPEN_FILE, ROOK_SEVENTH, TEMPO, TERMS, WEIGHT_NAMES)
 from chessaccel.contract.geometry import (BISHOP_DIRS, COLOR_OF, EMPTY, KING_TARGETS,
                                           KNIGHT_TARGETS, ROOK_DIRS, TYPE_OF, ray)
 from .evaluate import evaluate, material_pst, phase, taper
 
 __all__ = ["term_values", "side_features", "evaluate_terms", "FEATURES", "frames", "EVALUATORS",
-           "evaluator"]
+           "evaluator", "feature_counts"]
 
 P, N, B, R, Q, K = (PieceType[n].value for n in ("PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING"))
 
@@ -271,6 +271,41 @@ def evaluate_terms(board):
     if board.side == 1:
         mg, eg = -mg, -eg
     return max(-EVAL_MAX, min(EVAL_MAX, taper(mg, eg, phase(board))))
+
+
+def _side_counts(f):
+    """One side's count for each weight of WEIGHT_NAMES (what the weight is multiplied by)."""
+    by_name = {f"passed_pawn[{r}]": f["passed_ranks"].count(r) for r in range(1, 7)}
+    by_name.update(passed_pawn_free_path=f["passed_free"], passed_pawn_blocked=f["passed_blocked"],
+                   isolated_pawn=f["isolated"], doubled_pawn=f["doubled"],
+                   backward_pawn=f["backward"], connected_pawn=f["connected"],
+                   king_shield_near=f["shield_near"], king_shield_far=f["shield_far"],
+                   king_open_file=f["king_open_files"],
+                   king_half_open_file=f["king_half_open_files"],
+                   bishop_pair=int(f["bishops"] >= 2), rook_open_file=f["rook_open_files"],
+                   rook_half_open_file=f["rook_half_open_files"],
+                   rook_seventh=f["rooks_seventh"], tempo=0)
+    for name, t in (("pawn", P), ("knight", N), ("bishop", B), ("rook", R), ("queen", Q)):
+        by_name[f"king_zone_attack.{name}"] = f["zone_attacks"][t]
+    for name, t in (("knight", N), ("bishop", B), ("rook", R), ("queen", Q)):
+        by_name[f"mobility.{name}"] = sum(c - MOBILITY_CENTRE[t] for c in f["mobility"][t])
+    return [by_name[name] for name in WEIGHT_NAMES]
+
+
+def feature_counts(board):
+    """The terms evaluation as counts: a tuple, in WEIGHT_NAMES order (contract/evalweights.py),
+    of how many times each weight is added from white's view (white's count minus black's; the
+    tempo +1 with white to move, -1 with black; a mobility count is the sum of (targets - centre)
+    over the pieces, the centres being fixed). So the terms' sums are linear in the weights:
+    ``sum(term_values(board).values())`` is ``material_pst(board)`` plus the dot products of
+    these counts with the mg and eg weights, and evaluate_terms is their taper (a tuner's
+    features, host/tunecli.py)."""
+    white_frame, black_frame = frames(board)
+    white = _side_counts(side_features(*white_frame))
+    black = _side_counts(side_features(*black_frame))
+    out = [w - b for w, b in zip(white, black)]
+    out[WEIGHT_NAMES.index("tempo")] = 1 if board.side == 0 else -1
+    return tuple(out)
 
 
 #: The model's function of each evaluation (contract/evalweights.py's EVALUATIONS).
