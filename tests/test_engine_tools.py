@@ -95,6 +95,21 @@ def test_dispatch_command_writes_its_figures(tmp_path):
     assert obj["search"]["depth"] == 2 and obj["search"]["jobs"] > 100
     assert "jobs per CPU second" in done.stdout and (tmp_path / "dispatch.png").exists()
     assert f"the search's rate {goal_verdict(obj['search'])} the goal of 100,000 jobs/s" in done.stdout
+    compiled = obj["compiled_search"]
+    assert compiled["jobs_handed_out"] >= compiled["jobs"] > 100 and compiled["launches"] > 0
+    assert "compiled host search (CompiledSearch, one thread)" in done.stdout
+
+
+def test_the_instant_backends_packed_launches_score_as_its_jobs():
+    """start_packed (the compiled search's launches) gives each packed job the score that
+    search_many gives the same job: the material balance from the side to move's view."""
+    import suites
+    from chessaccel.host.opencl.layout import pack_positions
+    boards = [suites.board_of(fen) for fen in suites.random_play_positions(7, 60)]
+    backend = InstantBackend()
+    scores, moves, nodes = backend.start_packed(pack_positions(boards), None).arrays()
+    want = [r.score for r in backend.search_many([Job(b, 1, -INF, INF) for b in boards])]
+    assert scores.tolist() == want and not moves.any() and nodes.tolist() == [1] * len(boards)
 
 
 @pytest.mark.parametrize("rate, verdict", [(GOAL_JOBS_PER_S - 1, "is below"),
@@ -191,14 +206,21 @@ def test_the_dispatch_command_prints_and_draws_its_figures(tmp_path, monkeypatch
               "jobs_per_cpu_second": 112_182, "load_average": 1.25,
               "runs": [{"handed_out_per_cpu_second": r} for r in (130_000, 136_364, 140_000)],
               "profile": [f"   10    0.001 x/y.py:{i}(f)" for i in range(12)]}
+    compiled = {"depth": 2, "hardware_plies": 1, "jobs": 1234, "jobs_handed_out": 1300,
+                "host_nodes": 321, "launches": 400, "seconds": 0.01, "cpu_seconds": 0.0125,
+                "handed_out_per_second": 130_000, "handed_out_per_cpu_second": 104_000,
+                "runs": [{"handed_out_per_cpu_second": r} for r in (90_000, 104_000, 110_000)]}
     calls = []
     monkeypatch.setattr(dispatch, "measure_interface", lambda: interface)
     monkeypatch.setattr(dispatch, "measure_search",
                         lambda **kw: calls.append(kw) or search)
+    monkeypatch.setattr(dispatch, "measure_compiled_search",
+                        lambda **kw: calls.append(kw) or compiled)
     out = tmp_path / "d.json"
     args = argparse.Namespace(dispatch_depth=2, hardware_plies=1, out=str(out), plot=None, json=False)
     assert dispatch.run(args) == 0
-    assert calls == [{"depth": 2, "hardware_plies": 1, "profile": True}]
+    assert calls == [{"depth": 2, "hardware_plies": 1, "profile": True},
+                     {"depth": 2, "hardware_plies": 1}]
     lines = capsys.readouterr().out.splitlines()
     import os
     assert lines[:4] == [
@@ -214,9 +236,14 @@ def test_the_dispatch_command_prints_and_draws_its_figures(tmp_path, monkeypatch
     assert lines[6] == ("the search's rate meets the goal of 100,000 jobs/s; where the host's "
                         "time goes:")
     assert lines[7:15] == ["  " + line.strip() for line in search["profile"][:8]]
-    assert lines[15:] == [f"wrote {out} and {tmp_path / 'd.png'}"]
+    assert lines[15] == ("compiled host search (CompiledSearch, one thread), the same searches: "
+                         "1,300 jobs handed out in 400 launches, 130,000 jobs/s on the clock, "
+                         "104,000 per CPU second (search and pump threads); the median of 3 runs "
+                         "(90,000, 104,000, 110,000): meets the goal")
+    assert lines[16:] == [f"wrote {out} and {tmp_path / 'd.png'}"]
     obj = json.loads(out.read_text())
     assert obj == {"goal_jobs_per_second": 100_000, "search": search, "cpus": os.cpu_count(),
+                   "compiled_search": compiled,
                    "interface_jobs_per_second": {m: {str(k): v for k, v in r.items()}
                                                  for m, r in interface.items()}}
     assert matplotlib.image.imread(tmp_path / "d.png").shape[:2] == (400, 900)

@@ -47,7 +47,8 @@ from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
 from chessaccel.host.engine.tt import TranspositionTable
 from .record import write_record
 
-__all__ = ["InstantBackend", "measure_interface", "measure_search", "measure_launches", "run",
+__all__ = ["InstantBackend", "measure_interface", "measure_search", "measure_compiled_search",
+           "measure_launches", "run",
            "goal_verdict", "GOAL_JOBS_PER_S"]
 
 #: Hydra's rate of FPGA calls per second (docs/engine.md).
@@ -72,6 +73,45 @@ class InstantBackend(Backend):
             out.append(JobResult(balance if board.side == 0 else -balance, None, [], 1))
         return out
 
+    def start_packed(self, positions, params):
+        """The compiled search's launches (hostsearch.py): every job answered at once with its
+        material balance, no move, one node."""
+        import numpy as np
+        n = len(positions)
+        return _InstantLaunch((_packed_balance(positions), np.zeros(n, np.uint32),
+                               np.ones(n, np.uint64)))
+
+
+class _InstantLaunch:
+    """A launch of packed jobs that is over when it starts (InstantBackend.start_packed)."""
+
+    def __init__(self, arrays):
+        self._arrays = arrays
+        self.started = time.perf_counter()
+
+    def __len__(self):
+        return len(self._arrays[0])
+
+    def done(self):
+        return True
+
+    def stop(self, start, end):
+        pass
+
+    def arrays(self):
+        return self._arrays
+
+
+def _packed_balance(positions):
+    """The material balance of packed positions (host/opencl/layout.py: three bit-planes of the
+    piece type, the side to move's pieces), from the side to move's view, as int32s."""
+    import numpy as np
+    words = np.ascontiguousarray(positions[:, :4]).view(np.uint8).reshape(len(positions), 4, 8)
+    bits = np.unpackbits(words, axis=2, bitorder="little").astype(np.int32)   # (n, 4, 64)
+    types = bits[:, 0] | bits[:, 1] << 1 | bits[:, 2] << 2
+    sign = np.where(bits[:, 3] == 1, 1, -1)
+    return (_TYPE_VALUE[types] * sign).sum(axis=1).astype(np.int32)
+
 
 def _values():
     from chessaccel.contract.evaltables import MATERIAL_MG
@@ -86,6 +126,18 @@ def _values():
 
 _VALUE = _values()
 _VALUE_OF = _VALUE.__getitem__
+
+
+def _type_values():
+    import numpy as np
+    from chessaccel.contract.evaltables import MATERIAL_MG
+    table = np.zeros(8, dtype=np.int32)
+    for piece, value in MATERIAL_MG.items():
+        table[getattr(piece, "value", piece)] = value
+    return table
+
+
+_TYPE_VALUE = _type_values()
 
 
 class ThreadedInstantBackend(InstantBackend):
@@ -178,14 +230,53 @@ def _search_run(depth, hardware_plies, positions, profiler):
     return out
 
 
+def measure_compiled_search(depth=5, hardware_plies=1, positions=BENCH, repeats=3):
+    """The same searches by the compiled host search (hostsearch.py, one thread) over the
+    instant backend's packed launches: jobs handed out per second and per CPU second of the
+    whole process (the search's thread and the pump's), the median of ``repeats`` runs."""
+    from chessaccel.host.engine.hostsearch import CompiledSearch, library as compiled_library
+    compiled_library()
+    runs = []
+    for _ in range(repeats):
+        executor = BatchExecutor(InstantBackend())
+        search = CompiledSearch(executor, 16, SearchOptions(hardware_plies=hardware_plies))
+        jobs = host_nodes = 0
+        seconds = cpu = 0.0
+        try:
+            for job in positions:
+                search.clear()
+                start, cpu_start = time.perf_counter(), time.process_time()
+                result = search.search(chess.Board(job.fen), Limits(depth=depth))
+                seconds += time.perf_counter() - start
+                cpu += time.process_time() - cpu_start
+                jobs += result.jobs
+                host_nodes += result.host_nodes
+        finally:
+            search.close()
+            executor.close()
+        handed_out = search.launched_jobs
+        runs.append({"depth": depth, "hardware_plies": hardware_plies, "jobs": jobs,
+                     "jobs_handed_out": handed_out, "host_nodes": host_nodes,
+                     "launches": search.launches, "seconds": round(seconds, 3),
+                     "cpu_seconds": round(cpu, 3),
+                     "handed_out_per_second": round(handed_out / seconds),
+                     "handed_out_per_cpu_second": round(handed_out / cpu)})
+    runs.sort(key=lambda run: run["cpu_seconds"])
+    out = dict(runs[len(runs) // 2])
+    out["runs"] = runs
+    return out
+
+
 def run(args):
     interface = measure_interface()
     search = measure_search(depth=args.dispatch_depth, hardware_plies=args.hardware_plies,
                             profile=True)
+    compiled = measure_compiled_search(depth=args.dispatch_depth,
+                                       hardware_plies=args.hardware_plies)
     obj = {"goal_jobs_per_second": GOAL_JOBS_PER_S,
            "interface_jobs_per_second": {mode: {str(k): v for k, v in rates.items()}
                                          for mode, rates in interface.items()},
-           "search": search, "cpus": os.cpu_count()}
+           "search": search, "compiled_search": compiled, "cpus": os.cpu_count()}
     default = os.path.join("out", "bench-dispatch.json")
     out, plot = write_record(obj, args.out, args.plot, default, _plot, indent=1)
     if args.json:
@@ -208,6 +299,13 @@ def run(args):
           "where the host's time goes:")
     for line in search["profile"][:8]:
         print("  " + line.strip())
+    print(f"compiled host search (CompiledSearch, one thread), the same searches: "
+          f"{compiled['jobs_handed_out']:,d} jobs handed out in {compiled['launches']:,d} "
+          f"launches, {compiled['handed_out_per_second']:,d} jobs/s on the clock, "
+          f"{compiled['handed_out_per_cpu_second']:,d} per CPU second (search and pump "
+          f"threads); the median of {len(compiled['runs'])} runs ("
+          + ", ".join(f"{run['handed_out_per_cpu_second']:,d}" for run in compiled["runs"])
+          + f"): {goal_verdict(compiled)} the goal")
     print(f"wrote {out} and {plot}")
     return 0
 
@@ -230,8 +328,13 @@ def _plot(obj, path):
             values.append(rate["cpu"])
     labels += ["search\nhanded out", "search\nused"]
     values += [obj["search"]["handed_out_per_cpu_second"], obj["search"]["jobs_per_cpu_second"]]
+    extra = 2
+    if "compiled_search" in obj:
+        labels.append("compiled\nsearch")
+        values.append(obj["compiled_search"]["handed_out_per_cpu_second"])
+        extra = 3
     fig, ax = plt.subplots(figsize=(9, 4))
-    ax.bar(labels, values, color=["tab:blue"] * (len(values) - 2) + ["tab:orange"] * 2)
+    ax.bar(labels, values, color=["tab:blue"] * (len(values) - extra) + ["tab:orange"] * extra)
     ax.axhline(obj["goal_jobs_per_second"], color="red", linestyle="--", label="goal (Hydra)")
     ax.set_ylabel("leaf jobs per CPU second")
     ax.set_yscale("log")
