@@ -325,6 +325,8 @@ private:
     int order(int ply, uint32_t tt_move, uint32_t* out);
     void remember(int ply, uint32_t move, int depth);
     void note_root(int ply, int score, uint32_t move, const Line& pv);
+    bool better(int ply, Scored& best, int& alpha, int beta, int score, uint32_t move,
+                const Line& tail);
     bool is_killer(int ply, uint32_t move) const {
         return ply < C.host_max_ply && (killers_[ply][0] == move || killers_[ply][1] == move);
     }
@@ -658,6 +660,21 @@ void Worker::note_root(int ply, int score, uint32_t move, const Line& pv) {
     }
 }
 
+// A child's score against the best so far: a better one becomes the best (its move, then the
+// child's PV) and may raise alpha; true when it fails high (beta reached).
+bool Worker::better(int ply, Scored& best, int& alpha, int beta, int score, uint32_t move,
+                    const Line& tail) {
+    if (score <= best.score) return false;
+    best.score = score;
+    best.move = move;
+    best.pv.assign(1, move);
+    best.pv.insert(best.pv.end(), tail.begin(), tail.end());
+    note_root(ply, score, move, best.pv);
+    if (score <= alpha) return false;
+    alpha = score;
+    return score >= beta;
+}
+
 int Worker::node(int ply, int depth, int alpha, int beta, Line& pv, bool null_ok) {
     s_.host_nodes.fetch_add(1, std::memory_order_relaxed);
     check();
@@ -827,17 +844,7 @@ Scored Worker::expand(int ply, int depth, int alpha, int beta, const uint32_t* m
             return split(ply, depth, alpha, beta, moves, n, reducible, std::move(best));
         uint32_t move = moves[index];
         int score = younger(ply, depth, index, move, alpha, beta, reducible, tail);
-        if (score > best.score) {
-            best.score = score;
-            best.move = move;
-            best.pv.assign(1, move);
-            best.pv.insert(best.pv.end(), tail.begin(), tail.end());
-            note_root(ply, score, move, best.pv);
-            if (score > alpha) {
-                alpha = score;
-                if (score >= beta) break;
-            }
-        }
+        if (better(ply, best, alpha, beta, score, move, tail)) break;
     }
     return best;
 }
@@ -926,19 +933,9 @@ void Worker::share(Split& sp) {
             throw;
         }
         std::lock_guard<std::mutex> lock(sp.m);
-        if (score > sp.best.score) {
-            sp.best.score = score;
-            sp.best.move = move;
-            sp.best.pv.assign(1, move);
-            sp.best.pv.insert(sp.best.pv.end(), tail.begin(), tail.end());
-            owner_->note_root(sp.ply, score, move, sp.best.pv);
-            if (score > sp.alpha) {
-                sp.alpha = score;
-                if (score >= sp.beta) {
-                    sp.cut = true;
-                    return;
-                }
-            }
+        if (owner_->better(sp.ply, sp.best, sp.alpha, sp.beta, score, move, tail)) {
+            sp.cut = true;
+            return;
         }
     }
 }
@@ -1033,17 +1030,7 @@ Scored Worker::frontier(int ply, int depth, int alpha, int beta, uint32_t* moves
             } else {
                 score = single(ply, job_depth, move, alpha, beta, tail);
             }
-            if (score > best.score) {
-                best.score = score;
-                best.move = move;
-                best.pv.assign(1, move);
-                best.pv.insert(best.pv.end(), tail.begin(), tail.end());
-                note_root(ply, score, move, best.pv);
-                if (score > alpha) {
-                    alpha = score;
-                    if (score >= beta) break;
-                }
-            }
+            if (better(ply, best, alpha, beta, score, move, tail)) break;
         }
         return best;
     }
@@ -1101,17 +1088,7 @@ Scored Worker::brothers(int ply, int job_depth, int alpha, int beta, const uint3
                 if (reduced_high || only_bound)
                     score = single(ply, job_depth, move, alpha, beta, tail);
             }
-            if (score > best.score) {
-                best.score = score;
-                best.move = move;
-                best.pv.assign(1, move);
-                best.pv.insert(best.pv.end(), tail.begin(), tail.end());
-                note_root(ply, score, move, best.pv);
-                if (score > alpha) {
-                    alpha = score;
-                    if (score >= beta) break;
-                }
-            }
+            if (better(ply, best, alpha, beta, score, move, tail)) break;
         }
     } catch (...) {
         cancel(batch);

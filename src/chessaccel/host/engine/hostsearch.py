@@ -37,7 +37,7 @@ from .executors import Job
 from .order import ordered_moves
 from .scores import HOST_MAX_PLY
 from .search import (FUTILITY_HOST_PLIES, FUTILITY_MARGIN, LMR_FIRST, IterationInfo, Limits,
-                     SearchOptions, SearchResult, game_keys)
+                     SearchOptions, SearchResult, game_keys, legal_prefix)
 
 __all__ = ["CompiledSearch", "OPTION_FIELDS"]
 
@@ -300,7 +300,7 @@ class CompiledSearch:
         result.aborted = bool(info.bound)
         if pv:
             result.best_move = pv[0]
-        result.pv = self._legal_prefix(cb, pv or [result.best_move])
+        result.pv = legal_prefix(cb, pv or [result.best_move])
         result.ponder_move = result.pv[1] if len(result.pv) > 1 else None
         result.host_nodes, result.accelerator_nodes = info.host_nodes, info.accelerator_nodes
         result.speculative_nodes, result.jobs = info.speculative_nodes, info.jobs
@@ -402,13 +402,3 @@ class CompiledSearch:
     def _line(info):
         return [hostboard.move_of(code) for code in info.pv[:info.pv_length]]
 
-    @staticmethod
-    def _legal_prefix(cb, pv):
-        board = cb.copy(stack=False)
-        out = []
-        for move in pv:
-            if move is None or not board.is_legal(move):
-                break
-            out.append(move)
-            board.push(move)
-        return out

@@ -52,7 +52,7 @@ from .scores import HOST_MAX_PLY, MATE_BOUND, from_job, from_tt, is_mate, job_wi
 from .tt import Bound
 
 __all__ = ["SearchOptions", "Limits", "IterationInfo", "SearchResult", "HostSearch",
-           "SearchAborted", "MAX_ITERATION", "game_keys"]
+           "SearchAborted", "MAX_ITERATION", "game_keys", "legal_prefix"]
 
 #: Deepest iteration of iterative deepening (host plies plus the frontier's plies).
 MAX_ITERATION = 64
@@ -203,6 +203,19 @@ def game_keys(cb):
         keys.append(earlier.key())
     keys.reverse()
     return keys
+
+
+def legal_prefix(cb, pv):
+    """The moves of ``pv`` that are legal one after another from ``cb``, up to the first that
+    is not (a PV read from the table may end in a move of another position)."""
+    board = cb.copy(stack=False)
+    out = []
+    for move in pv:
+        if move is None or not board.is_legal(move):
+            break
+        out.append(move)
+        board.push(move)
+    return out
 
 
 def makespan(costs, slots):
@@ -500,14 +513,7 @@ class HostSearch:
         result.ponder_move = result.pv[1] if len(result.pv) > 1 else None
 
     def _legal_prefix(self, pv):
-        board = self.cb.copy(stack=False)
-        out = []
-        for move in pv:
-            if move is None or not board.is_legal(move):
-                break
-            out.append(move)
-            board.push(move)
-        return out
+        return legal_prefix(self.cb, pv)
 
     # --- limits -------------------------------------------------------------------------------
 
