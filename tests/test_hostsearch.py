@@ -2,14 +2,17 @@
 
 - One thread: the same tree as HostSearch, node for node: every iteration's score, host nodes,
   accelerator nodes and jobs, in the exact mode (plain alpha-beta above the frontier) and with
-  PVS, aspiration, killers and draws, on the model's real jobs, and on PoCL's through the
-  packed launches (``start_packed``), where the kernels equal the model.
+  PVS, aspiration, killers and draws, on the model's real jobs, and on PoCL's, where the
+  kernels equal the model: launched natively (hostlaunch.cpp) and through the Python pump's
+  packed launches (``start_packed``) alike; the instant launcher answers as the dispatch
+  benchmark's InstantBackend does.
 - Several threads (YBWC split points): a legal best move, the mates of the suites found, the
   same score as one thread at a fixed depth in the exact mode (alpha-beta's value does not
   depend on the order its children are searched in).
-- Limits and failures: a deadline, stop from another thread, a node limit, a backend that fails
-  mid-search (one line in ``result.error``, a legal move), no legal move at the root,
-  searchmoves; and the UCI option.
+- Limits and failures: a deadline, stop from another thread, a node limit (on the model and on
+  PoCL's native launches), a backend that fails mid-search (one line in ``result.error``, a
+  legal move), an OpenCL library that cannot be opened (the pump runs the launches), no legal
+  move at the root, searchmoves; and the UCI option.
 """
 
 import threading
@@ -88,31 +91,115 @@ def test_one_thread_searches_hostsearchs_tree_node_for_node(model, position, exa
     assert (native.score, native.best_move) == (python.score, python.best_move)
 
 
-def test_the_packed_launches_on_pocl_equal_the_models_jobs(model):
-    """The same search on the model's jobs (unpacked boards through the executor) and on PoCL's
-    kernels (positions packed by hostsearch.cpp, results read as arrays): node for node."""
+@pytest.fixture(scope="module")
+def pocl():
     from chessaccel.host.backends import get_backend
     try:
         backend = get_backend("opencl")
         backend.open()
     except Exception as error:      # no OpenCL platform: nothing to compare
         pytest.skip(f"no OpenCL device: {error}")
-    pocl = BatchExecutor(backend)
+    executor = BatchExecutor(backend)
+    yield executor
+    executor.close()
+
+
+def test_the_launches_on_pocl_equal_the_models_jobs(model, pocl):
+    """The same search on the model's jobs (unpacked boards through the executor) and on PoCL's
+    kernels (positions packed by hostsearch.cpp, results read as arrays), launched natively and
+    by the Python pump: node for node."""
+    for fen in (KIWIPETE, ITALIAN):
+        options = SearchOptions(hardware_plies=2, parallel=True)
+        searches = [CompiledSearch(model, 16, options), CompiledSearch(pocl, 16, options),
+                    CompiledSearch(pocl, 16, options, native=False)]
+        try:
+            on_model, native, pumped = (s.search(chess.Board(fen), Limits(depth=4))
+                                        for s in searches)
+        finally:
+            for search in searches:
+                search.close()
+        assert _iterations(native) == _iterations(on_model), fen
+        assert _iterations(pumped) == _iterations(on_model), fen
+        assert [s.native for s in searches] == [False, True, False]
+        assert searches[1].launches > 0 and searches[2].launches > 0
+
+
+def test_native_launches_end_at_a_deadline_a_stop_and_a_node_limit(pocl):
+    stop = threading.Event()
+    search = CompiledSearch(pocl, 16, SearchOptions(hardware_plies=2, threads=4), stop=stop)
     try:
-        for fen in (KIWIPETE, ITALIAN):
-            options = SearchOptions(hardware_plies=2, parallel=True)
-            on_model = CompiledSearch(model, 16, options)
-            on_pocl = CompiledSearch(pocl, 16, options)
-            try:
-                a = on_model.search(chess.Board(fen), Limits(depth=4))
-                b = on_pocl.search(chess.Board(fen), Limits(depth=4))
-            finally:
-                on_model.close()
-                on_pocl.close()
-            assert _iterations(a) == _iterations(b), fen
-            assert on_pocl.launches > 0
+        cb = chess.Board(KIWIPETE)
+        start = time.monotonic()
+        result = search.search(cb, Limits(deadline=start + 1.0))
+        assert search.native and time.monotonic() - start < 3.0
+        assert result.aborted and result.best_move in cb.legal_moves and result.depth >= 1
+        timer = threading.Timer(0.8, stop.set)
+        timer.start()
+        start = time.monotonic()
+        result = search.search(cb, Limits())
+        timer.join()
+        assert time.monotonic() - start < 3.0
+        assert result.aborted and result.best_move in cb.legal_moves
+        stop.clear()
+        result = search.search(chess.Board(ITALIAN), Limits(nodes=50_000))
+        assert result.aborted and 50_000 <= result.nodes < 5_000_000
     finally:
-        pocl.close()
+        search.close()
+
+
+def test_the_instant_launcher_answers_as_the_instant_backend():
+    """hostlaunch.cpp's instant launcher (the dispatch benchmark's accelerator, answering in the
+    searching thread) against InstantBackend's packed launches through the pump: the same
+    material balances, so the same trees."""
+    from chessaccel.lab.dispatch import InstantBackend
+    executor = BatchExecutor(InstantBackend())
+    try:
+        for fen in (KIWIPETE, ENDGAME, "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq c6 0 2"):
+            native = CompiledSearch(executor, 16, SearchOptions(hardware_plies=1))
+            pumped = CompiledSearch(executor, 16, SearchOptions(hardware_plies=1), native=False)
+            try:
+                a = native.search(chess.Board(fen), Limits(depth=4))
+                b = pumped.search(chess.Board(fen), Limits(depth=4))
+                assert native.native and not pumped.native
+                assert native.launches > 0 and native.launched_jobs >= a.jobs > 0
+            finally:
+                native.close()
+                pumped.close()
+            assert _iterations(a) == _iterations(b), fen
+            assert (a.score, a.best_move, a.pv) == (b.score, b.best_move, b.pv), fen
+    finally:
+        executor.close()
+
+
+def test_an_opencl_library_that_cannot_be_opened_leaves_the_launches_to_the_pump(tmp_path):
+    """Run apart (a process opens the OpenCL library once): the search still runs, through the
+    pump, and says why the native launcher could not be made."""
+    import subprocess
+    import sys
+    script = tmp_path / "fallback.py"
+    script.write_text(
+        "import chess\n"
+        "from chessaccel.host.backends import get_backend\n"
+        "from chessaccel.host.engine import hostsearch\n"
+        "from chessaccel.host.engine.executors import BatchExecutor\n"
+        "from chessaccel.host.engine.search import Limits, SearchOptions\n"
+        "try:\n"
+        "    backend = get_backend('opencl'); backend.open()\n"
+        "except Exception as error:\n"
+        "    print('SKIP', error); raise SystemExit(0)\n"
+        "hostsearch._opencl_library = lambda: '/nonexistent/libOpenCL.so.1'\n"
+        "search = hostsearch.CompiledSearch(BatchExecutor(backend), 16, SearchOptions(hardware_plies=1))\n"
+        "result = search.search(chess.Board(), Limits(depth=3))\n"
+        "print(search.native, result.depth, result.best_move in chess.Board().legal_moves)\n"
+        "print(search.native_error)\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    if done.stdout.startswith("SKIP"):
+        pytest.skip(done.stdout)
+    first, reason = done.stdout.splitlines()[:2]
+    assert first == "False 3 True"
+    assert "cannot open the OpenCL library" in reason and "nonexistent" in reason
 
 
 @pytest.mark.parametrize("fen", [KIWIPETE, ITALIAN, ENDGAME])

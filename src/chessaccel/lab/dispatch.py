@@ -73,6 +73,11 @@ class InstantBackend(Backend):
             out.append(JobResult(balance if board.side == 0 else -balance, None, [], 1))
         return out
 
+    def native_launches(self):
+        """The compiled host search answers every job itself, in the thread that makes it
+        (hostlaunch.cpp's instant launcher): the material value of each piece type."""
+        return "instant", [int(v) for v in _TYPE_VALUE]
+
     def start_packed(self, positions, params):
         """The compiled search's launches (hostsearch.py): every job answered at once with its
         material balance, no move, one node."""

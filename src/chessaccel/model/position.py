@@ -14,14 +14,20 @@ __all__ = ["PositionError", "parse_position", "board_from_chess", "chess_from_bo
 _TYPE = {chess.PAWN: PieceType.PAWN, chess.KNIGHT: PieceType.KNIGHT, chess.BISHOP: PieceType.BISHOP,
          chess.ROOK: PieceType.ROOK, chess.QUEEN: PieceType.QUEEN, chess.KING: PieceType.KING}
 _CHESS_TYPE = {v.value: k for k, v in _TYPE.items()}
+_PIECE_TYPES = tuple(_TYPE)
+#: piece code by colour value and python-chess piece type
+_CODES = {color.value: {t: CODE[color.value][_TYPE[t].value] for t in _TYPE} for color in Color}
 
 
 def board_from_chess(cb):
     """The model Board of a python-chess board (castling rights cleaned, standard chess only)."""
     squares = [EMPTY] * 64
-    for s, piece in cb.piece_map().items():
-        color = Color.WHITE.value if piece.color == chess.WHITE else Color.BLACK.value
-        squares[s] = CODE[color][_TYPE[piece.piece_type].value]
+    for chess_color, color in ((chess.WHITE, Color.WHITE.value), (chess.BLACK, Color.BLACK.value)):
+        codes = _CODES[color]
+        for piece_type in _PIECE_TYPES:
+            code = codes[piece_type]
+            for s in chess.scan_forward(cb.pieces_mask(piece_type, chess_color)):
+                squares[s] = code
     rights = cb.clean_castling_rights()
     castling = 0
     for color, kingside, rook in ((0, True, chess.H1), (0, False, chess.A1),
@@ -29,9 +35,12 @@ def board_from_chess(cb):
         if rights & chess.BB_SQUARES[rook]:
             castling |= CASTLE_BIT[color, kingside]
     side = Color.WHITE.value if cb.turn == chess.WHITE else Color.BLACK.value
+    # where no double push can have passed over it, the FEN's field is dropped (python-chess's
+    # STATUS_INVALID_EP_SQUARE: the square differs from _valid_ep_square, without the rest of
+    # status()'s work)
     ep = cb.ep_square
-    if ep is not None and cb.status() & chess.STATUS_INVALID_EP_SQUARE:
-        ep = None   # no double push can have passed over it: the FEN's field is dropped
+    if ep is not None and cb._valid_ep_square() != ep:
+        ep = None
     return Board(squares, side, castling, ep)
 
 

@@ -40,7 +40,8 @@ __all__ = ["HostBoard", "HostBoardError", "library", "move_code", "move_of", "po
 _HERE = Path(__file__).resolve().parent
 #: The library's sources (setup.py lists the same): the board, its functions for Python, and the
 #: compiled host search (hostsearch.py) built into the same library.
-_SOURCES = (_HERE / "hostboard.hpp", _HERE / "hostboard.cpp", _HERE / "hostsearch.cpp")
+_SOURCES = (_HERE / "hostboard.hpp", _HERE / "hostboard.cpp", _HERE / "hostsearch.cpp",
+            _HERE / "hostlaunch.hpp", _HERE / "hostlaunch.cpp")
 BUILD_ROOT = build_root("native", "CHESSACCEL_NATIVE_BUILD")
 _CXX = "g++"
 _FLAGS = ["-O2", "-std=c++17", "-shared", "-fPIC", "-pthread", "-Wall", "-Werror"]
@@ -106,7 +107,7 @@ def _build():
         handle, staging = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".so", dir=BUILD_ROOT)
         os.close(handle)
         done = subprocess.run([_CXX, *_FLAGS, f'-DHOSTBOARD_DIGEST="{_source_digest()}"', "-o",
-                               staging, *(str(p) for p in _SOURCES if p.suffix == ".cpp")],
+                               staging, *(str(p) for p in _SOURCES if p.suffix == ".cpp"), "-ldl"],
                               capture_output=True, text=True)
         if done.returncode != 0:
             os.unlink(staging)

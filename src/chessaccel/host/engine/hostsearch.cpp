@@ -20,6 +20,7 @@
 // tables) is handed over by hostsearch.py from chessaccel.contract, never written here.
 
 #include "hostboard.hpp"
+#include "hostlaunch.hpp"
 
 #include <algorithm>
 #include <array>
@@ -34,6 +35,10 @@
 #include <system_error>
 #include <thread>
 #include <vector>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 using namespace hostboard;
 
@@ -223,25 +228,45 @@ struct Batch {
 
 struct Aborted {};
 
-// A packed position (layout.py's pack_positions) of a host position.
-void pack(const Pos& p, uint64_t* out) {
-    uint64_t planes[3] = {0, 0, 0}, own = 0;
-    int flip = p.side ? 56 : 0;
-    for (int s = 0; s < 64; s++) {
-        int code = p.sq[s];
-        if (code == EMPTY) continue;
-        int r = s ^ flip, t = type_of(code);
-        for (int k = 0; k < 3; k++)
-            if (t >> k & 1) planes[k] |= 1ull << r;
-        if (color_of(code) == p.side) own |= 1ull << r;
+// The squares whose piece code has bit `bit` set, as a bitboard (square s is bit s).
+inline uint64_t code_bits(const uint8_t* sq, int bit) {
+#ifdef __SSE2__
+    uint64_t out = 0;
+    for (int chunk = 0; chunk < 4; chunk++) {
+        __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sq + 16 * chunk));
+        // the bit moved to each byte's top, where movemask reads it
+        __m128i top = _mm_slli_epi16(v, 7 - bit);
+        out |= (uint64_t)(uint16_t)_mm_movemask_epi8(top) << (16 * chunk);
     }
+    return out;
+#else
+    uint64_t out = 0;
+    for (int s = 0; s < 64; s++) out |= (uint64_t)(sq[s] >> bit & 1) << s;
+    return out;
+#endif
+}
+
+// A packed position (layout.py's pack_positions) of a host position: bit-planes of the piece
+// type and the side to move's pieces, in the side to move's frame (black's: ranks mirrored,
+// which reverses the bitboard's bytes).
+void pack(const Pos& p, uint64_t* out) {
+    uint64_t t0 = code_bits(p.sq, 0), t1 = code_bits(p.sq, 1), t2 = code_bits(p.sq, 2);
+    uint64_t black = code_bits(p.sq, 3), occupied = t0 | t1 | t2;
+    uint64_t own = p.side ? black : occupied & ~black;
+    if (p.side) {
+        t0 = __builtin_bswap64(t0);
+        t1 = __builtin_bswap64(t1);
+        t2 = __builtin_bswap64(t2);
+        own = __builtin_bswap64(own);
+    }
+    int flip = p.side ? 56 : 0;
     // castling in the side to move's frame: own K 1, own Q 2, enemy K 4, enemy Q 8
     int us = p.side, them = us ^ 1;
     int rights = ((p.castling >> (2 * us)) & 3) | ((p.castling >> (2 * them)) & 3) << 2;
     uint64_t ep = p.ep == NO_EP ? NO_EP : (uint64_t)(p.ep ^ flip);
-    out[0] = planes[0];
-    out[1] = planes[1];
-    out[2] = planes[2];
+    out[0] = t0;
+    out[1] = t1;
+    out[2] = t2;
     out[3] = own;
     out[4] = (uint64_t)rights | ep << 4;
 }
@@ -384,7 +409,7 @@ public:
     std::mutex m;
     std::condition_variable queue_cv;
     std::deque<std::pair<std::shared_ptr<Batch>, int>> queue;
-    std::vector<std::pair<std::shared_ptr<Batch>, int>> tickets;
+    std::vector<std::pair<std::shared_ptr<Batch>, int>> tickets_;
     std::vector<uint32_t> free_tickets;
     uint64_t device_nodes = 0;          // every job result delivered, used or not
     uint64_t launched_jobs = 0;
@@ -400,6 +425,13 @@ public:
     std::unique_ptr<Worker> main;
     std::thread thread;
 
+    // native launches (hostlaunch.hpp; hs_set_launcher), else none: the Python pump takes jobs
+    hostlaunch::Launcher* launcher = nullptr;
+    std::thread pump;
+    std::atomic<bool> pumping{false};
+    std::atomic<uint64_t> completions{0};  // launches ended (the device's callbacks)
+    uint64_t launches = 0, launch_ns = 0;   // under m
+
     void start() {
         stop = false;
         aborted = false;
@@ -413,8 +445,25 @@ public:
         seldepth = 0;
         started = Clock::now();
         if (opt.tt) table.new_search();
+        launches = launch_ns = 0;
         main.reset(new Worker(*this));
         running = 1;
+        if (launcher && !launcher->instant()) {
+            launcher->on_complete = [this] {
+                {
+                    std::lock_guard<std::mutex> lock(m);
+                    completions++;
+                }
+                queue_cv.notify_all();
+            };
+            pumping = true;
+            pump = std::thread([this] {
+                run_pump();
+                pumping = false;
+                std::lock_guard<std::mutex> lock(m);
+                queue_cv.notify_all();
+            });
+        }
         thread = std::thread([this] {
             main->run();
             running = 0;
@@ -425,6 +474,61 @@ public:
 
     void join() {
         if (thread.joinable()) thread.join();
+        if (pump.joinable()) pump.join();
+    }
+
+    void run_pump();
+
+    // Queued jobs (cancelled batches' dropped) into the arrays, up to max, for launch number
+    // `launch`; the caller holds m. black may be null.
+    int take_locked(uint64_t* positions, int32_t* params, uint32_t* tickets, uint8_t* black,
+                    int max, int launch) {
+        int n = 0;
+        while (n < max && live_locked()) {
+            auto entry = std::move(queue.front());
+            queue.pop_front();
+            Batch& b = *entry.first;
+            int i = entry.second;
+            b.placed[i] = (int64_t)launch << 32 | n;
+            std::memcpy(positions + n * POSITION_WORDS, &b.words[i * POSITION_WORDS], POSITION_WORDS * 8);
+            std::memcpy(params + n * 4, &b.params[i * 4], 16);
+            if (black) black[n] = b.black[i];
+            uint32_t ticket;
+            if (!free_tickets.empty()) {
+                ticket = free_tickets.back();
+                free_tickets.pop_back();
+                tickets_[ticket] = std::move(entry);
+            } else {
+                ticket = (uint32_t)tickets_.size();
+                tickets_.push_back(std::move(entry));
+            }
+            tickets[n++] = ticket;
+        }
+        launched_jobs += n;
+        return n;
+    }
+
+    bool live_locked() {
+        while (!queue.empty() && queue.front().first->cancelled) queue.pop_front();
+        return !queue.empty();
+    }
+
+    // The results of taken jobs (packed best moves as the kernel wrote them); the caller holds m.
+    void complete_locked(const uint32_t* tickets, const int32_t* scores, const uint32_t* moves,
+                         const uint64_t* nodes, int n) {
+        for (int k = 0; k < n; k++) {
+            auto entry = std::move(tickets_[tickets[k]]);
+            free_tickets.push_back(tickets[k]);
+            device_nodes += nodes[k];
+            Batch& b = *entry.first;
+            int i = entry.second;
+            if (b.cancelled) continue;
+            b.score[i] = scores[k];
+            b.move[i] = unpack_move(moves[k], b.black[i]);
+            b.nodes[i] = nodes[k];
+            b.ready[i] = 1;
+            b.cv.notify_all();
+        }
     }
 
     uint64_t group(int which) const {   // 0 host nodes, 1 accelerator nodes, 2 jobs
@@ -441,6 +545,23 @@ public:
     }
 
     std::shared_ptr<Batch> submit(std::shared_ptr<Batch> batch) {
+        if (launcher && launcher->instant()) {     // answered here and now: no queue, no pump
+            thread_local std::vector<uint32_t> packed;
+            packed.resize(batch->n);
+            launcher->run_instant(batch->words.data(), batch->n, batch->score.data(),
+                                  packed.data(), batch->nodes.data());
+            uint64_t total = 0;
+            for (int i = 0; i < batch->n; i++) {
+                batch->move[i] = unpack_move(packed[i], batch->black[i]);
+                batch->ready[i] = 1;
+                total += batch->nodes[i];
+            }
+            std::lock_guard<std::mutex> lock(m);
+            device_nodes += total;
+            launched_jobs += batch->n;
+            launches++;
+            return batch;
+        }
         std::lock_guard<std::mutex> lock(m);
         for (int i = 0; i < batch->n; i++) queue.emplace_back(batch, i);
         queue_cv.notify_one();
@@ -470,6 +591,101 @@ public:
         infos.push_back(info);
     }
 };
+
+// The native pump (a launcher is set): the Python pump's loop (hostsearch.py) without Python.
+// It fills a free slot with every queued job, starts it, sets the stop flags of jobs whose
+// batch was cancelled, hands finished launches' results back, and once the search's threads
+// have ended, stops and waits out what is still in flight.
+void Search::run_pump() {
+    hostlaunch::Launcher& L = *launcher;
+    struct Flight {
+        int slot;
+        uint32_t number;
+        std::vector<uint32_t> tickets;
+        Clock::time_point started;
+    };
+    std::vector<Flight> flights;
+    std::vector<char> busy(L.slots(), 0);
+    std::vector<uint32_t> taken(L.capacity());
+    std::vector<int64_t> stopping;
+    std::string error;
+    uint32_t number = 0;
+    uint64_t seen = completions.load();
+    for (;;) {
+        int slot = L.free_slot(busy), n = 0;
+        bool ended;
+        {
+            std::unique_lock<std::mutex> lock(m);
+            auto ready = [&] {
+                return (slot >= 0 && live_locked()) || !running.load() ||
+                       completions.load() != seen || !stops.empty();
+            };
+            if (!ready())   // the timeout only bounds a completion whose callback never comes
+                queue_cv.wait_for(lock, std::chrono::microseconds(flights.empty() ? 10000 : 500),
+                                  ready);
+            seen = completions.load();
+            ended = !running.load();
+            if (!ended && slot >= 0) {
+                hostlaunch::Inputs in = L.inputs(slot);
+                n = take_locked(in.positions, in.params, taken.data(), nullptr, L.capacity(),
+                                (int)number);
+            }
+            stopping.swap(stops);
+            stops.clear();
+        }
+        if (ended) {        // nothing in flight is needed any more
+            for (auto& f : flights) L.stop(f.slot, 0, (int)f.tickets.size());
+            for (auto& f : flights) L.release(f.slot);
+            return;
+        }
+        if (n > 0) {
+            if (L.start(slot, n, error)) {
+                busy[slot] = 1;
+                flights.push_back({slot, number, std::vector<uint32_t>(taken.begin(), taken.begin() + n),
+                                   Clock::now()});
+                std::lock_guard<std::mutex> lock(m);
+                launches++;
+            } else {
+                L.release(slot);
+                fail(error.c_str());    // the search's threads stop; their jobs are not waited for
+            }
+            number++;
+        }
+        if (!stopping.empty()) {    // runs of neighbours in one launch, one stop each
+            std::sort(stopping.begin(), stopping.end());
+            for (size_t a = 0; a < stopping.size();) {
+                size_t b = a + 1;
+                while (b < stopping.size() && stopping[b] == stopping[b - 1] + 1) b++;
+                uint32_t launch = (uint32_t)(stopping[a] >> 32);
+                int first = (int)(stopping[a] & 0xFFFFFFFF);
+                for (auto& f : flights)
+                    if (f.number == launch) L.stop(f.slot, first, first + (int)(b - a));
+                a = b;
+            }
+        }
+        for (size_t k = 0; k < flights.size();) {
+            Flight& f = flights[k];
+            int status = L.poll(f.slot, error);
+            if (status == 0) {
+                k++;
+                continue;
+            }
+            if (status > 0) {
+                hostlaunch::Outputs out = L.outputs(f.slot);
+                std::lock_guard<std::mutex> lock(m);
+                complete_locked(f.tickets.data(), out.scores, out.moves, out.nodes,
+                                (int)f.tickets.size());
+                launch_ns += (uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(
+                    Clock::now() - f.started).count();
+            } else {
+                fail(error.c_str());
+            }
+            L.release(f.slot);
+            busy[f.slot] = 0;
+            flights.erase(flights.begin() + k);
+        }
+    }
+}
 
 void Worker::check() {
     Search& s = s_;
@@ -1173,35 +1389,10 @@ int hs_take(void* h, uint64_t* positions, int32_t* params, uint32_t* tickets, ui
             int max, int wait_us, int launch) {
     auto* s = static_cast<Search*>(h);
     std::unique_lock<std::mutex> lock(s->m);
-    auto live = [s] {
-        while (!s->queue.empty() && s->queue.front().first->cancelled) s->queue.pop_front();
-        return !s->queue.empty();
-    };
-    if (!live() && wait_us > 0 && s->running.load())
+    if (!s->live_locked() && wait_us > 0 && s->running.load())
         s->queue_cv.wait_for(lock, std::chrono::microseconds(wait_us),
-                             [&] { return live() || !s->running.load(); });
-    int n = 0;
-    while (n < max && live()) {
-        auto entry = std::move(s->queue.front());
-        s->queue.pop_front();
-        Batch& b = *entry.first;
-        int i = entry.second;
-        b.placed[i] = (int64_t)launch << 32 | n;
-        std::memcpy(positions + n * POSITION_WORDS, &b.words[i * POSITION_WORDS], POSITION_WORDS * 8);
-        std::memcpy(params + n * 4, &b.params[i * 4], 16);
-        black[n] = b.black[i];
-        uint32_t ticket;
-        if (!s->free_tickets.empty()) {
-            ticket = s->free_tickets.back();
-            s->free_tickets.pop_back();
-            s->tickets[ticket] = std::move(entry);
-        } else {
-            ticket = (uint32_t)s->tickets.size();
-            s->tickets.push_back(std::move(entry));
-        }
-        tickets[n++] = ticket;
-    }
-    s->launched_jobs += n;
+                             [&] { return s->live_locked() || !s->running.load(); });
+    int n = s->take_locked(positions, params, tickets, black, max, launch);
     if (!n && !s->running.load()) return -1;
     return n;
 }
@@ -1222,19 +1413,33 @@ void hs_complete(void* h, const uint32_t* tickets, const int32_t* scores, const 
                  const uint64_t* nodes, int n) {
     auto* s = static_cast<Search*>(h);
     std::lock_guard<std::mutex> lock(s->m);
-    for (int k = 0; k < n; k++) {
-        auto entry = std::move(s->tickets[tickets[k]]);
-        s->free_tickets.push_back(tickets[k]);
-        s->device_nodes += nodes[k];
-        Batch& b = *entry.first;
-        int i = entry.second;
-        if (b.cancelled) continue;
-        b.score[i] = scores[k];
-        b.move[i] = unpack_move(moves[k], b.black[i]);
-        b.nodes[i] = nodes[k];
-        b.ready[i] = 1;
-        b.cv.notify_all();
-    }
+    s->complete_locked(tickets, scores, moves, nodes, n);
+}
+
+// Native launches for the searches to come (hostlaunch.cpp's hl_*_new; null: the Python pump
+// takes the jobs). Set between searches only.
+void hs_set_launcher(void* h, void* launcher) {
+    auto* s = static_cast<Search*>(h);
+    s->join();
+    s->launcher = static_cast<hostlaunch::Launcher*>(launcher);
+}
+
+// Wait up to wait_us for the search (its threads and the native pump) to end: 1 while it runs.
+int hs_wait(void* h, int wait_us) {
+    auto* s = static_cast<Search*>(h);
+    std::unique_lock<std::mutex> lock(s->m);
+    auto over = [s] { return !s->running.load() && !s->pumping.load(); };
+    if (!over()) s->queue_cv.wait_for(lock, std::chrono::microseconds(wait_us), over);
+    return over() ? 0 : 1;
+}
+
+// The native launches of the last search: launches, jobs in them, nanoseconds in flight.
+void hs_launch_stats(void* h, uint64_t* out) {
+    auto* s = static_cast<Search*>(h);
+    std::lock_guard<std::mutex> lock(s->m);
+    out[0] = s->launches;
+    out[1] = s->launched_jobs;
+    out[2] = s->launch_ns;
 }
 
 // Iteration reports not yet read (the main thread's), up to max.

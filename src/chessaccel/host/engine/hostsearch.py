@@ -34,7 +34,6 @@ from chessaccel.contract.evaltables import (PHASE_INC, PHASE_MAX, PHASE_WEIGHT, 
 from chessaccel.host.backends.base import BackendError, first_line
 from . import hostboard
 from .executors import Job
-from .order import ordered_moves
 from .scores import HOST_MAX_PLY
 from .search import (FUTILITY_HOST_PLIES, FUTILITY_MARGIN, LMR_FIRST, IterationInfo, Limits,
                      SearchOptions, SearchResult, game_keys, legal_prefix)
@@ -114,6 +113,17 @@ def library():
         lib.hs_complete.argtypes = [ctypes.c_void_p] + [ctypes.c_void_p] * 4 + [ctypes.c_int]
         lib.hs_infos.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
         lib.hs_result.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p]
+        lib.hs_set_launcher.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        lib.hs_wait.argtypes = [ctypes.c_void_p, ctypes.c_int]
+        lib.hs_launch_stats.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        lib.hl_opencl_load.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+        lib.hl_opencl_new.restype = ctypes.c_void_p
+        lib.hl_opencl_new.argtypes = [ctypes.c_int, ctypes.c_int]
+        lib.hl_opencl_add.argtypes = [ctypes.c_void_p] + [ctypes.c_ssize_t] * 5 + \
+            [ctypes.c_int] * 3 + [ctypes.c_char_p, ctypes.c_char_p]
+        lib.hl_instant_new.restype = ctypes.c_void_p
+        lib.hl_instant_new.argtypes = [ctypes.c_void_p]
+        lib.hl_free.argtypes = [ctypes.c_void_p]
         if lib.hs_info_size() != ctypes.sizeof(_Info):
             raise hostboard.HostBoardError(f"hostsearch.cpp's Info is {lib.hs_info_size()} "
                                            f"bytes, hostsearch.py reads {ctypes.sizeof(_Info)}")
@@ -202,6 +212,43 @@ def _abandon(launch, count):
         pass
 
 
+def _opencl_library():
+    """The path of the OpenCL library this process loaded (pyopencl's), for hostlaunch.cpp to
+    call the same one."""
+    import pyopencl   # noqa: F401  (loads it)
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            path = line.split()[-1] if len(line.split()) >= 6 else ""
+            if "libOpenCL" in path.rsplit("/", 1)[-1]:
+                return path
+    raise hostboard.HostBoardError("the OpenCL library pyopencl loaded is not among this "
+                                   "process's libraries")
+
+
+def native_launcher(backend, lib):
+    """A hostlaunch.cpp launcher for ``backend`` (one offering ``native_launches``), or None
+    where it offers none: then the pump of this module runs its launches."""
+    describe = getattr(backend, "native_launches", None)
+    if describe is None:
+        return None
+    kind, what = describe()
+    if kind == "instant":
+        values = (ctypes.c_int32 * 8)(*what)
+        return lib.hl_instant_new(values)
+    error = ctypes.create_string_buffer(200)
+    if lib.hl_opencl_load(_opencl_library().encode(), error):
+        raise BackendError(error.value.decode(errors="replace"))
+    capacity = max([DEFAULT_LAUNCH_JOBS] + [d["workers"] for d in what])
+    launcher = lib.hl_opencl_new(IN_FLIGHT, capacity)
+    for d in what:
+        if lib.hl_opencl_add(launcher, d["context"], d["device"], d["program"],
+                             d["eval_values"], d["line_values"], d["local"], d["workers"],
+                             int(d["gpu"]), str(d["name"]).encode(), error):
+            lib.hl_free(launcher)
+            raise BackendError(error.value.decode(errors="replace"))
+    return launcher
+
+
 def launches_for(executor):
     """How the compiled search runs its launches on ``executor``'s backend, and the jobs one
     launch holds to fill it (0: as many as are queued)."""
@@ -214,9 +261,15 @@ def launches_for(executor):
 class CompiledSearch:
     """HostSearch's interface (``search(cb, limits) -> SearchResult``, ``on_info``, ``stop``)
     with the tree searched by hostsearch.cpp's threads and the jobs run by ``executor``'s
-    backend. One instance keeps its table between searches (``resize``, ``clear``)."""
+    backend. One instance keeps its table between searches (``resize``, ``clear``).
 
-    def __init__(self, executor, hash_mb=16, options=None, stop=None, on_info=None):
+    A backend that offers ``native_launches`` (OpenCL, the dispatch benchmark's instant
+    backend) has its launches run by hostlaunch.cpp, with no Python per launch (``native``
+    False: by this module's pump instead, as every other backend's are; ``native_error``: why
+    the native launcher could not be made, where it could not)."""
+
+    def __init__(self, executor, hash_mb=16, options=None, stop=None, on_info=None,
+                 native=True):
         self.executor = executor
         self.options = options or SearchOptions()
         self.options.check()
@@ -236,6 +289,11 @@ class CompiledSearch:
         self._tickets = np.zeros(n, dtype=np.uint32)
         self._black = np.zeros(n, dtype=np.uint8)
         self._infos = (_Info * 16)()
+        #: hostlaunch.cpp's launcher (made at the first search, once the device is open), or
+        #: None: this module's pump runs the launches (``native``: whether one is used)
+        self._launcher = None
+        self.native = None if native else False
+        self.native_error = None
         self.launches = 0           # launches started, jobs in them, their seconds in flight
         self.launched_jobs = 0
         self.launch_seconds = 0.0
@@ -244,6 +302,9 @@ class CompiledSearch:
         if self._handle:
             self._lib.hs_free(self._handle)
             self._handle = None
+        if self._launcher:
+            self._lib.hl_free(self._launcher)
+            self._launcher = None
 
     def __del__(self):
         try:
@@ -262,7 +323,8 @@ class CompiledSearch:
     def search(self, cb, limits=None):
         limits = limits or Limits()
         start = time.monotonic()
-        root_moves = ordered_moves(cb)
+        board = hostboard.HostBoard(cb)
+        root_moves = board.ordered()
         if limits.root_moves:
             root_moves = [m for m in root_moves if m in limits.root_moves] or root_moves
         result = SearchResult(None, None, 0, 0, [], 0, 0, 0, 0, 0.0, 0, 0)
@@ -271,14 +333,22 @@ class CompiledSearch:
             result.host_nodes = 1
             return result
         result.best_move = root_moves[0]
-        board = hostboard.HostBoard(cb)
-        keys = game_keys(cb)
+        keys = game_keys(cb, board)
         history = np.array(keys[:-1], dtype=np.uint64)
         options = np.array([int(getattr(self.options, f)) for f in OPTION_FIELDS]
                            + [int(self.speculate)], dtype=np.int32)
         wanted = np.array([hostboard.move_code(m) for m in limits.root_moves or ()],
                           dtype=np.uint32)
         lib, handle = self._lib, self._handle
+        if self.native is None:
+            backend = getattr(self.executor, "backend", None)
+            try:
+                self._launcher = backend is not None and native_launcher(backend, lib) or None
+            except (BackendError, hostboard.HostBoardError, OSError) as error:
+                # this module's pump runs the same launches, slower
+                self.native_error = first_line(error)
+            self.native = self._launcher is not None
+            lib.hs_set_launcher(handle, self._launcher)
         lib.hs_set_root(handle, ctypes.cast(board._stack, ctypes.c_void_p), _pointer(history),
                         len(history), _pointer(options), _pointer(wanted), len(wanted))
         now = time.monotonic()
@@ -287,20 +357,29 @@ class CompiledSearch:
         lib.hs_start(handle, int(limits.depth or 0), int(limits.nodes or 0),
                      int(limits.mate or 0), deadline, soft)
         try:
-            self._pump(result)
+            if self.native:
+                self._wait()
+            else:
+                self._pump(result)
         finally:
             lib.hs_stop(handle)
         info = _Info()
         error = ctypes.create_string_buffer(200)
         if lib.hs_result(handle, ctypes.byref(info), error):
             result.error = error.value.decode(errors="replace")
+        if self.native:
+            stats = np.zeros(3, dtype=np.uint64)
+            lib.hs_launch_stats(handle, _pointer(stats))
+            self.launches += int(stats[0])
+            self.launched_jobs += int(stats[1])
+            self.launch_seconds += int(stats[2]) / 1e9
         self._report()
         pv = self._line(info)
         result.score, result.depth = info.score, info.depth
         result.aborted = bool(info.bound)
         if pv:
             result.best_move = pv[0]
-        result.pv = legal_prefix(cb, pv or [result.best_move])
+        result.pv = legal_prefix(cb, pv or [result.best_move], board)
         result.ponder_move = result.pv[1] if len(result.pv) > 1 else None
         result.host_nodes, result.accelerator_nodes = info.host_nodes, info.accelerator_nodes
         result.speculative_nodes, result.jobs = info.speculative_nodes, info.jobs
@@ -308,6 +387,18 @@ class CompiledSearch:
         result.seconds = time.monotonic() - start
         result.iterations = self._iterations
         return result
+
+    def _wait(self):
+        """The search's threads and its native pump (hostlaunch.cpp) do everything: pass on a
+        stop and report iterations as they complete, until they end."""
+        lib, handle = self._lib, self._handle
+        self._iterations = []
+        stopped = False
+        while lib.hs_wait(handle, _IDLE_US):
+            if not stopped and self.stop is not None and self.stop.is_set():
+                lib.hs_stop(handle)
+                stopped = True
+            self._report()
 
     def _pump(self, result):
         """Take the queued jobs into launches, start them, hand their results back, and stop

@@ -191,30 +191,41 @@ class SearchResult:
         return mate_moves(self.score)
 
 
-def game_keys(cb):
+def game_keys(cb, root=None):
     """Keys of the game's positions back to its last irreversible move, oldest first, the
-    position of ``cb`` last (what repetitions are looked up in)."""
-    history = cb.copy()
-    earlier = HostBoard(history)
-    keys = [earlier.key()]
-    for _ in range(min(len(history.move_stack), history.halfmove_clock)):
-        history.pop()
-        earlier.set_root(board_from_chess(history))
-        keys.append(earlier.key())
+    position of ``cb`` last (what repetitions are looked up in). ``root``: a HostBoard of
+    ``cb`` at hand (its key is the last)."""
+    keys = [root.key() if root is not None else HostBoard(cb).key()]
+    back = min(len(cb.move_stack), cb.halfmove_clock)
+    if back:
+        history = cb.copy()
+        earlier = None
+        for _ in range(back):
+            history.pop()
+            if earlier is None:
+                earlier = HostBoard(history)
+            else:
+                earlier.set_root(board_from_chess(history))
+            keys.append(earlier.key())
     keys.reverse()
     return keys
 
 
-def legal_prefix(cb, pv):
+def legal_prefix(cb, pv, root=None):
     """The moves of ``pv`` that are legal one after another from ``cb``, up to the first that
-    is not (a PV read from the table may end in a move of another position)."""
-    board = cb.copy(stack=False)
+    is not (a PV read from the table may end in a move of another position). ``root``: a
+    HostBoard of ``cb`` at hand (left as it was)."""
+    board = root if root is not None else HostBoard(cb)
     out = []
-    for move in pv:
-        if move is None or not board.is_legal(move):
-            break
-        out.append(move)
-        board.push(move)
+    try:
+        for move in pv:
+            if move is None or move not in board.ordered():
+                break
+            out.append(move)
+            board.push(move)
+    finally:
+        for _ in out:
+            board.pop()
     return out
 
 
@@ -404,7 +415,7 @@ class HostSearch:
         self.cb = cb.copy()         # the root, for what is done once a search
         self.board = board_from_chess(self.cb)
         self.hb = HostBoard(self.cb)    # the host's plies (push/pop, moves, keys, draws)
-        self.keys = game_keys(self.cb)
+        self.keys = game_keys(self.cb, self.hb)
         self.host_nodes = 0
         self.accel_nodes = 0
         self.jobs = 0

@@ -426,6 +426,21 @@ class OpenCLBackend(Backend):
         results. Nothing is checked here: the caller vouches for the jobs."""
         return self._start(positions, params, None)
 
+    def native_launches(self):
+        """What the compiled host search needs to launch search_jobs on this device itself
+        (hostlaunch.cpp, through the OpenCL C API, with no Python per launch): ("opencl",
+        [the device's handles]), the program, tables and context staying pyopencl's."""
+        return "opencl", [self._native_handles()]
+
+    def _native_handles(self):
+        d = self.device
+        local, per_unit, _ = self._defaults()
+        return {"context": d.context.int_ptr, "device": d.device.int_ptr,
+                "program": d.program.int_ptr, "eval_values": d.eval_values.int_ptr,
+                "line_values": d.line_values.int_ptr, "local": int(local),
+                "workers": int(d.compute_units * per_unit), "gpu": bool(d.is_gpu),
+                "name": self.describe() or self.name}
+
     def _start(self, positions, params, black):
         n = len(positions)
         if not n:

@@ -124,6 +124,11 @@ class OpenCLDevices(Backend):
     def start_search(self, jobs):
         return self._start("start_search", jobs)
 
+    def native_launches(self):
+        """Every device's handles (OpenCLBackend.native_launches): the compiled host search
+        starts each launch on the device with the fewest in flight."""
+        return "opencl", [device._native_handles() for device in self.devices]
+
     def start_packed(self, positions, params):
         return self._start("start_packed", positions, params)
 

@@ -1,0 +1,508 @@
+// Native launches (hostlaunch.hpp says what and why): the OpenCL launcher over the C API of
+// the OpenCL library pyopencl loaded (opened here by its path: hostsearch.py finds it), and
+// the instant launcher of the dispatch benchmark.
+//
+// The OpenCL objects pyopencl made (context, devices, the built program, the evaluation and
+// attack tables) are borrowed by their handles and retained while a launcher lives; everything
+// a launch needs besides (a command queue, buffers, a kernel object with its arguments set)
+// is made once per slot. On a CPU device (PoCL) the slots' buffers are the host's own arrays
+// (USE_HOST_PTR: PoCL runs the kernel on them in place, as backend.py's control buffers rely
+// on), so a launch is one enqueued kernel and a stop flag is a store; on a GPU a launch is the
+// jobs' upload, the counter's and flags' reset, the kernel and the results' read, in one
+// in-order queue, and a stop is a write on a second queue.
+
+#include "hostlaunch.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hostlaunch {
+namespace {
+
+// --- the OpenCL C API, declared here (no headers needed to build the package) ----------------
+
+typedef int32_t cl_int;
+typedef uint32_t cl_uint;
+typedef uint64_t cl_ulong;
+typedef cl_ulong cl_bitfield;
+typedef struct _cl_context* cl_context;
+typedef struct _cl_device_id* cl_device_id;
+typedef struct _cl_command_queue* cl_command_queue;
+typedef struct _cl_mem* cl_mem;
+typedef struct _cl_program* cl_program;
+typedef struct _cl_kernel* cl_kernel;
+typedef struct _cl_event* cl_event;
+
+constexpr cl_bitfield MEM_READ_WRITE = 1, MEM_WRITE_ONLY = 2, MEM_READ_ONLY = 4,
+                      MEM_USE_HOST_PTR = 8;
+constexpr cl_int COMPLETE = 0;
+constexpr cl_uint EVENT_COMMAND_EXECUTION_STATUS = 0x11D3;
+
+struct Api {
+    cl_command_queue (*CreateCommandQueue)(cl_context, cl_device_id, cl_bitfield, cl_int*);
+    cl_mem (*CreateBuffer)(cl_context, cl_bitfield, size_t, void*, cl_int*);
+    cl_kernel (*CreateKernel)(cl_program, const char*, cl_int*);
+    cl_int (*SetKernelArg)(cl_kernel, cl_uint, size_t, const void*);
+    cl_int (*EnqueueWriteBuffer)(cl_command_queue, cl_mem, cl_uint, size_t, size_t, const void*,
+                                 cl_uint, const cl_event*, cl_event*);
+    cl_int (*EnqueueReadBuffer)(cl_command_queue, cl_mem, cl_uint, size_t, size_t, void*, cl_uint,
+                                const cl_event*, cl_event*);
+    cl_int (*EnqueueNDRangeKernel)(cl_command_queue, cl_kernel, cl_uint, const size_t*,
+                                   const size_t*, const size_t*, cl_uint, const cl_event*,
+                                   cl_event*);
+    cl_int (*Flush)(cl_command_queue);
+    cl_int (*Finish)(cl_command_queue);
+    cl_int (*SetEventCallback)(cl_event, cl_int, void (*)(cl_event, cl_int, void*), void*);
+    cl_int (*GetEventInfo)(cl_event, cl_uint, size_t, void*, size_t*);
+    cl_int (*WaitForEvents)(cl_uint, const cl_event*);
+    cl_int (*ReleaseEvent)(cl_event);
+    cl_int (*ReleaseMemObject)(cl_mem);
+    cl_int (*ReleaseKernel)(cl_kernel);
+    cl_int (*ReleaseCommandQueue)(cl_command_queue);
+    cl_int (*RetainContext)(cl_context);
+    cl_int (*ReleaseContext)(cl_context);
+    cl_int (*RetainProgram)(cl_program);
+    cl_int (*ReleaseProgram)(cl_program);
+    cl_int (*RetainMemObject)(cl_mem);
+};
+
+Api api;
+bool api_loaded = false;
+
+const char* code_name(cl_int code) {
+    switch (code) {
+    case -4: return "CL_MEM_OBJECT_ALLOCATION_FAILURE";
+    case -5: return "CL_OUT_OF_RESOURCES";
+    case -6: return "CL_OUT_OF_HOST_MEMORY";
+    case -30: return "CL_INVALID_VALUE";
+    case -36: return "CL_INVALID_COMMAND_QUEUE";
+    case -38: return "CL_INVALID_MEM_OBJECT";
+    case -48: return "CL_INVALID_KERNEL";
+    case -52: return "CL_INVALID_KERNEL_ARGS";
+    case -54: return "CL_INVALID_WORK_GROUP_SIZE";
+    case -58: return "CL_INVALID_EVENT";
+    case -61: return "CL_INVALID_BUFFER_SIZE";
+    case -9999: return "the device's driver failed (NVIDIA -9999)";
+    default: return "an OpenCL error";
+    }
+}
+
+struct Failure {
+    std::string text;
+};
+
+void check(cl_int code, const char* call, const std::string& device) {
+    if (code != 0)
+        throw Failure{device + ": " + call + " failed: " + code_name(code) + " (" +
+                      std::to_string(code) + ")"};
+}
+
+void* aligned(size_t bytes) {
+    size_t size = std::max<size_t>(4096, (bytes + 4095) / 4096 * 4096);
+    void* p = std::aligned_alloc(4096, size);
+    if (!p) throw Failure{"out of host memory for a launch's buffers"};
+    std::memset(p, 0, size);
+    return p;
+}
+
+struct Device;
+
+struct Slot {
+    Launcher* owner = nullptr;
+    Device* device = nullptr;
+    int index = 0;                  // the launcher's number of the slot
+    cl_command_queue queue = nullptr;
+    cl_kernel kernel = nullptr;
+    cl_mem positions = nullptr, params = nullptr, counter = nullptr, stops = nullptr,
+           scores = nullptr, moves = nullptr, nodes = nullptr, pv_moves = nullptr,
+           pv_lengths = nullptr;
+    uint64_t* host_positions = nullptr;
+    int32_t* host_params = nullptr;
+    uint32_t* host_counter = nullptr;
+    volatile uint32_t* host_stops = nullptr;
+    int32_t* host_scores = nullptr;
+    uint32_t* host_moves = nullptr;
+    uint64_t* host_nodes = nullptr;
+    cl_event done = nullptr;
+    std::vector<cl_event> stop_events;
+    std::atomic<int> finished{0};
+    int n = 0;
+};
+
+struct Device {
+    std::string name;
+    cl_context context;
+    cl_device_id id;
+    cl_program program;
+    cl_mem eval_values, line_values;
+    size_t local, workers;
+    bool gpu;
+    cl_command_queue control = nullptr;     // a GPU's stop flags
+    int in_flight = 0;
+};
+
+void on_event(cl_event, cl_int, void* data);
+
+class OpenCLLauncher : public Launcher {
+public:
+    OpenCLLauncher(int slots_per_device, int capacity) : per_device_(slots_per_device),
+                                                         capacity_(capacity) {}
+
+    ~OpenCLLauncher() override {
+        for (auto& slot : slots_) {
+            if (slot->done) release(slot->index);
+            for (cl_mem mem : {slot->positions, slot->params, slot->counter, slot->stops,
+                               slot->scores, slot->moves, slot->nodes, slot->pv_moves,
+                               slot->pv_lengths})
+                if (mem) api.ReleaseMemObject(mem);
+            if (slot->kernel) api.ReleaseKernel(slot->kernel);
+            if (slot->queue) api.ReleaseCommandQueue(slot->queue);
+            for (void* p : {(void*)slot->host_positions, (void*)slot->host_params,
+                            (void*)slot->host_counter, (void*)slot->host_stops,
+                            (void*)slot->host_scores, (void*)slot->host_moves,
+                            (void*)slot->host_nodes})
+                std::free(p);
+        }
+        for (auto& d : devices_) {
+            if (d->control) api.ReleaseCommandQueue(d->control);
+            api.ReleaseMemObject(d->eval_values);
+            api.ReleaseMemObject(d->line_values);
+            api.ReleaseProgram(d->program);
+            api.ReleaseContext(d->context);
+        }
+    }
+
+    void add(std::unique_ptr<Device> d) {
+        api.RetainContext(d->context);
+        api.RetainProgram(d->program);
+        api.RetainMemObject(d->eval_values);
+        api.RetainMemObject(d->line_values);
+        Device* device = d.get();
+        devices_.push_back(std::move(d));
+        cl_int err = 0;
+        if (device->gpu) {
+            device->control = api.CreateCommandQueue(device->context, device->id, 0, &err);
+            check(err, "clCreateCommandQueue", device->name);
+        }
+        for (int k = 0; k < per_device_; k++) make_slot(device);
+    }
+
+    int slots() const override { return (int)slots_.size(); }
+    int capacity() const override { return capacity_; }
+
+    // The free slot of the device with the fewest launches in flight, or -1.
+    int free_slot(const std::vector<char>& busy) const override {
+        int best = -1;
+        for (auto& slot : slots_) {
+            if (busy[slot->index]) continue;
+            if (best < 0 || slot->device->in_flight < slots_[best]->device->in_flight)
+                best = slot->index;
+        }
+        return best;
+    }
+
+    Inputs inputs(int k) override { return {slots_[k]->host_positions, slots_[k]->host_params}; }
+
+    bool start(int k, int n, std::string& error) override {
+        Slot& s = *slots_[k];
+        Device& d = *s.device;
+        try {
+            s.n = n;
+            s.finished = 0;
+            cl_uint jobs = (cl_uint)n;
+            check(api.SetKernelArg(s.kernel, 2, sizeof jobs, &jobs), "clSetKernelArg", d.name);
+            *s.host_counter = 0;
+            for (int i = 0; i < n; i++) s.host_stops[i] = 0;
+            size_t workers = std::max<size_t>(1, std::min<size_t>(n, d.workers));
+            size_t global = (workers + d.local - 1) / d.local * d.local;
+            cl_event event = nullptr;
+            if (d.gpu) {
+                check(api.EnqueueWriteBuffer(s.queue, s.positions, 0, 0, 8 * POSITION_WORDS * n,
+                                             s.host_positions, 0, nullptr, nullptr),
+                      "clEnqueueWriteBuffer", d.name);
+                check(api.EnqueueWriteBuffer(s.queue, s.params, 0, 0, 16 * n, s.host_params, 0,
+                                             nullptr, nullptr), "clEnqueueWriteBuffer", d.name);
+                check(api.EnqueueWriteBuffer(s.queue, s.counter, 0, 0, 4, s.host_counter, 0,
+                                             nullptr, nullptr), "clEnqueueWriteBuffer", d.name);
+                check(api.EnqueueWriteBuffer(s.queue, s.stops, 0, 0, 4 * n,
+                                             (const void*)s.host_stops, 0, nullptr, nullptr),
+                      "clEnqueueWriteBuffer", d.name);
+                check(api.EnqueueNDRangeKernel(s.queue, s.kernel, 1, nullptr, &global, &d.local,
+                                               0, nullptr, nullptr),
+                      "clEnqueueNDRangeKernel", d.name);
+                check(api.EnqueueReadBuffer(s.queue, s.scores, 0, 0, 4 * n, s.host_scores, 0,
+                                            nullptr, nullptr), "clEnqueueReadBuffer", d.name);
+                check(api.EnqueueReadBuffer(s.queue, s.moves, 0, 0, 4 * n, s.host_moves, 0,
+                                            nullptr, nullptr), "clEnqueueReadBuffer", d.name);
+                check(api.EnqueueReadBuffer(s.queue, s.nodes, 0, 0, 8 * n, s.host_nodes, 0,
+                                            nullptr, &event), "clEnqueueReadBuffer", d.name);
+            } else {
+                check(api.EnqueueNDRangeKernel(s.queue, s.kernel, 1, nullptr, &global, &d.local,
+                                               0, nullptr, &event),
+                      "clEnqueueNDRangeKernel", d.name);
+            }
+            s.done = event;
+            d.in_flight++;
+            check(api.SetEventCallback(event, COMPLETE, on_event, &s), "clSetEventCallback",
+                  d.name);
+            check(api.Flush(s.queue), "clFlush", d.name);
+        } catch (Failure& f) {
+            error = f.text;
+            return false;
+        }
+        return true;
+    }
+
+    int poll(int k, std::string& error) override {
+        Slot& s = *slots_[k];
+        if (!s.done) return 1;
+        cl_int status = 1;
+        cl_int err = api.GetEventInfo(s.done, EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+                                      &status, nullptr);
+        if (err != 0 || status < 0) {
+            error = s.device->name + ": a search launch failed: " +
+                    code_name(err != 0 ? err : status) + " (" +
+                    std::to_string(err != 0 ? err : status) + ")";
+            return -1;
+        }
+        return status == COMPLETE ? 1 : 0;
+    }
+
+    Outputs outputs(int k) override {
+        Slot& s = *slots_[k];
+        return {s.host_scores, s.host_moves, s.host_nodes};
+    }
+
+    void stop(int k, int first, int end) override {
+        Slot& s = *slots_[k];
+        first = std::max(first, 0);
+        end = std::min(end, s.n);
+        if (!s.done || end <= first) return;
+        if (!s.device->gpu) {
+            for (int i = first; i < end; i++) s.host_stops[i] = 1;
+            return;
+        }
+        cl_event event = nullptr;
+        if (api.EnqueueWriteBuffer(s.device->control, s.stops, 0, 4 * first, 4 * (end - first),
+                                   ones_.data(), 0, nullptr, &event) == 0) {
+            s.stop_events.push_back(event);
+            api.Flush(s.device->control);
+        }   // a stop that cannot be sent only costs the device time
+    }
+
+    void release(int k) override {
+        Slot& s = *slots_[k];
+        if (s.done) {
+            api.WaitForEvents(1, &s.done);
+            api.ReleaseEvent(s.done);
+            s.done = nullptr;
+            s.device->in_flight--;
+        }
+        if (!s.stop_events.empty()) {
+            // a stop still queued must not land in the slot's next launch
+            api.WaitForEvents((cl_uint)s.stop_events.size(), s.stop_events.data());
+            for (cl_event e : s.stop_events) api.ReleaseEvent(e);
+            s.stop_events.clear();
+        }
+    }
+
+private:
+    void make_slot(Device* d) {
+        auto slot = std::make_unique<Slot>();
+        Slot& s = *slot;
+        s.owner = this;
+        s.device = d;
+        s.index = (int)slots_.size();
+        slots_.push_back(std::move(slot));
+        cl_int err = 0;
+        s.queue = api.CreateCommandQueue(d->context, d->id, 0, &err);
+        check(err, "clCreateCommandQueue", d->name);
+        s.kernel = api.CreateKernel(d->program, "search_jobs", &err);
+        check(err, "clCreateKernel(search_jobs)", d->name);
+        size_t cap = capacity_;
+        s.host_positions = (uint64_t*)aligned(8 * POSITION_WORDS * cap);
+        s.host_params = (int32_t*)aligned(16 * cap);
+        s.host_counter = (uint32_t*)aligned(4);
+        s.host_stops = (volatile uint32_t*)aligned(4 * cap);
+        s.host_scores = (int32_t*)aligned(4 * cap);
+        s.host_moves = (uint32_t*)aligned(4 * cap);
+        s.host_nodes = (uint64_t*)aligned(8 * cap);
+        auto buffer = [&](cl_bitfield flags, size_t bytes, void* host) {
+            cl_mem mem = d->gpu ? api.CreateBuffer(d->context, flags, bytes, nullptr, &err)
+                                : api.CreateBuffer(d->context, MEM_READ_WRITE | MEM_USE_HOST_PTR,
+                                                   std::max<size_t>(4096, (bytes + 4095) / 4096 * 4096),
+                                                   host, &err);
+            check(err, "clCreateBuffer", d->name);
+            return mem;
+        };
+        s.positions = buffer(MEM_READ_ONLY, 8 * POSITION_WORDS * cap, s.host_positions);
+        s.params = buffer(MEM_READ_ONLY, 16 * cap, s.host_params);
+        s.counter = buffer(MEM_READ_WRITE, 4, s.host_counter);
+        s.stops = buffer(MEM_READ_WRITE, 4 * cap, (void*)s.host_stops);
+        s.scores = buffer(MEM_WRITE_ONLY, 4 * cap, s.host_scores);
+        s.moves = buffer(MEM_WRITE_ONLY, 4 * cap, s.host_moves);
+        s.nodes = buffer(MEM_WRITE_ONLY, 8 * cap, s.host_nodes);
+        s.pv_moves = api.CreateBuffer(d->context, MEM_READ_WRITE, 8, nullptr, &err);
+        check(err, "clCreateBuffer", d->name);
+        s.pv_lengths = api.CreateBuffer(d->context, MEM_READ_WRITE, 8, nullptr, &err);
+        check(err, "clCreateBuffer", d->name);
+        cl_ulong budget = 0;
+        cl_uint jobs = 0, want_pv = 0;
+        const void* args[14] = {&s.positions, &s.params, &jobs, &budget, &s.counter, &s.stops,
+                                &s.scores, &s.moves, &s.nodes, &want_pv, &s.pv_moves,
+                                &s.pv_lengths, &d->eval_values, &d->line_values};
+        const size_t sizes[14] = {sizeof(cl_mem), sizeof(cl_mem), sizeof jobs, sizeof budget,
+                                  sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
+                                  sizeof(cl_mem), sizeof want_pv, sizeof(cl_mem), sizeof(cl_mem),
+                                  sizeof(cl_mem), sizeof(cl_mem)};
+        for (cl_uint a = 0; a < 14; a++)
+            check(api.SetKernelArg(s.kernel, a, sizes[a], args[a]), "clSetKernelArg", d->name);
+        if ((int)ones_.size() < capacity_) ones_.assign(capacity_, 1);
+    }
+
+    int per_device_, capacity_;
+    std::vector<std::unique_ptr<Device>> devices_;
+    std::vector<std::unique_ptr<Slot>> slots_;
+    std::vector<uint32_t> ones_;
+};
+
+void on_event(cl_event, cl_int, void* data) {
+    Slot* s = static_cast<Slot*>(data);
+    s->finished = 1;
+    if (s->owner->on_complete) s->owner->on_complete();
+}
+
+// --- the instant launcher ------------------------------------------------------------------------
+
+class InstantLauncher : public Launcher {
+public:
+    explicit InstantLauncher(const int32_t* type_values) {
+        std::memcpy(values_, type_values, sizeof values_);
+    }
+    bool instant() const override { return true; }
+    void run_instant(const uint64_t* positions, int n, int32_t* scores, uint32_t* moves,
+                     uint64_t* nodes) override {
+        for (int i = 0; i < n; i++) {
+            const uint64_t* p = positions + i * POSITION_WORDS;
+            int balance = 0;
+            for (int t = 1; t < 8; t++) {
+                uint64_t of_type = (t & 1 ? p[0] : ~p[0]) & (t & 2 ? p[1] : ~p[1]) &
+                                   (t & 4 ? p[2] : ~p[2]);
+                balance += values_[t] * (count(of_type & p[3]) - count(of_type & ~p[3]));
+            }
+            scores[i] = balance;
+            moves[i] = 0;
+            nodes[i] = 1;
+        }
+    }
+    int slots() const override { return 0; }
+    int capacity() const override { return 0; }
+    int free_slot(const std::vector<char>&) const override { return -1; }
+    Inputs inputs(int) override { return {nullptr, nullptr}; }
+    bool start(int, int, std::string& error) override {
+        error = "the instant launcher answers in the caller's thread";
+        return false;
+    }
+    int poll(int, std::string&) override { return 1; }
+    Outputs outputs(int) override { return {nullptr, nullptr, nullptr}; }
+    void stop(int, int, int) override {}
+    void release(int) override {}
+
+private:
+    static int count(uint64_t x) {     // no popcnt instruction on the baseline x86-64
+        x -= (x >> 1) & 0x5555555555555555ull;
+        x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+        x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+        return (int)((x * 0x0101010101010101ull) >> 56);
+    }
+    int32_t values_[8];
+};
+
+void copy_error(const std::string& text, char* error) {
+    size_t length = std::min<size_t>(text.size(), 199);
+    std::memcpy(error, text.data(), length);
+    error[length] = 0;
+}
+
+template <typename F>
+bool load(void* lib, const char* name, F& into) {
+    into = reinterpret_cast<F>(dlsym(lib, name));
+    return into != nullptr;
+}
+
+}  // namespace
+}  // namespace hostlaunch
+
+using namespace hostlaunch;
+
+// --- the interface hostsearch.py calls (ctypes) -------------------------------------------------
+
+extern "C" {
+
+// Open the OpenCL library at `path` (the one pyopencl loaded). 0, or -1 and the reason in
+// `error` (room for 200 bytes).
+int hl_opencl_load(const char* path, char* error) {
+    if (api_loaded) return 0;
+    void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        copy_error(std::string("cannot open the OpenCL library: ") + dlerror(), error);
+        return -1;
+    }
+    Api a{};
+#define CL_LOAD(field) if (!load(lib, "cl" #field, a.field)) { \
+        copy_error("the OpenCL library has no cl" #field, error); return -1; }
+    CL_LOAD(CreateCommandQueue) CL_LOAD(CreateBuffer) CL_LOAD(CreateKernel)
+    CL_LOAD(SetKernelArg) CL_LOAD(EnqueueWriteBuffer) CL_LOAD(EnqueueReadBuffer)
+    CL_LOAD(EnqueueNDRangeKernel) CL_LOAD(Flush) CL_LOAD(Finish) CL_LOAD(SetEventCallback)
+    CL_LOAD(GetEventInfo) CL_LOAD(WaitForEvents) CL_LOAD(ReleaseEvent) CL_LOAD(ReleaseMemObject)
+    CL_LOAD(ReleaseKernel) CL_LOAD(ReleaseCommandQueue) CL_LOAD(RetainContext)
+    CL_LOAD(ReleaseContext) CL_LOAD(RetainProgram) CL_LOAD(ReleaseProgram)
+    CL_LOAD(RetainMemObject)
+#undef CL_LOAD
+    api = a;
+    api_loaded = true;
+    return 0;
+}
+
+void* hl_opencl_new(int slots_per_device, int capacity) {
+    return new OpenCLLauncher(std::max(1, slots_per_device), std::max(1, capacity));
+}
+
+// One device of the launcher: pyopencl's handles (int_ptr) of its context, device, built
+// program and evaluation and attack tables; the work-group size and the lanes it keeps busy.
+// 0, or -1 and the reason in `error`.
+int hl_opencl_add(void* launcher, intptr_t context, intptr_t device, intptr_t program,
+                  intptr_t eval_values, intptr_t line_values, int local, int workers, int gpu,
+                  const char* name, char* error) {
+    auto d = std::make_unique<Device>();
+    d->name = name;
+    d->context = reinterpret_cast<cl_context>(context);
+    d->id = reinterpret_cast<cl_device_id>(device);
+    d->program = reinterpret_cast<cl_program>(program);
+    d->eval_values = reinterpret_cast<cl_mem>(eval_values);
+    d->line_values = reinterpret_cast<cl_mem>(line_values);
+    d->local = (size_t)std::max(1, local);
+    d->workers = (size_t)std::max(1, workers);
+    d->gpu = gpu != 0;
+    try {
+        static_cast<OpenCLLauncher*>(launcher)->add(std::move(d));
+    } catch (Failure& f) {
+        copy_error(f.text, error);
+        return -1;
+    }
+    return 0;
+}
+
+// type_values: the material value of each piece type 0..7 (0 for none).
+void* hl_instant_new(const int32_t* type_values) { return new InstantLauncher(type_values); }
+
+void hl_free(void* launcher) { delete static_cast<Launcher*>(launcher); }
+
+}  // extern "C"

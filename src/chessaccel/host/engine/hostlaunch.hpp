@@ -1,0 +1,60 @@
+// Native launches: how the compiled host search (hostsearch.cpp) runs its packed jobs without
+// Python in the loop. hostlaunch.cpp implements two kinds:
+//
+// - OpenCL: the kernels' search_jobs launched through the OpenCL C API on the context, device
+//   and program pyopencl opened (host/opencl: the same program, the same evaluation tables),
+//   with the buffers and command queues of each slot made once and reused. One or several
+//   devices of one platform; a launch goes whole to the device with the fewest in flight.
+// - Instant: every job answered at once with its material balance (the dispatch benchmark's
+//   accelerator, lab/dispatch.py's InstantBackend), in the thread that submits it.
+//
+// The search's pump thread (hostsearch.cpp) owns the slots' bookkeeping: it fills a free slot's
+// input arrays, starts it, asks whether it is done, reads its results and frees it.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace hostlaunch {
+
+constexpr int POSITION_WORDS = 5;
+
+struct Inputs {
+    uint64_t* positions;    // capacity * POSITION_WORDS
+    int32_t* params;        // capacity * 4: depth, alpha, beta, 0
+};
+
+struct Outputs {
+    const int32_t* scores;
+    const uint32_t* moves;  // packed, in the frame of the job's side to move
+    const uint64_t* nodes;
+};
+
+class Launcher {
+public:
+    virtual ~Launcher() = default;
+    // Answers every launch at once in the caller's thread (no pump, no slots).
+    virtual bool instant() const { return false; }
+    virtual void run_instant(const uint64_t* positions, int n, int32_t* scores, uint32_t* moves,
+                             uint64_t* nodes) {}
+    virtual int slots() const = 0;          // launches in flight at most
+    virtual int capacity() const = 0;       // jobs one launch holds at most
+    // A slot not in `busy` to start the next launch in (-1: none).
+    virtual int free_slot(const std::vector<char>& busy) const = 0;
+    virtual Inputs inputs(int slot) = 0;    // the free slot's arrays to fill
+    // Start slot's launch of its first n jobs; false and `error` on a device failure.
+    virtual bool start(int slot, int n, std::string& error) = 0;
+    // 1: done, its outputs readable; 0: running; -1: failed (`error`).
+    virtual int poll(int slot, std::string& error) = 0;
+    virtual Outputs outputs(int slot) = 0;
+    // Jobs first..end-1 of the slot's launch in flight are given up where they stand.
+    virtual void stop(int slot, int first, int end) = 0;
+    // Wait until the slot's launch (and its stops) are over, its results dropped: the slot is
+    // free again.
+    virtual void release(int slot) = 0;
+    // Called from the device's thread when a launch ends, so the pump need not poll.
+    std::function<void()> on_complete;
+};
+
+}  // namespace hostlaunch
