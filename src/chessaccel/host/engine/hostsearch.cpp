@@ -407,7 +407,8 @@ public:
 
     // the queue
     std::mutex m;
-    std::condition_variable queue_cv;
+    std::condition_variable queue_cv;   // the pump's: jobs queued, a launch ended, the search over
+    std::condition_variable end_cv;     // hs_wait's: the search over
     std::deque<std::pair<std::shared_ptr<Batch>, int>> queue;
     std::vector<std::pair<std::shared_ptr<Batch>, int>> tickets_;
     std::vector<uint32_t> free_tickets;
@@ -431,6 +432,7 @@ public:
     std::atomic<bool> pumping{false};
     std::atomic<uint64_t> completions{0};  // launches ended (the device's callbacks)
     uint64_t launches = 0, launch_ns = 0;   // under m
+    int poll_us = 500;      // the pump's look at launches in flight when no callback has come
 
     void start() {
         stop = false;
@@ -461,7 +463,7 @@ public:
                 run_pump();
                 pumping = false;
                 std::lock_guard<std::mutex> lock(m);
-                queue_cv.notify_all();
+                end_cv.notify_all();
             });
         }
         thread = std::thread([this] {
@@ -469,6 +471,7 @@ public:
             running = 0;
             std::lock_guard<std::mutex> lock(m);
             queue_cv.notify_all();
+            end_cv.notify_all();
         });
     }
 
@@ -621,7 +624,7 @@ void Search::run_pump() {
                        completions.load() != seen || !stops.empty();
             };
             if (!ready())   // the timeout only bounds a completion whose callback never comes
-                queue_cv.wait_for(lock, std::chrono::microseconds(flights.empty() ? 10000 : 500),
+                queue_cv.wait_for(lock, std::chrono::microseconds(flights.empty() ? 10000 : poll_us),
                                   ready);
             seen = completions.load();
             ended = !running.load();
@@ -1417,11 +1420,13 @@ void hs_complete(void* h, const uint32_t* tickets, const int32_t* scores, const 
 }
 
 // Native launches for the searches to come (hostlaunch.cpp's hl_*_new; null: the Python pump
-// takes the jobs). Set between searches only.
-void hs_set_launcher(void* h, void* launcher) {
+// takes the jobs), and how often the pump looks at launches in flight besides the device's
+// completion callbacks (microseconds). Set between searches only.
+void hs_set_launcher(void* h, void* launcher, int poll_us) {
     auto* s = static_cast<Search*>(h);
     s->join();
     s->launcher = static_cast<hostlaunch::Launcher*>(launcher);
+    s->poll_us = std::max(1, poll_us);
 }
 
 // Wait up to wait_us for the search (its threads and the native pump) to end: 1 while it runs.
@@ -1429,7 +1434,7 @@ int hs_wait(void* h, int wait_us) {
     auto* s = static_cast<Search*>(h);
     std::unique_lock<std::mutex> lock(s->m);
     auto over = [s] { return !s->running.load() && !s->pumping.load(); };
-    if (!over()) s->queue_cv.wait_for(lock, std::chrono::microseconds(wait_us), over);
+    if (!over()) s->end_cv.wait_for(lock, std::chrono::microseconds(wait_us), over);
     return over() ? 0 : 1;
 }
 

@@ -51,6 +51,9 @@ IN_FLIGHT = 16
 #: and while nothing runs.
 _POLL_US = 100
 _IDLE_US = 2000
+#: Microseconds between the native pump's looks at the launches in flight, besides the device's
+#: completion callbacks (which wake it at once where they come at once).
+NATIVE_POLL_US = 500
 #: Fewest jobs one launch takes (more where the backend's launch_jobs says so).
 DEFAULT_LAUNCH_JOBS = 4096
 _POSITION_WORDS = 5
@@ -113,7 +116,7 @@ def library():
         lib.hs_complete.argtypes = [ctypes.c_void_p] + [ctypes.c_void_p] * 4 + [ctypes.c_int]
         lib.hs_infos.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
         lib.hs_result.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p]
-        lib.hs_set_launcher.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        lib.hs_set_launcher.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
         lib.hs_wait.argtypes = [ctypes.c_void_p, ctypes.c_int]
         lib.hs_launch_stats.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
         lib.hl_opencl_load.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
@@ -348,7 +351,7 @@ class CompiledSearch:
                 # this module's pump runs the same launches, slower
                 self.native_error = first_line(error)
             self.native = self._launcher is not None
-            lib.hs_set_launcher(handle, self._launcher)
+            lib.hs_set_launcher(handle, self._launcher, NATIVE_POLL_US)
         lib.hs_set_root(handle, ctypes.cast(board._stack, ctypes.c_void_p), _pointer(history),
                         len(history), _pointer(options), _pointer(wanted), len(wanted))
         now = time.monotonic()
