@@ -202,6 +202,24 @@ def test_when_every_board_has_failed_the_batch_fails_in_one_line():
             executor.close()
 
 
+def test_a_job_no_core_can_hold_fails_its_batch_only():
+    """An empty window is refused before it is sent (BadJob): it would be on any board, so its
+    batch fails in one line naming the board, and the boards go on."""
+    with ScriptedBoard(cores=1) as a, ScriptedBoard(cores=1) as b:
+        executor = make_executor(f"serial:{a.port},{b.port}")
+        try:
+            bad = executor.submit([Job(suites.board_of(ENDGAME), 1, 10, 5)])
+            with pytest.raises(ExecutorError, match=r"^board serial:/dev/pts/\d+: job \d+ not "
+                                                    r"sent: .*window"):
+                _finish(bad)
+            good = executor.submit([Job(suites.board_of(ENDGAME), 1, -INF, INF)] * 2)
+            _finish(good)
+            assert executor.broken is None and executor.events == []
+            assert len(a.started) + len(b.started) == 2      # the bad job never went out
+        finally:
+            executor.close()
+
+
 def _engine_on(spec):
     engine = RawEngine()
     engine.send("uci")

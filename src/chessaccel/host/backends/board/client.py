@@ -77,6 +77,12 @@ class BadJob(JobFailed):
     """A job the core refuses (its BAD_JOB): caught before sending, or answered by the board."""
 
 
+def _lost(what, transport, error):
+    """The LinkLost of ``transport``'s failure ``error`` (an OSError) while doing ``what``."""
+    text = first_line(error).removeprefix(f"{transport.name}: ")
+    return LinkLost(f"{what} on {transport.name}: {text}")
+
+
 def _member(view, name):
     """An enum field of a reply: its member, or its number when it names none (a newer board,
     or damage the CRC missed); the caller then reports it instead of raising ValueError."""
@@ -132,7 +138,7 @@ class BoardClient:
             while transport.read(0):
                 pass
         except OSError as error:
-            raise LinkLost(f"{transport.name}: {first_line(error)}") from None
+            raise _lost("the link failed", transport, error) from None
         self._next_job_id = 0
         self.core_jobs = {}     # core -> job id, as the board acknowledged them
         self.retransmissions = 0
@@ -157,8 +163,7 @@ class BoardClient:
                 self.transport.write(frame)
                 outcome = self._await_reply(seq, command, wait)
             except OSError as error:    # the port itself failed (unplugged, its far end closed)
-                raise LinkLost(f"{command.name} failed on {self.transport.name}: "
-                               f"{first_line(error)}") from None
+                raise _lost(f"{command.name} failed", self.transport, error) from None
             if not isinstance(outcome, str):
                 return outcome
             last_trouble = outcome
