@@ -221,12 +221,14 @@ def test_a_job_no_core_can_hold_fails_its_batch_only():
 
 
 def _engine_on(spec):
+    """``chessaccel uci`` on ``spec``, ready; (the engine, what it said before readyok)."""
     engine = RawEngine()
     engine.send("uci")
     engine.send(f"setoption name Backend value {spec}")
     engine.send("setoption name HardwarePlies value 1")
-    assert not [line for line in engine.sync(HANG) if "error" in line]
-    return engine
+    said = engine.sync(HANG)
+    assert not [line for line in said if line.startswith("info string error")], said
+    return engine, said
 
 
 def _go(engine, fen):
@@ -243,8 +245,10 @@ def _bestmove(engine, fen):
 def test_the_uci_engine_goes_on_without_a_dead_board_and_plays_without_any():
     with ScriptedBoard(cores=1) as good, ScriptedBoard(cores=1) as dying:
         spec = f"serial:{good.port},{dying.port}"
-        engine = _engine_on(spec)
+        engine, said = _engine_on(spec)
         try:
+            assert said[-1] == (f"info string {spec} has 2 core(s) on 2 boards: Accelerators "
+                                f"is the boards', not ours")
             dying.busy_polls = None         # from now on it keeps its jobs
             _go(engine, ITALIAN)
             _wait_for(lambda: dying.started, "a job on the second board")
@@ -253,7 +257,7 @@ def test_the_uci_engine_goes_on_without_a_dead_board_and_plays_without_any():
             said = [line for line in lines if line.startswith("info string board")]
             assert len(said) == 1, lines
             assert said[0].startswith(f"info string board serial:{dying.port} failed (")
-            assert not [line for line in lines if "error" in line], lines
+            assert not [line for line in lines if line.startswith("info string error")], lines
             # the last board gone too: one error line, a legal move all the same
             good.busy_polls = None
             held = len(good.started)
