@@ -238,7 +238,8 @@ def test_the_last_actor_lost_with_no_replacement_fails_the_batch_in_one_line(loc
     ("ray: ", "backend 'ray' needs the spec its actors run: ray:SPEC or ray:SPEC@ADDRESS, such "
               "as 'ray:model' or 'ray:model@auto'"),
     ("ray:fpga", "backend 'ray:fpga': unknown backend 'fpga' (choose from: model, rtl, "
-                 "verilator, serial:PORT, opencl[:PLATFORM[:INDEX|I,J,...|all]], ray:SPEC[@ADDRESS])"),
+                 "verilator[:BOARDS], serial:PORT[,PORT...], "
+                 "opencl[:PLATFORM[:INDEX|I,J,...|all]], ray:SPEC[@ADDRESS])"),
     ("ray:ray:model", "backend 'ray:ray:model': a ray actor cannot run another ray backend"),
     ("ray:model@", "backend 'ray:model@': nothing after '@' (ray:SPEC or ray:SPEC@ADDRESS, such "
                    "as 'ray:model' or 'ray:model@auto')"),

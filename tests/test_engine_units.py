@@ -382,12 +382,15 @@ class _FakeBoardClient:
 
 
 class _FakeBoardBackend:
-    """The board backend as LinkExecutor uses it: its name, client and core count."""
+    """The board backend as LinkExecutor uses it: its name, client, core count and log, alone
+    in its ``boards``."""
     name = "fakeboard"
+    log = None
 
     def __init__(self, client):
         self.client = client
         self.info = type("Info", (), {"cores": 1})()
+        self.boards = (self,)
         self.closed = False
 
     def close(self):

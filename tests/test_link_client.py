@@ -9,6 +9,7 @@ the pty, decoding, and the checks the client makes before it believes a reply.
 """
 
 import os
+import threading
 import time
 import types
 
@@ -19,7 +20,8 @@ from chessaccel.contract.defs import INF, MATE, Mode
 from chessaccel.contract.geometry import move_uci
 from chessaccel.host.backends.board import client as client_module
 from chessaccel.host.backends.board.client import (POLL_FIRST, POLL_GROWTH, POLL_LONGEST, BadJob, BoardClient,
-                                    BoardError, BoardRefused, JobFailed, JobOutcome, NoBoardError)
+                                    BoardError, BoardRefused, JobFailed, JobOutcome, LinkLost,
+                                    NoBoardError)
 from chessaccel.model.position import parse_position
 from chessaccel.host.backends.board.transport import (FaultyTransport, PtyTransport, SerialTransport, Transport,
                                        TransportError, open_transport)
@@ -238,6 +240,34 @@ def test_a_board_that_answered_and_falls_silent_is_a_board_error(peer, connect):
     assert not isinstance(error.value, NoBoardError)
     assert str(error.value) == (f"STATUS failed after 2 tries on {peer.port}: "
                                 f"no reply within 0.1 s")
+
+
+def test_a_board_whose_end_of_the_link_closes_is_one_board_error_at_once(connect):
+    """A simulated board that exits closes its end of the pty: the next request fails at once
+    with one line (LinkLost, a BoardError), whether it is sent after or while it happens,
+    never a wait through every retry or an OSError."""
+    with ScriptedBoard() as gone:
+        client = connect(gone, timeout=PATIENT, retries=3)
+        client.info()
+        gone.close()
+        started = time.monotonic()
+        with pytest.raises(LinkLost) as error:
+            client.status()
+        assert time.monotonic() - started < PATIENT
+        assert str(error.value) in (f"STATUS failed on {gone.port}: Input/output error",
+                                    f"STATUS failed on {gone.port}: the board's end of the "
+                                    f"terminal has closed")
+    with ScriptedBoard() as leaving:
+        client = connect(leaving, timeout=PATIENT, retries=3)
+        leaving.script("lose")          # the request is swallowed; then the board goes
+        timer = threading.Timer(0.2, leaving.close)
+        timer.start()
+        started = time.monotonic()
+        with pytest.raises(LinkLost, match=f"^INFO failed on {leaving.port}: the board's end "
+                                           f"of the terminal has closed$"):
+            client.info()
+        assert time.monotonic() - started < PATIENT
+        timer.join()
 
 
 def test_a_link_too_damaged_names_its_last_trouble(peer, connect):

@@ -10,8 +10,9 @@ in ``position``, an unknown option or value, a backend that cannot start or fail
 gets one ``info string error: ...`` line and the engine stays up, never a traceback.
 
 Options: ``Hash`` (MiB), ``Clear Hash``, ``Backend`` (any spec ``get_backend`` accepts: model,
-rtl, verilator, serial:PORT, opencl...), ``HardwarePlies`` (plies each job searches above
-quiescence), ``Accelerators`` (model worker processes, simulated board cores), ``Move
+rtl, verilator[:BOARDS], serial:PORT[,PORT...], opencl...), ``HardwarePlies`` (plies each job
+searches above quiescence), ``Accelerators`` (model worker processes, simulated board cores
+(of each board)), ``Move
 Overhead`` (ms kept in hand under a clock), ``Evaluation`` (pst or terms: the static evaluation,
 docs/semantics.md section 6; a backend that cannot evaluate that way is refused), ``Threads``
 (search threads), ``CompiledSearch`` (the host's tree searched by native threads,
@@ -384,8 +385,10 @@ class UciEngine:
         self.executor, self._executor_key = executor, key
         self._executor_evaluation = evaluation
         if parse_spec(spec).scheme == "serial" and executor.slots != accelerators:
-            self.send(f"info string {spec} has {executor.slots} core(s): Accelerators is the "
-                      "board's, not ours")
+            boards = len(executor.boards)
+            where = f" on {boards} boards" if boards > 1 else ""
+            self.send(f"info string {spec} has {executor.slots} core(s){where}: Accelerators "
+                      f"is the {'boards' if boards > 1 else 'board'}', not ours")
 
     def _log_backend(self, line):
         self.send(f"info string {line}")

@@ -18,9 +18,11 @@ the job with an error, never with a result.
 
 import random
 import time
+from collections import deque
 from dataclasses import dataclass
 
 from chessaccel.contract.defs import Mode, NO_MOVE, Position, SearchJob, Status
+from chessaccel.contract.errors import first_line
 from chessaccel.contract.geometry import unpack_move
 from chessaccel.model.search import job_problem
 from chessaccel.host.backends.base import JobResult
@@ -29,8 +31,8 @@ from chessaccel.contract.protocol import (AbortRequest, AbortScope, Command, Err
                                  ResultRequest, byte_size, decode_payload, encode_frame,
                                  encode_payload)
 
-__all__ = ["BoardError", "BoardRefused", "NoBoardError", "JobFailed", "BadJob", "BoardInfo",
-           "JobOutcome", "BoardClient"]
+__all__ = ["BoardError", "BoardRefused", "NoBoardError", "LinkLost", "JobFailed", "BadJob",
+           "BoardInfo", "JobOutcome", "BoardClient", "run_on_boards"]
 
 #: Errors that mean "the request was damaged on the way": send it again.
 LINK_ERRORS = (ErrorCode.BAD_CRC, ErrorCode.TRUNCATED, ErrorCode.BAD_LENGTH)
@@ -63,12 +65,22 @@ class NoBoardError(BoardError):
     """Nothing answered at all."""
 
 
+class LinkLost(BoardError):
+    """The port itself failed: unplugged, or its far end (a simulated board) closed."""
+
+
 class JobFailed(BoardError):
     """A job ended without a result (aborted, refused as bad, lost by the board)."""
 
 
 class BadJob(JobFailed):
     """A job the core refuses (its BAD_JOB): caught before sending, or answered by the board."""
+
+
+def _lost(what, transport, error):
+    """The LinkLost of ``transport``'s failure ``error`` (an OSError) while doing ``what``."""
+    text = first_line(error).removeprefix(f"{transport.name}: ")
+    return LinkLost(f"{what} on {transport.name}: {text}")
 
 
 def _member(view, name):
@@ -122,8 +134,11 @@ class BoardClient:
         # a random first sequence number, and whatever an earlier session left in the line
         # dropped: a stale reply cannot pass for the answer to this session's first requests
         self._seq = random.randrange(SEQ_SPACE)
-        while transport.read(0):
-            pass
+        try:
+            while transport.read(0):
+                pass
+        except OSError as error:
+            raise _lost("the link failed", transport, error) from None
         self._next_job_id = 0
         self.core_jobs = {}     # core -> job id, as the board acknowledged them
         self.retransmissions = 0
@@ -144,8 +159,11 @@ class BoardClient:
                 self.retransmissions += 1
             # the decoder keeps a reply half received: it may be the slow answer to the same
             # request (same seq); a reply left broken fails its CRC and is retried
-            self.transport.write(frame)
-            outcome = self._await_reply(seq, command, wait)
+            try:
+                self.transport.write(frame)
+                outcome = self._await_reply(seq, command, wait)
+            except OSError as error:    # the port itself failed (unplugged, its far end closed)
+                raise _lost(f"{command.name} failed", self.transport, error) from None
             if not isinstance(outcome, str):
                 return outcome
             last_trouble = outcome
@@ -275,47 +293,67 @@ class BoardClient:
         return JobOutcome(int(result.score), best, int(result.nodes), int(result.cycles), core)
 
     def run_jobs(self, jobs, cores, job_timeout=None):
-        """Run (board, depth, alpha, beta, mode) jobs, up to ``cores`` at once; outcomes in order.
-
-        A job that fails raises JobFailed (after aborting the others); ``job_timeout`` seconds
-        per job, when given, bound the wait.
-        """
-        outcomes = [None] * len(jobs)
-        pending = list(range(len(jobs)))
-        running = {}        # job index -> (job id, core, deadline)
-        wait = POLL_FIRST
-        try:
-            while pending or running:
-                while pending and len(running) < cores:
-                    index = pending[0]
-                    job_id = self.new_job_id()
-                    core = self.submit(job_id, *jobs[index])
-                    if core is None:
-                        break
-                    pending.pop(0)
-                    deadline = time.monotonic() + job_timeout if job_timeout else None
-                    running[index] = (job_id, core, deadline)
-                    wait = POLL_FIRST
-                if running:
-                    time.sleep(wait)
-                    wait = min(wait * POLL_GROWTH, POLL_LONGEST)
-                for index, (job_id, core, deadline) in list(running.items()):
-                    outcome = self.poll(job_id, core)
-                    if outcome is not None:
-                        outcomes[index] = outcome
-                        del running[index]
-                        wait = POLL_FIRST
-                    elif deadline is not None and time.monotonic() > deadline:
-                        self.abort(job_id)
-                        raise JobFailed(f"job {job_id} took longer than {job_timeout} s; aborted")
-        except BaseException:
-            for job_id, _, _ in running.values():
-                try:
-                    self.abort(job_id)
-                except BoardError:
-                    pass
-            raise
-        return outcomes
+        """Run (board, depth, alpha, beta, mode) jobs, up to ``cores`` at once; outcomes in order
+        (``run_on_boards`` with this one board)."""
+        return run_on_boards([(self, cores)], jobs, job_timeout)
 
     def run_job(self, board, depth, alpha, beta, mode=Mode.SEARCH, job_timeout=None):
         return self.run_jobs([(board, depth, alpha, beta, mode)], 1, job_timeout)[0]
+
+
+def run_on_boards(boards, jobs, job_timeout=None):
+    """Run (board, depth, alpha, beta, mode) jobs on ``boards``, (BoardClient, cores) pairs,
+    each job to the board with the most free cores (ties: the first), polled until it is done;
+    the outcomes in the jobs' order.
+
+    A job that fails raises JobFailed (after aborting the others), a board that fails its
+    BoardError; ``job_timeout`` seconds per job, when given, bound the wait.
+    """
+    outcomes = [None] * len(jobs)
+    pending = deque(range(len(jobs)))
+    running = {}        # job index -> (board number, job id, core, deadline)
+    busy = [0] * len(boards)
+    wait = POLL_FIRST
+    try:
+        while pending or running:
+            full = set()        # boards that answered NO_FREE_CORE this round
+            while pending:
+                free = [(cores - busy[n], -n) for n, (_, cores) in enumerate(boards)
+                        if n not in full and busy[n] < cores]
+                if not free:
+                    break
+                number = -max(free)[1]
+                client = boards[number][0]
+                index = pending[0]
+                job_id = client.new_job_id()
+                core = client.submit(job_id, *jobs[index])
+                if core is None:
+                    full.add(number)
+                    continue
+                pending.popleft()
+                busy[number] += 1
+                deadline = time.monotonic() + job_timeout if job_timeout else None
+                running[index] = (number, job_id, core, deadline)
+                wait = POLL_FIRST
+            time.sleep(wait)        # (with nothing running: every core of another session)
+            wait = min(wait * POLL_GROWTH, POLL_LONGEST)
+            for index, (number, job_id, core, deadline) in list(running.items()):
+                client = boards[number][0]
+                outcome = client.poll(job_id, core)
+                if outcome is not None:
+                    outcomes[index] = outcome
+                    del running[index]
+                    busy[number] -= 1
+                    wait = POLL_FIRST
+                elif deadline is not None and time.monotonic() > deadline:
+                    client.abort(job_id)
+                    del running[index]
+                    raise JobFailed(f"job {job_id} took longer than {job_timeout} s; aborted")
+    except BaseException:
+        for number, job_id, _, _ in running.values():
+            try:
+                boards[number][0].abort(job_id)
+            except BoardError:
+                pass
+        raise
+    return outcomes

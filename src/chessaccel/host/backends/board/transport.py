@@ -97,18 +97,25 @@ class PtyTransport(Transport):
             except BlockingIOError:
                 select.select([], [self._fd], [], 0.1)
                 continue
+            except OSError as error:        # EIO: the board's end has closed
+                raise TransportError(f"{self.name}: {error.strerror}") from None
             view = view[n:]
 
     def read(self, timeout):
+        """As ``Transport.read``; TransportError once the far end has closed (a simulated
+        board that exited: the terminal reads as at its end, not as empty)."""
         ready, _, _ = select.select([self._fd], [], [], max(timeout, 0))
         if not ready:
             return b""
         try:
-            return os.read(self._fd, _READ_CHUNK)
+            data = os.read(self._fd, _READ_CHUNK)
         except (BlockingIOError, InterruptedError):
             return b""
         except OSError as error:
             raise TransportError(f"{self.name}: {error.strerror}") from None
+        if not data:
+            raise TransportError(f"{self.name}: the board's end of the terminal has closed")
+        return data
 
     def close(self):
         if self._fd is not None:

@@ -4,9 +4,10 @@ interface). ``make_executor(spec, accelerators)`` picks one from what the backen
 
 - ``PoolExecutor`` (pool.py; ``worker_processes``: the model): ``accelerators`` worker
   processes (engine/worker.py), each running the backend.
-- ``LinkExecutor`` (link.py; ``link_cores``: ``verilator``, ``serial:PORT``): the board's cores
-  over the link protocol, one job per core; ``verilator`` starts a simulated board with
-  ``accelerators`` cores.
+- ``LinkExecutor`` (link.py; ``link_cores``: ``verilator[:BOARDS]``, ``serial:PORT[,PORT...]``):
+  the cores of one or more boards over the link protocol, one job per core; a board that fails
+  is given up and its jobs run on the others; ``verilator`` starts a simulated board with
+  ``accelerators`` cores (``verilator:BOARDS``, that many such boards).
 - ``RayExecutor`` (ray.py; ``actors``: ``ray:SPEC[@ADDRESS]``): one Ray actor per
   accelerator, each running the backend SPEC, job by job; a dead actor's job runs again.
 - ``BatchExecutor`` (batch.py; any other backend: ``rtl``, ``opencl``, ...): the batches queued
@@ -31,9 +32,9 @@ __all__ = ["Job", "Batch", "Executor", "ExecutorError", "PoolExecutor", "LinkExe
 
 def make_executor(spec, accelerators=1, log=None, evaluation=DEFAULT_EVALUATION):
     """The executor for backend ``spec`` (any spec ``get_backend`` accepts) with
-    ``accelerators`` worker processes (model) or simulated cores (verilator), searching with
-    the static ``evaluation``. Raises BackendError with one line when the backend cannot start
-    or cannot evaluate that way."""
+    ``accelerators`` worker processes (model) or simulated cores (verilator: of each board),
+    searching with the static ``evaluation``. Raises BackendError with one line when the
+    backend cannot start or cannot evaluate that way."""
     if not isinstance(accelerators, int) or accelerators < 1:
         raise ExecutorError(f"accelerators must be a positive integer, got {accelerators!r}")
     parsed = parse_spec(spec)
