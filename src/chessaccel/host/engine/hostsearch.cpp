@@ -209,21 +209,46 @@ private:
 
 // --- jobs: the queue the pump empties -------------------------------------------------------------
 
+// A view of n values in a batch's one block (a batch is made for every frontier parent: one
+// allocation, not one per field).
+template <typename T>
+struct Slice {
+    T* p = nullptr;
+    T* data() { return p; }
+    const T* data() const { return p; }
+    T& operator[](size_t i) { return p[i]; }
+    const T& operator[](size_t i) const { return p[i]; }
+};
+
 struct Batch {
     int n = 0;
-    std::vector<uint64_t> words;        // n * POSITION_WORDS
-    std::vector<int32_t> params;        // n * 4: depth, alpha, beta, 0
-    std::vector<uint8_t> black;
-    std::vector<int32_t> score;
-    std::vector<uint32_t> move;         // host move codes (0: none)
-    std::vector<uint64_t> nodes;
-    std::vector<uint8_t> ready;
-    std::vector<int64_t> placed;        // launch << 32 | index in it, once taken (-1: queued)
+    std::unique_ptr<uint64_t[]> block;
+    Slice<uint64_t> words;              // n * POSITION_WORDS
+    Slice<uint64_t> nodes;
+    Slice<int64_t> placed;              // launch << 32 | index in it, once taken (-1: queued)
+    Slice<int32_t> params;              // n * 4: depth, alpha, beta, 0
+    Slice<int32_t> score;
+    Slice<uint32_t> move;               // host move codes (0: none)
+    Slice<uint8_t> black;
+    Slice<uint8_t> ready;
     bool cancelled = false;
     std::condition_variable cv;
 
-    explicit Batch(int count) : n(count), words(count * POSITION_WORDS), params(count * 4),
-        black(count), score(count), move(count), nodes(count), ready(count), placed(count, -1) {}
+    explicit Batch(int count) : n(count) {
+        size_t c = (size_t)count;
+        size_t words64 = c * (POSITION_WORDS + 2) + (c * (4 + 1 + 1) * 4 + 7) / 8 + (2 * c + 7) / 8;
+        block.reset(new uint64_t[std::max<size_t>(words64, 1)]());
+        uint64_t* at = block.get();
+        words.p = at;
+        nodes.p = at + c * POSITION_WORDS;
+        placed.p = reinterpret_cast<int64_t*>(nodes.p + c);
+        params.p = reinterpret_cast<int32_t*>(placed.p + c);
+        score.p = params.p + 4 * c;
+        move.p = reinterpret_cast<uint32_t*>(score.p + c);
+        black.p = reinterpret_cast<uint8_t*>(move.p + c);
+        ready.p = black.p + c;
+        std::fill(placed.p, placed.p + c, -1);
+    }
 };
 
 struct Aborted {};
