@@ -14,7 +14,7 @@ from chessaccel.host.backends.model import ModelBackend
 from chessaccel.host.engine.executors import BatchExecutor
 from chessaccel.host.engine.search import MAX_THREADS, HostSearch, Limits, SearchOptions
 from chessaccel.host.engine.tt import TranspositionTable
-from chessaccel.host.engine.uci import SELECTIVE_OPTIONS
+from chessaccel.host.engine.uci import DEFAULT_SELECTIVE, SELECTIVE_OPTIONS
 from chessaccel.lab.dispatch import InstantBackend
 
 
@@ -200,7 +200,8 @@ def test_the_switches_and_threads_are_uci_options():
                       "setoption name Threads value 3", "setoption name Reductions value true",
                       "isready", "position startpos", "go depth 2"])
     for name in SELECTIVE_OPTIONS:
-        assert f"option name {name} type check default false" in out
+        default = "true" if name in DEFAULT_SELECTIVE else "false"
+        assert f"option name {name} type check default {default}" in out
     assert f"option name Threads type spin default 1 min 1 max {MAX_THREADS}" in out
     assert "info string error: option NullMove needs true or false, got 'maybe'" in out
     assert f"info string error: option Threads value 0 out of range 1..{MAX_THREADS}" in out

@@ -320,7 +320,7 @@ def test_the_uci_option_runs_the_compiled_search():
     try:
         engine.send("uci")
         declared, _ = engine.read_until(lambda line: line == "uciok")
-        assert "option name CompiledSearch type check default false" in declared
+        assert "option name CompiledSearch type check default true" in declared
         for line in ("setoption name CompiledSearch value true", "setoption name Threads value 3",
                      "position fen " + ITALIAN, "go depth 3"):
             engine.send(line)

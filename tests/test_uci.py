@@ -19,6 +19,7 @@ from chessaccel.host.engine.executors import BatchExecutor
 from chessaccel.host.backends.model import ModelBackend
 from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
 from chessaccel.host.engine.tt import TranspositionTable
+from chessaccel.host.engine.uci import DEFAULT_HARDWARE_PLIES, PLAIN_SEARCH
 
 from uci_harness import ENGINE_COMMAND, RawEngine, pid_alive
 
@@ -58,7 +59,7 @@ def test_handshake_and_options(engine):
     assert (options["Hash"].type, options["Hash"].default, options["Hash"].min) == ("spin", 16, 1)
     assert (options["Backend"].type, options["Backend"].default) == ("string", "model")
     assert (options["HardwarePlies"].default, options["HardwarePlies"].min,
-            options["HardwarePlies"].max) == (3, 0, 8)
+            options["HardwarePlies"].max) == (DEFAULT_HARDWARE_PLIES, 0, 8)
     assert (options["Accelerators"].default, options["Accelerators"].min) == (1, 1)
     assert options["Clear Hash"].type == "button"
     assert options["Move Overhead"].default == 50
@@ -78,7 +79,7 @@ def _reference(fen, depth, plies, hash_mb=16):
 def test_analysis_reports_what_the_search_found(engine):
     """info depth/seldepth/score/nodes/nps/time/hashfull/pv, host and accelerator nodes apart:
     the very numbers of the same search run here."""
-    engine.configure({"HardwarePlies": 1, "Hash": 4})
+    engine.configure({"HardwarePlies": 1, "Hash": 4, **PLAIN_SEARCH})
     info = engine.analyse(chess.Board(ITALIAN), chess.engine.Limit(depth=3))
     expected = _reference(ITALIAN, 3, 1, hash_mb=4)
     assert info["depth"] == 3
@@ -430,6 +431,8 @@ def test_an_aspiration_fail_high_is_reported_as_a_lowerbound():
     e = _handshaken()
     try:
         e.send("setoption name HardwarePlies value 1")
+        for name, value in PLAIN_SEARCH.items():
+            e.send(f"setoption name {name} value {str(value).lower()}")
         e.send(f"position fen {fen}")
         e.send("go depth 4")
         lines, _ = e.read_until(lambda l: l.startswith("bestmove"))
@@ -473,6 +476,8 @@ def test_a_board_that_failed_is_tried_again_at_the_next_go():
 
     out = _Lines()
     engine = UciEngine(output=out)
+    for name, value in PLAIN_SEARCH.items():    # an iteration within HardwarePlies: one job
+        engine.handle(f"setoption name {name} value {str(value).lower()}")
     with ScriptedBoard(cores=1) as peer:
         try:
             engine.handle(f"setoption name Backend value serial:{peer.port}")

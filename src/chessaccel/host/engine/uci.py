@@ -16,7 +16,8 @@ searches above quiescence), ``Accelerators`` (model worker processes, simulated 
 Overhead`` (ms kept in hand under a clock), ``Evaluation`` (pst or terms: the static evaluation,
 docs/semantics.md section 6; a backend that cannot evaluate that way is refused), ``Threads``
 (search threads), ``CompiledSearch`` (the host's tree searched by native threads,
-hostsearch.py, instead of Python's) and the selective-search switches (``SELECTIVE_OPTIONS``).
+hostsearch.py, instead of Python's; on by default) and the selective-search switches
+(``SELECTIVE_OPTIONS``; those of ``DEFAULT_SELECTIVE`` on by default).
 """
 
 import os
@@ -120,26 +121,37 @@ class _Button:
         return None
 
 
+#: The engine's defaults where they differ from SearchOptions' (the plain search the tests hold
+#: node for node): each accepted by a match (docs/engine.md, "Deciding a change"): the compiled
+#: search with HardwarePlies 2 and these selective steps against HardwarePlies 3 without them,
+#: +203 +- 124 Elo, SPRT(0, 50) accepted (docs/benchmarks/engine-pocl-2026-11-28/
+#: hp2-selective-vs-hp3.*).
+DEFAULT_HARDWARE_PLIES = 2
+DEFAULT_SELECTIVE = ("NullMove", "Reductions", "Futility", "CheckExtension", "MateDistance",
+                     "IIR", "History")
+
 OPTIONS = (
     _Spin("Hash", 16, 1, MAX_HASH_MB),
     _Button("Clear Hash"),
     _String("Backend", "model"),
-    _Spin("HardwarePlies", 3, 0, MAX_DEPTH),
+    _Spin("HardwarePlies", DEFAULT_HARDWARE_PLIES, 0, MAX_DEPTH),
     _Spin("Accelerators", 1, 1, MAX_ACCELERATORS),
     _Spin("Move Overhead", DEFAULT_OVERHEAD_MS, 0, 5000),
     _Spin("Threads", 1, 1, MAX_THREADS),
     _Combo("Evaluation", DEFAULT_EVALUATION, EVALUATIONS),
-    _Check("CompiledSearch", False),
+    _Check("CompiledSearch", True),
 )
 #: The selective-search switches (docs/engine.md, "Selective search"): UCI option -> the
-#: SearchOptions field, each a check option defaulting to what the search does by default.
+#: SearchOptions field, each a check option, on by default where DEFAULT_SELECTIVE says.
 SELECTIVE_OPTIONS = {"NullMove": "null_move", "Reductions": "reductions",
                      "JobReductions": "job_reductions",
                      "Futility": "futility", "CheckExtension": "check_extension",
                      "MateDistance": "mate_distance", "IIR": "iir", "History": "history"}
-OPTIONS += tuple(_Check(name, getattr(SearchOptions, field))
-                 for name, field in SELECTIVE_OPTIONS.items())
+OPTIONS += tuple(_Check(name, name in DEFAULT_SELECTIVE) for name in SELECTIVE_OPTIONS)
 _BY_NAME = {o.name.lower(): o for o in OPTIONS}
+#: The options that make the engine search as HostSearch with SearchOptions' defaults does (in
+#: Python, no selective step): what a test holds the engine's numbers to, node for node.
+PLAIN_SEARCH = {"CompiledSearch": False, **{name: False for name in SELECTIVE_OPTIONS}}
 
 _GO_INTS = ("depth", "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo", "mate")
 _GO_FLAGS = ("infinite", "ponder")
