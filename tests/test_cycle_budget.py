@@ -97,9 +97,63 @@ def test_two_threads_take_each_job_exactly_twice_the_cycles():
             f"{single.ticks} on the one-thread core")
 
 
+#: Issue 30's bound on the cycles per node of the core built with the terms evaluation.
+TERMS_CYCLES_PER_NODE_MAX = 2.6
+
+
+def measure_terms():
+    """[(name, depth, nodes, cycles, equal to the model)] of the bench set on the one-thread
+    core built with the terms evaluation (SearchCore(evaluation="terms")), each job checked
+    against the model's search with that evaluation (its walk is not the pst core's: another
+    evaluation, another tree)."""
+    from chessaccel.model.search import search
+    boards = [suites.board_of(job.fen) for job in BENCH]
+    results = run_jobs([RtlJob(board, job.depth) for board, job in zip(boards, BENCH)],
+                       evaluation="terms")
+    out = []
+    for job, board, result in zip(BENCH, boards, results):
+        want = search(board, job.depth, evaluation="terms")
+        same = (result.status == Status.DONE and (result.score, result.best_move, result.nodes)
+                == (want.score, want.best_move, want.nodes))
+        out.append((job.name, job.depth, result.nodes, result.cycles, same))
+    return out
+
+
+@pytest.mark.skipif(toolchain_missing() is not None,
+                    reason=f"RTL simulation unavailable: {toolchain_missing()}")
+def test_terms_core_stays_within_the_issues_cycles_per_node():
+    """The terms core's cycles per node on the bench set (sum of cycles / sum of nodes) stay at
+    most TERMS_CYCLES_PER_NODE_MAX, every job equal to the model (issue 30; the figures:
+    `python tests/test_cycle_budget.py --terms`)."""
+    rows = measure_terms()
+    differ = [name for name, _, _, _, same in rows if not same]
+    assert not differ, f"the terms core differs from the model on {differ}"
+    nodes = sum(r[2] for r in rows)
+    cycles = sum(r[3] for r in rows)
+    assert cycles / nodes <= TERMS_CYCLES_PER_NODE_MAX, (
+        f"the terms core takes {cycles / nodes:.3f} cycles per node on the bench set "
+        f"({cycles} cycles, {nodes} nodes), more than {TERMS_CYCLES_PER_NODE_MAX}")
+
+
+def print_terms():
+    rows = measure_terms()
+    print("| job | depth | nodes | cycles | cycles/node | equal to the model |")
+    print("|---|---|---|---|---|---|")
+    for name, depth, nodes, cycles, same in rows:
+        print(f"| {name} | {depth} | {nodes:,} | {cycles:,} | {cycles / nodes:.2f} | "
+              f"{'yes' if same else 'NO'} |")
+    nodes = sum(r[2] for r in rows)
+    cycles = sum(r[3] for r in rows)
+    print(f"| **total** |  | **{nodes:,}** | **{cycles:,}** | **{cycles / nodes:.3f}** | "
+          f"{'yes' if all(r[4] for r in rows) else 'NO'} |")
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--terms"]:
+        print_terms()
+        raise SystemExit(0)
     if sys.argv[1:] != ["--update"]:
-        print("usage: python tests/test_cycle_budget.py --update", file=sys.stderr)
+        print("usage: python tests/test_cycle_budget.py --update | --terms", file=sys.stderr)
         raise SystemExit(2)
     figures = measure()
     write_budget(figures)

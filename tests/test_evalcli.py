@@ -61,16 +61,28 @@ def test_opencl_reports_the_same_total(capsys):
     assert status == 0 and obj["backend_score"] == obj["score"]
 
 
+def test_rtl_reports_the_same_total(capsys):
+    """The RTL backend with the terms evaluation (the core built with EvaluateTerms) gives the
+    model's total on a one-node job."""
+    from chessaccel.sim.rtl_search import toolchain_missing
+    if toolchain_missing() is not None:
+        pytest.skip(f"RTL simulation unavailable: {toolchain_missing()}")
+    status, out, _ = run(capsys, "eval", KIWIPETE, "--evaluation", "terms", "--backend", "rtl",
+                         "--json")
+    obj = json.loads(out)
+    assert status == 0 and obj["backend_score"] == obj["score"]
+
+
 @pytest.mark.parametrize("argv, message", [
     (["eval", "not a fen"], "malformed FEN/EPD"),
     (["eval", "8/8/8/8/8/8/8/8 w - - 0 1"], "the board is empty"),
     (["eval", "startpos", "--evaluation", "nope"], "unknown evaluation 'nope' (choose from: pst, terms)"),
-    (["eval", "startpos", "--evaluation", "terms", "--backend", "rtl"],
-     "backend 'rtl' cannot evaluate with 'terms' (it offers: pst)"),
+    (["eval", "startpos", "--evaluation", "terms", "--backend", "verilator"],
+     "backend 'verilator' cannot evaluate with 'terms' (it offers: pst)"),
     (["eval"], "eval needs a POSITION or --epd FILE"),
     (["eval", "startpos", "--epd", "x.epd"], "eval needs a POSITION or --epd FILE"),
     (["eval", "--epd", "/no/such/file.epd"], "cannot read /no/such/file.epd"),
-    (["search", "startpos", "--evaluation", "terms", "--backend", "rtl"], "cannot evaluate"),
+    (["search", "startpos", "--evaluation", "terms", "--backend", "verilator"], "cannot evaluate"),
 ])
 def test_bad_input_is_one_line_and_status_2(capsys, argv, message):
     status, out, err = run(capsys, *argv)
@@ -98,9 +110,9 @@ def test_the_uci_option_picks_the_evaluation():
         engine.handle("setoption name Evaluation value terms")
         assert engine._executor_evaluation == "terms" and not any("error" in l for l in out.lines)
         with pytest.raises(UciError) as refused:      # the command loop prints it as one line
-            engine.handle("setoption name Backend value rtl")
-        assert str(refused.value) == ("backend 'rtl': backend 'rtl' cannot evaluate with 'terms' "
-                                      "(it offers: pst)")
+            engine.handle("setoption name Backend value verilator")
+        assert str(refused.value) == ("backend 'verilator': backend 'verilator' cannot evaluate "
+                                      "with 'terms' (it offers: pst)")
         with pytest.raises(UciError, match="option Evaluation needs one of pst, terms"):
             engine.handle("setoption name Evaluation value nope")
         assert engine.values["Evaluation"] == "terms" and engine.values["Backend"] == "model"

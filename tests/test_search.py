@@ -62,7 +62,7 @@ def _describe(node):
     return f"ply {ply} via {_uci(move)}"
 
 
-def _search_jobs(fens, depths, windows, rng, node_limit):
+def _search_jobs(fens, depths, windows, rng, node_limit, evaluation="pst"):
     """(RtlJob, model result) for each position x depth x window whose model walk is small."""
     out = []
     for fen in fens:
@@ -70,7 +70,7 @@ def _search_jobs(fens, depths, windows, rng, node_limit):
         for depth in depths:
             for window in windows:
                 alpha, beta = window(rng)
-                want = search(board, depth, alpha, beta)
+                want = search(board, depth, alpha, beta, evaluation=evaluation)
                 if want.nodes <= node_limit:
                     out.append((RtlJob(board, depth, alpha, beta), want))
     return out
@@ -85,8 +85,8 @@ def _narrow(rng):
     return alpha, alpha + rng.randint(1, WINDOW_WIDTH_MAX)
 
 
-def _check_search(jobs, threads=1):
-    results = run_jobs([job for job, _ in jobs], threads=threads)
+def _check_search(jobs, threads=1, evaluation="pst"):
+    results = run_jobs([job for job, _ in jobs], threads=threads, evaluation=evaluation)
     failures = []
     for (job, want), got in zip(jobs, results):
         same = (got.status == Status.DONE and got.score == want.score
@@ -97,13 +97,15 @@ def _check_search(jobs, threads=1):
         job, want, got = failures[0]
         fen = chess_from_board(job.board).fen()
         retrace = run_jobs([RtlJob(job.board, job.depth, job.alpha, job.beta, trace=True)],
-                           threads=threads)[0]
-        model = search(job.board, job.depth, job.alpha, job.beta, trace=True)
+                           threads=threads, evaluation=evaluation)[0]
+        model = search(job.board, job.depth, job.alpha, job.beta, trace=True,
+                       evaluation=evaluation)
         where = _first_divergence(model.trace, retrace.trace)
         detail = ("walks identical" if where is None else
                   f"first differing node #{where[0]}: model {_describe(where[1])}, "
                   f"rtl {_describe(where[2])}")
         pytest.fail(f"{len(failures)} of {len(jobs)} jobs differ on the {threads}-thread core "
+                    f"(evaluation {evaluation}) "
                     f"({seeds.describe()}); "
                     f"first: {fen} depth {job.depth} "
                     f"window ({job.alpha}, {job.beta}): model score {want.score} "
@@ -144,6 +146,45 @@ def test_search_matches_model_long(threads):
     fens = _positions(200, SEED + 1)
     jobs = _search_jobs(fens, (1, 2, 3), (_full, _narrow), rng, LONG_NODE_LIMIT)
     _check_search(jobs, threads)
+
+
+# --- the core built with the "terms" evaluation (SearchCore(evaluation="terms")) --------------
+
+#: Positions of the fast tier's terms sample (drawn with the run's seed) and its job count floor.
+TERMS_POSITIONS = 60
+TERMS_JOBS_MIN = 100
+
+
+def test_search_with_terms_matches_model():
+    """The one-thread core built with the terms evaluation (hdl/evalterms.py) against the
+    model's search with it: a sample of TERMS_POSITIONS positions drawn with the run's seed,
+    depths 0 to 2, full and narrow windows; score, best move and nodes equal (on a mismatch the
+    first differing node). The two-thread terms core, the full draw and depth 3 are the long
+    tier's (`test_search_with_terms_matches_model_long`): each terms core is a Verilator build
+    of its own, several minutes."""
+    seed = seeds.run_seed()
+    rng = random.Random(seed)
+    fens = _positions(60, seed)
+    rng.shuffle(fens)
+    fens = fens[:TERMS_POSITIONS]
+    jobs = _search_jobs(fens[:40], (0, 1), (_full, _narrow), rng, DEFAULT_NODE_LIMIT,
+                        evaluation="terms")
+    jobs += _search_jobs(fens[40:], (2,), (_full, _narrow), rng, DEFAULT_NODE_LIMIT,
+                         evaluation="terms")
+    assert len(jobs) >= TERMS_JOBS_MIN
+    _check_search(jobs, evaluation="terms")
+
+
+@pytest.mark.long
+@both_cores
+def test_search_with_terms_matches_model_long(threads):
+    """Every position of the fast draw's sets (fixed seed), depths 0 to 3, both cores."""
+    rng = random.Random(SEED + 2)
+    fens = _positions(120, SEED + 2)
+    jobs = _search_jobs(fens, (0, 1, 2), (_full, _narrow), rng, DEFAULT_NODE_LIMIT,
+                        evaluation="terms")
+    jobs += _search_jobs(fens[:40], (3,), (_full,), rng, DEFAULT_NODE_LIMIT, evaluation="terms")
+    _check_search(jobs, threads, evaluation="terms")
 
 
 def test_mates_and_stalemates_score_as_the_contract_says():

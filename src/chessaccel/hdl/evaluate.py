@@ -36,13 +36,14 @@ from chessaccel.contract.defs import (EnPassant, Move, Piece, Position, Score, S
 from chessaccel.contract.evaltables import (SQUARE_MG, SQUARE_EG, PHASE_INC, PHASE_MAX, PHASE_WEIGHT,
                                    TAPER_SHIFT, EvalSums, SquareValue)
 from chessaccel.contract.geometry import CODE
+from chessaccel.contract.evalweights import SUM_BITS
 from chessaccel.contract.relative import (CASTLE_KING_FILE, CASTLE_ROOK_SQUARES, EP_RANK, MIRROR,
                                           PAWN_STEP)
 
 from .squarearray import square_on
 
 __all__ = ["Evaluate", "LATENCY", "square_terms", "IncrementalEvaluate", "EvalOp",
-           "square_value_table", "CASTLE_ROOK_DELTA", "BOUND_BITS", "score_at_least"]
+           "square_value_table", "CASTLE_ROOK_DELTA", "EvalTerms", "BOUND_BITS", "score_at_least"]
 
 #: Cycles from a change of ``position`` to the matching ``score``, at most (the default).
 LATENCY = 3
@@ -182,6 +183,13 @@ CASTLE_ROOK_DELTA = {
     kingside: (SQUARE_MG[PieceType.ROOK.value][to] - SQUARE_MG[PieceType.ROOK.value][frm],
                SQUARE_EG[PieceType.ROOK.value][to] - SQUARE_EG[PieceType.ROOK.value][frm])
     for kingside, (frm, to) in CASTLE_ROOK_SQUARES.items()}
+class EvalTerms(data.Struct):
+    """The terms evaluation's terms (``hdl/evalterms.py``'s total: everything but material and
+    piece-square values) of a position, from its side to move's view."""
+    mg: signed(SUM_BITS)
+    eg: signed(SUM_BITS)
+
+
 #: The table's address: square (6 bits) then piece type (3 bits).
 _TABLE_DEPTH = 64 * 8
 
@@ -236,6 +244,13 @@ class IncrementalEvaluate(wiring.Component):
     The table reads are registered (memory read ports: block RAM where the tools map it), so
     nothing of the make's path is added to the make's own cycle beyond the address.
 
+    ``terms=True`` (the core of the "terms" evaluation) adds an input, ``terms``: the terms of
+    the position after the op other than material and piece-square values (``EvaluateTerms``'s
+    total, hdl/evalterms.py), from that position's side to move's view, given in the cycle
+    ``after`` shows its sums. They are added into the taper (so into ``after_score``,
+    ``at_least`` and ``score``), never into ``after``: the sums kept per ply stay material and
+    piece-square values, which the makes update.
+
     ``split=True`` (the core of two interleaved threads, hdl/interleave.py) registers the
     mover's sums and the two products as well: ``after``, ``after_score`` and ``at_least`` then
     show the op's result one cycle later (two after the op), ``bound`` is read in that cycle,
@@ -243,10 +258,15 @@ class IncrementalEvaluate(wiring.Component):
     the taper's add, the clamp and the compares go to the next.
     """
 
-    def __init__(self, bounds=0, split=False):
+    def __init__(self, bounds=0, split=False, terms=False):
         self.bounds = bounds
         self.split = split
+        self.with_terms = terms
+        ports = {}
+        if terms:
+            ports["terms"] = In(EvalTerms)
         super().__init__({
+            **ports,
             "op":          In(EvalOp),
             "move":        In(Move),
             "moving":      In(PieceType),
@@ -338,11 +358,20 @@ class IncrementalEvaluate(wiring.Component):
                      after.phase.eq(self.sums.phase + d_phase)]
 
         # the taper's numerator of the mover's sums: after's is that, negated after a MAKE
+        # (with ``terms``: the mover's sums plus the terms of the position after the op, turned
+        # to the mover's view; the sums kept, ``after``, stay material and piece-square values)
+        scored = moved
+        if self.with_terms:
+            scored = {}
+            for name in ("mg", "eg"):
+                term = getattr(self.terms, name)
+                scored[name] = Signal(_SUM_SHAPE, name=f"scored_{name}")
+                m.d.comb += scored[name].eq(moved[name] + Mux(negate, -term, term))
         weight = phase_weight(m, after.phase)
         rest = phase_weight(m, after.phase, complement=True)
         product_mg = Signal(_NUMERATOR_SHAPE)
         product_eg = Signal(_NUMERATOR_SHAPE)
-        m.d.comb += [product_mg.eq(moved["mg"] * weight), product_eg.eq(moved["eg"] * rest)]
+        m.d.comb += [product_mg.eq(scored["mg"] * weight), product_eg.eq(scored["eg"] * rest)]
         if self.split:
             # the pipeline register of the split form: the products, the sums and the sign
             products = [Signal(_NUMERATOR_SHAPE, name=f"{n}_product") for n in ("mg", "eg")]

@@ -33,11 +33,13 @@ from amaranth.lib.wiring import In, Out
 from chessaccel.contract.defs import (Color, CYCLE_BITS, GenStage, INF, MATE, MAX_DEPTH, MAX_PLY, Mode,
                              Move, NO_MOVE, NODE_BITS, Piece, PieceType, PROMOTION_ORDER, Score, SearchJob,
                              SearchResult, Status)
+from chessaccel.contract.evalweights import DEFAULT_EVALUATION, check_evaluation
 from chessaccel.contract.relative import CASTLE_KING_TO, KING_HOME, MIRROR
 
 from .board import Board, BoardOp, KingSquares, king_squares_of
 from .castlestatus import CastleStatus
 from .evaluate import EvalOp, IncrementalEvaluate
+from .evalterms import EvaluateTerms
 from .genaggressor import GenAggressor
 from .genvictim import GenVictim
 from .interleave import THREAD_COUNTS, Interleave
@@ -132,11 +134,18 @@ class SearchCore(wiring.Component):
     stops the job within three cycles. Each job advances every other cycle; its ``cycles`` are
     clock cycles, so twice a one-thread core's. The trace shows the thread of the node entered
     on ``trace_thread``.
+
+    ``evaluation`` ("pst" or "terms", contract/evalweights.py's EVALUATIONS) is the static
+    evaluation the core is built with: "terms" adds EvaluateTerms (hdl/evalterms.py) on the
+    board, whose terms join the incremental sums in the taper in the same cycle (docs/fsm.md,
+    "Evaluate"), so the node walk and the cycles are the "pst" core's; the weights are
+    constants of the build.
     """
 
-    def __init__(self, max_ply=MAX_PLY, threads=1):
+    def __init__(self, max_ply=MAX_PLY, threads=1, evaluation=DEFAULT_EVALUATION):
         if not 1 <= max_ply <= MAX_PLY:
             raise ValueError(f"max_ply {max_ply} out of range 1..{MAX_PLY}")
+        check_evaluation(evaluation)
         if threads not in THREAD_COUNTS:
             raise ValueError(f"threads must be one of {THREAD_COUNTS}, got {threads}")
         ports = {
@@ -161,6 +170,7 @@ class SearchCore(wiring.Component):
         super().__init__(ports)
         self.max_ply = max_ply
         self.threads = threads
+        self.evaluation = evaluation
         #: (state, next state) pairs the elaborated FSM uses (filled by ``elaborate``).
         self.transitions = set()
 
@@ -204,8 +214,14 @@ class _AlphaBetaFSM:
         # with two threads its own pipeline register (``split``) is the cut: the table reads to
         # the multipliers in the generate stage, the taper's add, clamp and compares in the
         # decide stage
+        # with the "terms" evaluation, the terms of the board (the child's in TEST_LEGAL, the
+        # root's in ENTER_ROOT) join the taper beside the incremental sums
+        terms = core.evaluation == "terms"
         m.submodules.evaluate = self.evaluate = IncrementalEvaluate(
-            bounds=len(SCORE_BOUNDS), split=core.threads > 1)
+            bounds=len(SCORE_BOUNDS), split=core.threads > 1, terms=terms)
+        self.evalterms = None
+        if terms:
+            m.submodules.evalterms = self.evalterms = EvaluateTerms()
         m.submodules.stack = self.stack = SearchStack(core.max_ply, threads=core.threads)
         self.state = None
 
@@ -456,6 +472,10 @@ class _AlphaBetaFSM:
             self.genaggressor.captures_only.eq(top.captures_only),
             self.evaluate.sums.eq(top.sums),
         ]
+        if self.evalterms is not None:
+            # the normalised board: white is the side to move, so white's view is its view
+            m.d.comb += [self.evalterms.position.eq(position),
+                         self.evaluate.terms.eq(self.evalterms.total)]
         # the bounds are read where the compares are: the generate stage, or (split) the decide
         bounds_from = self.stack.top if self.evaluate.split else top
         for i, name in enumerate(SCORE_BOUNDS):

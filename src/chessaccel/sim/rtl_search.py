@@ -26,6 +26,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from chessaccel.contract.evalweights import DEFAULT_EVALUATION
 from chessaccel.contract.defs import INF, MAX_PLY, Mode, SearchJob, SearchResult, Status, Position, NO_MOVE
 from chessaccel.contract.geometry import unpack_move
 from chessaccel.sim.buildtools import (NETLIST_SCRIPT, PACKAGE_ROOT, VERILATOR_FLAGS, VERILATOR_MAKEFLAGS, build_root,
@@ -117,9 +118,9 @@ def _move(bits):
     return None if bits == NO_MOVE else unpack_move(bits)
 
 
-def _core(max_ply=MAX_PLY, threads=1):
+def _core(max_ply=MAX_PLY, threads=1, evaluation=DEFAULT_EVALUATION):
     from chessaccel.hdl.search import SearchCore
-    return SearchCore(max_ply=max_ply, threads=threads)
+    return SearchCore(max_ply=max_ply, threads=threads, evaluation=evaluation)
 
 
 _locked = locked
@@ -142,6 +143,7 @@ def _verilator_key():
 #: The modules the SearchCore is elaborated from: a change in any of them rebuilds the
 #: Verilator model (changes elsewhere in hdl/, e.g. the link or the board top, do not).
 DESIGN_MODULES = ("chessaccel.contract.defs", "chessaccel.contract.evaltables", "chessaccel.contract.geometry",
+                  "chessaccel.contract.evalweights", "chessaccel.hdl.evalterms",
                   "chessaccel.hdl.board", "chessaccel.hdl.castlestatus", "chessaccel.hdl.evaluate",
                   "chessaccel.hdl.genaggressor", "chessaccel.hdl.genvictim",
                   "chessaccel.hdl.interleave", "chessaccel.hdl.search", "chessaccel.hdl.searchstack",
@@ -153,16 +155,17 @@ def _design_files():
     return [Path(importlib.import_module(name).__file__).resolve() for name in DESIGN_MODULES]
 
 
-def build_verilator(max_ply=MAX_PLY, threads=1):
+def build_verilator(max_ply=MAX_PLY, threads=1, evaluation=DEFAULT_EVALUATION):
     """Path of the Verilator-compiled SearchCore harness, built on first use (minutes).
 
-    ``max_ply`` is the core's stack size, ``threads`` its interleaved threads (a separate build
-    for each value)."""
+    ``max_ply`` is the core's stack size, ``threads`` its interleaved threads, ``evaluation``
+    the static evaluation it is built with (a separate build for each value)."""
     reason = verilator_missing()
     if reason:
         raise RtlError(reason)
     variant = ("" if max_ply == MAX_PLY else f"-ply{max_ply}") + (
-        "" if threads == 1 else f"-threads{threads}")
+        "" if threads == 1 else f"-threads{threads}") + (
+        "" if evaluation == DEFAULT_EVALUATION else f"-{evaluation}")
     folder = VERILATOR_BUILD / f"{TOP_NAME}{variant}-{_verilator_key()}"
     executable = folder / "obj_dir" / TOP_NAME
     if executable.exists():
@@ -173,7 +176,7 @@ def build_verilator(max_ply=MAX_PLY, threads=1):
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=VERILATOR_BUILD))
         # the core behind input registers (LatchedInputs: a third faster under Verilator)
         (staging / f"{TOP_NAME}.v").write_text(
-            verilator_netlist(LatchedInputs(_core(max_ply, threads)), TOP_NAME))
+            verilator_netlist(LatchedInputs(_core(max_ply, threads, evaluation)), TOP_NAME))
         bits = (f"-DJOB_BITS={SearchJob.as_shape().size} "
                 f"-DRESULT_BITS={SearchResult.as_shape().size} -DINPUT_LATCH -DTHREADS={threads}")
         command = ["verilator", "--cc", "--exe", "--build", *_VERILATOR_FLAGS,
@@ -195,8 +198,8 @@ def harness_input(jobs):
                    f"{-1 if j.abort_after is None else j.abort_after}\n" for j in jobs)
 
 
-def _run_verilator(jobs, max_ply=MAX_PLY, threads=1):
-    executable = build_verilator(max_ply, threads)
+def _run_verilator(jobs, max_ply=MAX_PLY, threads=1, evaluation=DEFAULT_EVALUATION):
+    executable = build_verilator(max_ply, threads, evaluation)
     done = subprocess.run([str(executable)], input=harness_input(jobs), capture_output=True,
                           text=True)
     if done.returncode != 0:
@@ -235,27 +238,29 @@ def parse_results(stdout, expected):
     return _results(_raw_results(stdout, expected))
 
 
-def run_jobs(jobs, simulator=None, max_ply=MAX_PLY, threads=1):
+def run_jobs(jobs, simulator=None, max_ply=MAX_PLY, threads=1, evaluation=DEFAULT_EVALUATION):
     """Run ``jobs`` (RtlJob) on the simulated SearchCore, one after the other, in one run.
 
     ``simulator``: "verilator" or "icarus" (default: ``default_simulator()``); ``max_ply``: the
     core's stack size (SearchCore's parameter); ``threads``: its interleaved threads (two:
     Verilator only; the jobs go to the threads in order as they come free, and each job's
-    ``cycles`` are the clock cycles it took).
+    ``cycles`` are the clock cycles it took); ``evaluation``: the static evaluation the core is
+    built with ("pst" or "terms", SearchCore's parameter).
     """
     if not jobs:
         return []
     simulator = simulator or default_simulator()
     if simulator == "verilator":
-        raw = _run_verilator(jobs, max_ply, threads)
+        raw = _run_verilator(jobs, max_ply, threads, evaluation)
     elif threads != 1:
         raise RtlError("the interleaved core (threads > 1) runs under Verilator only")
     else:
         from chessaccel.sim.cocotb_runner import run_testbench
         params = {"jobs": [{"job": j.packed(), "trace": j.trace, "abort_after": j.abort_after}
                            for j in jobs]}
-        raw = run_testbench(functools.partial(_core, max_ply=max_ply), TOP_NAME, TB_MODULE,
-                            params)
+        raw = run_testbench(functools.partial(_core, max_ply=max_ply, evaluation=evaluation),
+                            TOP_NAME if evaluation == DEFAULT_EVALUATION
+                            else f"{TOP_NAME}_{evaluation}", TB_MODULE, params)
     return _results(raw)
 
 
@@ -265,15 +270,17 @@ def _done(result):
     return result
 
 
-def rtl_search_many(jobs):
-    """[(score, best_move, nodes, cycles)] of (board, depth, alpha, beta) jobs, in one run."""
-    results = run_jobs([RtlJob(board, depth, alpha, beta) for board, depth, alpha, beta in jobs])
+def rtl_search_many(jobs, evaluation=DEFAULT_EVALUATION):
+    """[(score, best_move, nodes, cycles)] of (board, depth, alpha, beta) jobs, in one run, on
+    the core built with ``evaluation``."""
+    results = run_jobs([RtlJob(board, depth, alpha, beta) for board, depth, alpha, beta in jobs],
+                       evaluation=evaluation)
     return [(r.score, r.best_move, r.nodes, r.cycles) for r in map(_done, results)]
 
 
-def rtl_search(board, depth, alpha=-INF, beta=INF):
+def rtl_search(board, depth, alpha=-INF, beta=INF, evaluation=DEFAULT_EVALUATION):
     """(score, best_move, nodes, cycles) of one search job on the RTL."""
-    return rtl_search_many([(board, depth, alpha, beta)])[0]
+    return rtl_search_many([(board, depth, alpha, beta)], evaluation)[0]
 
 
 def rtl_perft(board, depth):
@@ -282,12 +289,12 @@ def rtl_perft(board, depth):
     return r.nodes, r.cycles
 
 
-def bench_jobs(jobs):
+def bench_jobs(jobs, evaluation=DEFAULT_EVALUATION):
     """Per job {"nodes", "cycles", "cycles_per_node", "score", "best_move"} for
     (board, depth, alpha, beta) search jobs: what ``chessaccel bench --backend rtl`` reports
     (mean = sum of cycles / sum of nodes; the distribution is the per-job list)."""
     out = []
-    for score, best_move, nodes, cycles in rtl_search_many(jobs):
+    for score, best_move, nodes, cycles in rtl_search_many(jobs, evaluation):
         out.append({"nodes": nodes, "cycles": cycles,
                     "cycles_per_node": cycles / nodes if nodes else None,
                     "score": score, "best_move": best_move})

@@ -81,6 +81,18 @@ BLOCKS = {spec.name: spec for spec in [
           "one complete alpha-beta search core"),
     _spec("searchcore2", "chessaccel.hdl.search", "SearchCore",
           "a search core interleaving two jobs (C-slow, hdl/interleave.py)", threads=2),
+    # The "terms" evaluation (issue 30): the block alone, one block per term group (the other
+    # groups' terms read 0; docs/synthesis.md tables each group's cost), and the cores built
+    # with it.
+    _spec("evalterms", "chessaccel.hdl.evalterms", "EvaluateTerms",
+          "the terms evaluation's terms, combinational (all groups)"),
+    *[_spec(f"evalterms-{group}", "chessaccel.hdl.evalterms", "EvaluateTerms",
+            f"the terms evaluation's {group} terms alone", groups=(group,))
+      for group in ("pawns", "king", "mobility", "pieces")],
+    _spec("searchcore-terms", "chessaccel.hdl.search", "SearchCore",
+          "one search core with the terms evaluation", evaluation="terms"),
+    _spec("searchcore2-terms", "chessaccel.hdl.search", "SearchCore",
+          "a two-thread search core with the terms evaluation", threads=2, evaluation="terms"),
     # Link (issue 5): the board top without search cores is the link's own cost.
     _spec("boardtop-nocore", "chessaccel.hdl.boardtop", "BoardTop",
           "UART + link + dispatcher, no search core", cores=0),
@@ -95,6 +107,8 @@ BLOCKS = {spec.name: spec for spec in [
 GROUPS = {
     "movegen-all": ["board", "genvictim", "genaggressor", "testcheck", "castlestatus", "movegen"],
     "search-all": ["evaluate", "searchstack", "searchcore"],
+    "evalterms-all": ["evalterms", "evalterms-pawns", "evalterms-king", "evalterms-mobility",
+                      "evalterms-pieces"],
 }
 
 

@@ -2,6 +2,7 @@
 Verilator when installed (Icarus manages only tens of cycles per second on the whole core;
 CHESSACCEL_RTL_SIM=icarus|verilator chooses). Exact, with cycle counts."""
 
+from chessaccel.contract.evalweights import DEFAULT_EVALUATION, EVALUATIONS, check_evaluation
 from chessaccel.model.movegen import legal_moves
 
 from .base import Backend, BackendError, Capabilities, JobResult, PerftResult, first_line
@@ -21,9 +22,17 @@ def simulated(call, *args):
 
 
 class RtlBackend(Backend):
+    """The RTL simulated; searches run on the core built with the static ``evaluation``
+    ("pst" or "terms": SearchCore's parameter, a Verilator build of its own)."""
+
     name = "rtl"
     #: a batch is one simulator run, its jobs one after another
     capabilities = Capabilities(batch=True, cycles=True)
+    #: every evaluation of the contract: the core is built with either
+    evaluations = EVALUATIONS
+
+    def __init__(self, evaluation=DEFAULT_EVALUATION):
+        self.evaluation = check_evaluation(evaluation)
 
     def moves(self, board):
         mod = optional_module("chessaccel.sim.rtl_movegen", "the RTL move generator")
@@ -52,4 +61,5 @@ class RtlBackend(Backend):
     def search_many(self, jobs):
         mod = self._search_module()
         return [JobResult(score, best_move, [best_move] if best_move else [], nodes, cycles)
-                for score, best_move, nodes, cycles in simulated(mod.rtl_search_many, jobs)]
+                for score, best_move, nodes, cycles in simulated(mod.rtl_search_many, jobs,
+                                                                 self.evaluation)]

@@ -1,0 +1,434 @@
+"""EvaluateTerms: the terms of the "terms" evaluation over the 64 squares, combinational.
+
+The hardware counterpart of ``model/evalterms.py`` (docs/semantics.md, section 6.1): pawn
+structure, king safety, mobility, bishop pair, rook files and the tempo, each an (mg, eg) pair
+from white's view; material and piece-square values are not here (the SearchCore keeps them
+incrementally, ``IncrementalEvaluate``, which adds ``total`` into its taper).
+
+Every term is a count times a weight: the block counts each feature for white and for black
+(``side_features``: the features of one side in its own frame, where black's frame is the board
+with its ranks flipped, which is wiring), takes white's count less black's and multiplies that
+difference by the weight, a constant of the elaboration (``contract/evalweights.json``) written
+as shifts and adds (canonical signed digits), so no multiplier and no table is spent on it.
+
+Attacks come from one network shared by the mobility and the king-zone terms: for every square
+and each of the eight directions, the first piece met looking out from the square (``first``: a
+white or black slider of that direction's kind, and whether it is a queen), a chain of 2:1
+multiplexers as in the move generator's square array; a knight's attacks are wiring. A square's
+attackers of each type are then counted where the square is free (mobility) or in a king's zone
+(king attacks), without ever forming one piece's attack set.
+
+The block assumes what the search core's positions satisfy (docs/semantics.md section 8): one
+king a side and no pawn on the first or last rank (such a pawn would be counted by the model and
+is not here).
+
+``groups`` (a subset of ``GROUPS``) leaves the other terms out (their outputs read 0): the
+synthesis registry builds one block per group to measure each group's cost.
+"""
+
+from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal, signed
+from amaranth.lib import data, wiring
+from amaranth.lib.wiring import In, Out
+
+from chessaccel.contract.defs import Color, PieceType, Position
+from chessaccel.contract.evalweights import (
+    BACKWARD_PAWN, BISHOP_PAIR, CONNECTED_PAWN, DOUBLED_PAWN, ISOLATED_PAWN, KING_HALF_OPEN_FILE,
+    KING_OPEN_FILE, KING_SHIELD_FAR, KING_SHIELD_NEAR, KING_ZONE_ATTACK, MOBILITY_CENTRE,
+    MOBILITY_PER_SQUARE, PASSED_PAWN_BLOCKED, PASSED_PAWN_EG, PASSED_PAWN_FREE_PATH,
+    PASSED_PAWN_MG, ROOK_HALF_OPEN_FILE, ROOK_OPEN_FILE, ROOK_SEVENTH, TEMPO, TERMS)
+from chessaccel.contract.geometry import BISHOP_DIRS, KING_TARGETS, KNIGHT_TARGETS, ROOK_DIRS
+from chessaccel.contract.relative import MIRROR
+
+from .evaluate import EvalTerms
+
+__all__ = ["EvaluateTerms", "TermPair", "TERM_NAMES", "GROUPS", "TERM_GROUP", "csd_digits"]
+
+P, N, B, R, Q, K = (PieceType[n].value for n in ("PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING"))
+_SQUARES = 64
+_FILES = 8
+
+#: The terms this block computes, in contract/evalweights.py's TERMS order (material and
+#: piece-square values are the incremental Evaluate's).
+TERM_NAMES = TERMS[1:]
+
+#: The term groups (what the synthesis table measures one by one) and their terms.
+GROUPS = {
+    "pawns": ("passed_pawns", "isolated_pawns", "doubled_pawns", "backward_pawns",
+              "connected_pawns"),
+    "king": ("king_shield", "king_files", "king_attacks"),
+    "mobility": ("mobility",),
+    "pieces": ("bishop_pair", "rook_files", "rook_seventh", "tempo"),
+}
+TERM_GROUP = {term: group for group, terms in GROUPS.items() for term in terms}
+assert set(TERM_GROUP) == set(TERM_NAMES)
+
+
+#: One term's (or the total's) middlegame and endgame centipawns from white's view: as wide as
+#: the evaluation's sums (``SUM_BITS``), which the weights are checked to fit.
+TermPair = EvalTerms
+
+
+# --- arithmetic helpers (combinational) --------------------------------------------------------
+
+def csd_digits(c):
+    """The canonical signed-digit form of the integer ``c``: [(shift, +1 or -1)], with
+    sum(sign << shift) == c and no two digits adjacent (the fewest adds for ``x * c``)."""
+    digits, shift = [], 0
+    while c:
+        if c & 1:
+            d = 2 - (c & 3)      # +1 when c = 1 mod 4, -1 when c = 3 mod 4
+            digits.append((shift, d))
+            c -= d
+        c >>= 1
+        shift += 1
+    return digits
+
+
+def _tree_sum(values):
+    """The sum of ``values`` (Amaranth values) as a balanced tree of adders (None: empty)."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    while len(values) > 1:
+        values = [values[i] + values[i + 1] if i + 1 < len(values) else values[i]
+                  for i in range(0, len(values), 2)]
+    return values[0]
+
+
+_COUNT4 = [bin(i).count("1") for i in range(16)]
+
+
+def _count(bits):
+    """How many of ``bits`` (1-bit values) are set: four bits at a time through a 16-entry
+    table (three LUT4s), then a tree of adders."""
+    bits = list(bits)
+    if not bits:
+        return Const(0, 1)
+    chunks = []
+    for i in range(0, len(bits), 4):
+        chunk = bits[i:i + 4]
+        if len(chunk) == 1:
+            chunks.append(chunk[0])
+        else:
+            table = Array(Const(_COUNT4[v], 3) for v in range(1 << len(chunk)))
+            chunks.append(table[Cat(*chunk)])
+    return _tree_sum(chunks)
+
+
+def _difference(m, white_bits, black_bits, name):
+    """popcount(white_bits) - popcount(black_bits), a signed Signal."""
+    width = max(len(white_bits), len(black_bits), 1).bit_length() + 1
+    diff = Signal(signed(width), name=name)
+    m.d.comb += diff.eq(_count(white_bits) - _count(black_bits))
+    return diff
+
+
+def _times(value, c):
+    """``value * c`` for a constant ``c``, as shifts and adds (None when c is 0)."""
+    if c == 0:
+        return None
+    out = None
+    for shift, sign in csd_digits(c):
+        term = value.as_signed() << shift
+        if out is None:
+            out = term if sign > 0 else -term
+        else:
+            out = out + term if sign > 0 else out - term
+    return out
+
+
+def _any(bits):
+    out = Const(0, 1)
+    for b in bits:
+        out = out | b
+    return out
+
+
+def _two_or_more(bits):
+    """Whether two or more of ``bits`` are set: a tree of (any, two) pairs."""
+    pairs = [(b, Const(0, 1)) for b in bits]
+    while len(pairs) > 1:
+        nxt = []
+        for i in range(0, len(pairs), 2):
+            if i + 1 == len(pairs):
+                nxt.append(pairs[i])
+                continue
+            (a1, t1), (a2, t2) = pairs[i], pairs[i + 1]
+            nxt.append((a1 | a2, t1 | t2 | (a1 & a2)))
+        pairs = nxt
+    return pairs[0][1] if pairs else Const(0, 1)
+
+
+def _on(f, r):
+    return 0 <= f < 8 and 0 <= r < 8
+
+
+def _sq(f, r):
+    return 8 * r + f
+
+
+# --- one side's pawn, king and rook features in its own frame ---------------------------------
+
+def side_features(own, enemy, occupied, groups):
+    """Bits to be counted for one side, by feature; ``own`` and ``enemy`` map a PieceType value
+    to 64 one-bit values (square s of the side's own frame: it plays up the board),
+    ``occupied`` is 64 bits. Each feature's value for the side is the number of its bits set
+    (model/evalterms.py ``side_features``)."""
+    pawns, enemy_pawns = own[P], enemy[P]
+    file_pawns = [_any(pawns[_sq(f, r)] for r in range(1, 7)) for f in range(_FILES)]
+    file_enemy_pawns = [_any(enemy_pawns[_sq(f, r)] for r in range(1, 7)) for f in range(_FILES)]
+    # squares the enemy's pawns take on (they move down the board)
+    enemy_pawn_attacks = []
+    for s in range(_SQUARES):
+        f, r = s % 8, s // 8
+        hits = [enemy_pawns[_sq(f + df, r + 1)] for df in (-1, 1) if _on(f + df, r + 1)]
+        enemy_pawn_attacks.append(_any(hits))
+    out = {}
+    if "pawns" in groups:
+        passed_by_rank = {r: [] for r in range(1, 7)}
+        free, blocked, isolated, doubled, backward, connected = [], [], [], [], [], []
+        for r in range(1, 7):
+            for f in range(_FILES):
+                s = _sq(f, r)
+                pawn = pawns[s]
+                span = [enemy_pawns[_sq(g, t)] for t in range(r + 1, 7) for g in (f - 1, f, f + 1)
+                        if _on(g, t)]
+                passed = pawn & ~_any(span)
+                passed_by_rank[r].append(passed)
+                front_occupied = _any(occupied[_sq(f, t)] for t in range(r + 1, 8))
+                free.append(passed & ~front_occupied)
+                blocked.append(passed & front_occupied & occupied[_sq(f, r + 1)])
+                neighbours = _any(file_pawns[g] for g in (f - 1, f + 1) if 0 <= g < 8)
+                isolated.append(pawn & ~neighbours)
+                doubled.append(pawn & _any(pawns[_sq(f, t)] for t in range(r + 1, 7)))
+                behind = _any(pawns[_sq(g, t)] for g in (f - 1, f + 1) if 0 <= g < 8
+                              for t in range(1, r + 1))
+                backward.append(pawn & neighbours & ~behind & enemy_pawn_attacks[_sq(f, r + 1)])
+                beside = _any(pawns[_sq(g, t)] for g in (f - 1, f + 1) for t in (r, r - 1)
+                              if _on(g, t) and 1 <= t <= 6)
+                connected.append(pawn & beside)
+        for r, bits in passed_by_rank.items():
+            out[f"passed_rank{r}"] = bits
+        out.update(passed_free=free, passed_blocked=blocked, isolated=isolated,
+                   doubled=doubled, backward=backward, connected=connected)
+    if "king" in groups:
+        king = own[K]
+        near, far = [], []
+        for r in range(1, 7):
+            for f in range(_FILES):
+                # an own pawn on s is in the shield of a king one (two) ranks behind it, on
+                # its file or the next
+                kings_one = [king[_sq(g, r - 1)] for g in (f - 1, f, f + 1) if _on(g, r - 1)]
+                kings_two = [king[_sq(g, r - 2)] for g in (f - 1, f, f + 1) if _on(g, r - 2)]
+                near.append(pawns[_sq(f, r)] & _any(kings_one))
+                far.append(pawns[_sq(f, r)] & _any(kings_two))
+        king_file = [_any(king[_sq(f, r)] for r in range(8)) for f in range(_FILES)]
+        open_files, half_open_files = [], []
+        for f in range(_FILES):
+            at_king = _any(king_file[g] for g in (f - 1, f, f + 1) if 0 <= g < 8)
+            no_own = at_king & ~file_pawns[f]
+            half_open_files.append(no_own & file_enemy_pawns[f])
+            open_files.append(no_own & ~file_enemy_pawns[f])
+        out.update(shield_near=near, shield_far=far, king_open_files=open_files,
+                   king_half_open_files=half_open_files)
+    if "pieces" in groups:
+        rooks = own[R]
+        enemy_on_back = (_any(enemy[K][_sq(f, 7)] for f in range(_FILES))
+                         | _any(enemy_pawns[_sq(f, 6)] for f in range(_FILES)))
+        rook_open, rook_half, seventh = [], [], []
+        for s in range(_SQUARES):
+            f = s % 8
+            no_own = rooks[s] & ~file_pawns[f]
+            rook_half.append(no_own & file_enemy_pawns[f])
+            rook_open.append(no_own & ~file_enemy_pawns[f])
+        seventh = [rooks[_sq(f, 6)] & enemy_on_back for f in range(_FILES)]
+        out.update(rook_open_files=rook_open, rook_half_open_files=rook_half,
+                   rooks_seventh=seventh)
+    return out
+
+
+class EvaluateTerms(wiring.Component):
+    """The terms of the "terms" evaluation of ``position`` (combinational).
+
+    ``terms[i]`` is the (mg, eg) of ``TERM_NAMES[i]`` from white's view, as
+    ``model/evalterms.py``'s ``term_values`` gives it (the tempo by ``position.side``);
+    ``total`` is their sum: the "terms" evaluation's sums less material and piece-square
+    values. Terms of a group left out of ``groups`` read 0.
+    """
+
+    def __init__(self, groups=tuple(GROUPS)):
+        unknown = set(groups) - set(GROUPS)
+        if unknown:
+            raise ValueError(f"unknown term groups {sorted(unknown)} (choose from {list(GROUPS)})")
+        self.groups = tuple(g for g in GROUPS if g in groups)
+        super().__init__({
+            "position": In(Position),
+            "terms":    Out(data.ArrayLayout(TermPair, len(TERM_NAMES))),
+            "total":    Out(TermPair),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        groups = self.groups
+        squares = self.position.squares
+        # one-hot piece planes, absolute squares: planes[color][type][s]
+        planes = [{t: [Signal(name=f"{color.name.lower()}_{PieceType(t).name.lower()}_{s}")
+                       for s in range(_SQUARES)] for t in (P, N, B, R, Q, K)} for color in Color]
+        occupied = [Signal(name=f"occupied_{s}") for s in range(_SQUARES)]
+        for s in range(_SQUARES):
+            piece = squares[s]
+            for color in Color:
+                for t in (P, N, B, R, Q, K):
+                    m.d.comb += planes[color.value][t][s].eq(
+                        (piece.type == PieceType(t)) & (piece.color == color))
+            m.d.comb += occupied[s].eq(piece.type != PieceType.NONE)
+        white, black = planes
+        # black's own frame: ranks flipped (square s of the frame is s ^ MIRROR)
+        def flipped(plane):
+            return {t: [plane[t][s ^ MIRROR] for s in range(_SQUARES)] for t in plane}
+        occupied_flipped = [occupied[s ^ MIRROR] for s in range(_SQUARES)]
+
+        features_white = side_features(white, black, occupied, groups)
+        features_black = side_features(flipped(black), flipped(white), occupied_flipped, groups)
+
+        counts = {}   # feature -> white's count less black's (a signed Signal)
+        for name in features_white:
+            counts[name] = _difference(m, features_white[name], features_black[name],
+                                       f"count_{name}")
+        if "king" in groups or "mobility" in groups:
+            counts.update(self._attack_counts(m, white, black, occupied, groups))
+
+        values = {term: ([], []) for term in TERM_NAMES}   # term -> (mg parts, eg parts)
+
+        def add(term, count, weight):
+            for i in (0, 1):
+                values[term][i].append(_times(count, weight[i]))
+
+        if "pawns" in groups:
+            for r in range(1, 7):
+                add("passed_pawns", counts[f"passed_rank{r}"], (PASSED_PAWN_MG[r], PASSED_PAWN_EG[r]))
+            add("passed_pawns", counts["passed_free"], PASSED_PAWN_FREE_PATH)
+            add("passed_pawns", counts["passed_blocked"], PASSED_PAWN_BLOCKED)
+            add("isolated_pawns", counts["isolated"], ISOLATED_PAWN)
+            add("doubled_pawns", counts["doubled"], DOUBLED_PAWN)
+            add("backward_pawns", counts["backward"], BACKWARD_PAWN)
+            add("connected_pawns", counts["connected"], CONNECTED_PAWN)
+        if "king" in groups:
+            add("king_shield", counts["shield_near"], KING_SHIELD_NEAR)
+            add("king_shield", counts["shield_far"], KING_SHIELD_FAR)
+            add("king_files", counts["king_open_files"], KING_OPEN_FILE)
+            add("king_files", counts["king_half_open_files"], KING_HALF_OPEN_FILE)
+            for t in (P, N, B, R, Q):
+                add("king_attacks", counts[f"zone_attacks_{t}"], KING_ZONE_ATTACK[t])
+        if "mobility" in groups:
+            for t in (N, B, R, Q):
+                # sum over the pieces of (targets - centre): targets less centre x pieces
+                centred = Signal(signed(12), name=f"mobility_centred_{t}")
+                pieces = _times(counts[f"pieces_{t}"], MOBILITY_CENTRE[t])
+                m.d.comb += centred.eq(counts[f"mobility_{t}"]
+                                       - (pieces if pieces is not None else 0))
+                add("mobility", centred, MOBILITY_PER_SQUARE[t])
+        if "pieces" in groups:
+            bishops_white = _two_or_more(white[B])
+            bishops_black = _two_or_more(black[B])
+            pair = Signal(signed(2), name="count_bishop_pair")
+            m.d.comb += pair.eq(bishops_white - bishops_black)
+            add("bishop_pair", pair, BISHOP_PAIR)
+            add("rook_files", counts["rook_open_files"], ROOK_OPEN_FILE)
+            add("rook_files", counts["rook_half_open_files"], ROOK_HALF_OPEN_FILE)
+            add("rook_seventh", counts["rooks_seventh"], ROOK_SEVENTH)
+            tempo = Signal(signed(2), name="tempo_sign")
+            m.d.comb += tempo.eq(Mux(self.position.side == Color.WHITE, 1, -1))
+            add("tempo", tempo, TEMPO)
+
+        for i, term in enumerate(TERM_NAMES):
+            for j, half in enumerate(("mg", "eg")):
+                total = _tree_sum(values[term][j])
+                if total is not None:
+                    m.d.comb += getattr(self.terms[i], half).eq(total)
+        for j, half in enumerate(("mg", "eg")):
+            used = [getattr(self.terms[i], half) for i, term in enumerate(TERM_NAMES)
+                    if any(v is not None for v in values[term][j])]
+            if used:
+                m.d.comb += getattr(self.total, half).eq(_tree_sum(used))
+        return m
+
+    def _attack_counts(self, m, white, black, occupied, groups):
+        """White's count less black's of each mobility and king-zone feature, from the attack
+        network (absolute squares; the counts are sums over the board, alike in any frame)."""
+        # the first piece met from each square in each direction: (white slider of the
+        # direction's kind, black slider, a queen)
+        first = {}
+        for kind, dirs, slider in (("rook", ROOK_DIRS, R), ("bishop", BISHOP_DIRS, B)):
+            for d, (df, dr) in enumerate(dirs):
+                # squares from the far edge inwards, so a square's neighbour is built first
+                order = sorted(range(_SQUARES), key=lambda s: -((s % 8) * df + (s // 8) * dr))
+                for s in order:
+                    f, r = s % 8, s // 8
+                    w = Signal(name=f"first_{kind}{d}_{s}_white")
+                    b = Signal(name=f"first_{kind}{d}_{s}_black")
+                    q = Signal(name=f"first_{kind}{d}_{s}_queen")
+                    first[kind, d, s] = (w, b, q)
+                    if not _on(f + df, r + dr):
+                        continue    # the edge: nothing (the signals stay 0)
+                    n = _sq(f + df, r + dr)
+                    nw, nb, nq = first[kind, d, n]
+                    m.d.comb += [
+                        w.eq(Mux(occupied[n], white[slider][n] | white[Q][n], nw)),
+                        b.eq(Mux(occupied[n], black[slider][n] | black[Q][n], nb)),
+                        q.eq(Mux(occupied[n], white[Q][n] | black[Q][n], nq)),
+                    ]
+
+        def attackers(color, t, s):
+            """Bits: each a piece of ``color`` and type ``t`` attacking square ``s``."""
+            planes = (white, black)[color]
+            if t == N:
+                return [planes[N][j] for j in KNIGHT_TARGETS[s]]
+            bits = []
+            for kind, dirs, slider in (("rook", ROOK_DIRS, R), ("bishop", BISHOP_DIRS, B)):
+                if t not in (slider, Q):
+                    continue
+                for d in range(len(dirs)):
+                    w, b, q = first[kind, d, s]
+                    mine = (w, b)[color]
+                    bits.append(mine & (q if t == Q else ~q))
+            return bits
+
+        def pawn_attackers(color, s):
+            """Bits: the pawns of ``color`` attacking ``s`` (white's move up, black's down)."""
+            f, r = s % 8, s // 8
+            dr = -1 if color == 0 else 1
+            planes = (white, black)[color]
+            return [planes[P][_sq(f + df, r + dr)] for df in (-1, 1) if _on(f + df, r + dr)]
+
+        out = {}
+        if "mobility" in groups:
+            own_any = [[_any(planes[t][s] for t in (P, N, B, R, Q, K)) for s in range(_SQUARES)]
+                       for planes in (white, black)]
+            free = [[Signal(name=f"mobility_free_{s}_{c}") for s in range(_SQUARES)]
+                    for c in ("white", "black")]
+            for c in (0, 1):
+                for s in range(_SQUARES):
+                    m.d.comb += free[c][s].eq(~own_any[c][s] & ~_any(pawn_attackers(1 - c, s)))
+            for t in (N, B, R, Q):
+                bits = [[free[c][s] & a for s in range(_SQUARES) for a in attackers(c, t, s)]
+                        for c in (0, 1)]
+                out[f"mobility_{t}"] = _difference(m, bits[0], bits[1], f"count_mobility_{t}")
+                out[f"pieces_{t}"] = _difference(m, white[t], black[t], f"count_pieces_{t}")
+        if "king" in groups:
+            zone = [[Signal(name=f"zone_{s}_{c}") for s in range(_SQUARES)]
+                    for c in ("white", "black")]
+            for c, planes in enumerate((white, black)):
+                for s in range(_SQUARES):
+                    m.d.comb += zone[c][s].eq(
+                        _any([planes[K][s]] + [planes[K][n] for n in KING_TARGETS[s]]))
+            for t in (P, N, B, R, Q):
+                # white's king attacked by black's pieces, less black's by white's
+                bits = []
+                for c in (0, 1):
+                    bits.append([zone[c][s] & a for s in range(_SQUARES)
+                                 for a in (pawn_attackers(1 - c, s) if t == P
+                                           else attackers(1 - c, t, s))])
+                out[f"zone_attacks_{t}"] = _difference(m, bits[0], bits[1],
+                                                       f"count_zone_attacks_{t}")
+        return out
