@@ -300,7 +300,7 @@ class _FakeRtl:
         nodes = suites.chess_perft(chess_from_board(board), depth)
         return nodes, 10 * nodes + 1
 
-    def rtl_search_many(self, jobs):
+    def rtl_search_many(self, jobs, evaluation="pst"):
         self.calls.append(("search", len(jobs)))
         return [(depth, legal[0] if (legal := ModelBackend().moves(b)) else None, depth * 7, 99)
                 for b, depth, _, _ in jobs]

@@ -119,6 +119,10 @@ def measure_terms():
     return out
 
 
+# long: the whole bench set on the terms core and on the model's Python search (some three
+# minutes on 2 cores); `make test` holds the terms core to the model on fewer jobs
+# (tests/test_search.py), this is the figure
+@pytest.mark.long
 @pytest.mark.skipif(toolchain_missing() is not None,
                     reason=f"RTL simulation unavailable: {toolchain_missing()}")
 def test_terms_core_stays_within_the_issues_cycles_per_node():
