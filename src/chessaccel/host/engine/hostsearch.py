@@ -6,13 +6,17 @@ could fill a GPU's launch of 16,896 jobs, but each job costs the host ~24 us of 
 board made, packed, a result decoded), so on the H200 the engine used 1.5 M nodes/s of a kernel
 that searches 1.8 G (docs/engine.md). hostsearch.cpp does the host's part natively: its threads
 search the top of the tree (the same node, frontier, table and selective steps as HostSearch)
-and put their jobs, already packed as the kernels read them, on one queue. Python is left with
-the pump: one thread that takes every queued job into one launch, starts it, and hands the
-launch's result arrays back, without a Python object per job.
+and put their jobs, already packed as the kernels read them, on one queue; a pump takes every
+queued job into one launch, starts it, and hands the launch's result arrays back, without a
+Python object per job.
 
-The backend decides how a launch runs: one that starts launches from packed arrays
-(``start_packed``: OpenCL) gets them as they are; any other gets the jobs through its executor,
-unpacked into model boards (the model, the RTL, boards, Ray: slower, but the same search).
+The backend decides how a launch runs: one that offers ``native_launches`` (OpenCL; the
+dispatch benchmark's instant backend) has them run by hostlaunch.cpp, pump included, with no
+Python per launch, and Python only waits for the search and reports its iterations; one that
+starts launches from packed arrays (``start_packed``) gets them from this module's pump, as
+OpenCL does where its library cannot be opened natively; any other gets the jobs through its
+executor, unpacked into model boards (the model, the RTL, boards, Ray: slower, but the same
+search).
 
 What stays in HostSearch: the deterministic single-thread search that tests/test_engine_frontier.py
 holds node for node, and what this search leaves out (the young-brothers re-search batch of
