@@ -124,22 +124,29 @@ def test_the_launches_on_pocl_equal_the_models_jobs(model, pocl):
         assert searches[1].launches > 0 and searches[2].launches > 0
 
 
+def _ends_at_a_deadline_and_a_stop(search, stop):
+    """A search of Kiwipete with a 1 s deadline, then one stopped from another thread after
+    0.8 s: each ends within 3 s with a legal best move."""
+    cb = chess.Board(KIWIPETE)
+    start = time.monotonic()
+    result = search.search(cb, Limits(deadline=start + 1.0))
+    assert time.monotonic() - start < 3.0
+    assert result.aborted and result.best_move in cb.legal_moves and result.depth >= 1
+    timer = threading.Timer(0.8, stop.set)
+    timer.start()
+    start = time.monotonic()
+    result = search.search(cb, Limits())
+    timer.join()
+    assert time.monotonic() - start < 3.0
+    assert result.aborted and result.best_move in cb.legal_moves
+
+
 def test_native_launches_end_at_a_deadline_a_stop_and_a_node_limit(pocl):
     stop = threading.Event()
     search = CompiledSearch(pocl, 16, SearchOptions(hardware_plies=2, threads=4), stop=stop)
     try:
-        cb = chess.Board(KIWIPETE)
-        start = time.monotonic()
-        result = search.search(cb, Limits(deadline=start + 1.0))
-        assert search.native and time.monotonic() - start < 3.0
-        assert result.aborted and result.best_move in cb.legal_moves and result.depth >= 1
-        timer = threading.Timer(0.8, stop.set)
-        timer.start()
-        start = time.monotonic()
-        result = search.search(cb, Limits())
-        timer.join()
-        assert time.monotonic() - start < 3.0
-        assert result.aborted and result.best_move in cb.legal_moves
+        _ends_at_a_deadline_and_a_stop(search, stop)
+        assert search.native
         stop.clear()
         result = search.search(chess.Board(ITALIAN), Limits(nodes=50_000))
         assert result.aborted and 50_000 <= result.nodes < 5_000_000
@@ -255,18 +262,7 @@ def test_a_deadline_and_a_stop_end_the_search_with_a_legal_move(model):
     stop = threading.Event()
     search = CompiledSearch(model, 16, SearchOptions(hardware_plies=1, threads=3), stop=stop)
     try:
-        cb = chess.Board(KIWIPETE)
-        start = time.monotonic()
-        result = search.search(cb, Limits(deadline=start + 1.0))
-        assert time.monotonic() - start < 3.0
-        assert result.aborted and result.best_move in cb.legal_moves and result.depth >= 1
-        timer = threading.Timer(0.8, stop.set)
-        timer.start()
-        start = time.monotonic()
-        result = search.search(cb, Limits())
-        timer.join()
-        assert time.monotonic() - start < 3.0
-        assert result.aborted and result.best_move in cb.legal_moves
+        _ends_at_a_deadline_and_a_stop(search, stop)
     finally:
         search.close()
 
