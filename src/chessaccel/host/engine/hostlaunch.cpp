@@ -58,7 +58,6 @@ struct Api {
                                    const size_t*, const size_t*, cl_uint, const cl_event*,
                                    cl_event*);
     cl_int (*Flush)(cl_command_queue);
-    cl_int (*Finish)(cl_command_queue);
     cl_int (*SetEventCallback)(cl_event, cl_int, void (*)(cl_event, cl_int, void*), void*);
     cl_int (*GetEventInfo)(cl_event, cl_uint, size_t, void*, size_t*);
     cl_int (*WaitForEvents)(cl_uint, const cl_event*);
@@ -460,7 +459,7 @@ int hl_opencl_load(const char* path, char* error) {
         copy_error("the OpenCL library has no cl" #field, error); return -1; }
     CL_LOAD(CreateCommandQueue) CL_LOAD(CreateBuffer) CL_LOAD(CreateKernel)
     CL_LOAD(SetKernelArg) CL_LOAD(EnqueueWriteBuffer) CL_LOAD(EnqueueReadBuffer)
-    CL_LOAD(EnqueueNDRangeKernel) CL_LOAD(Flush) CL_LOAD(Finish) CL_LOAD(SetEventCallback)
+    CL_LOAD(EnqueueNDRangeKernel) CL_LOAD(Flush) CL_LOAD(SetEventCallback)
     CL_LOAD(GetEventInfo) CL_LOAD(WaitForEvents) CL_LOAD(ReleaseEvent) CL_LOAD(ReleaseMemObject)
     CL_LOAD(ReleaseKernel) CL_LOAD(ReleaseCommandQueue) CL_LOAD(RetainContext)
     CL_LOAD(ReleaseContext) CL_LOAD(RetainProgram) CL_LOAD(ReleaseProgram)
