@@ -106,14 +106,17 @@ def test_the_uci_option_picks_the_evaluation():
     engine = UciEngine(output=out)
     try:
         engine.handle("uci")
-        assert "option name Evaluation type combo default pst var pst var terms" in out.lines
+        assert ("option name Evaluation type combo default auto var auto var pst var terms"
+                in out.lines)
+        engine.handle("isready")        # auto: the model offers terms, so it searches with them
+        assert engine._ensure_executor() is not None and engine._executor_evaluation == "terms"
         engine.handle("setoption name Evaluation value terms")
         assert engine._executor_evaluation == "terms" and not any("error" in l for l in out.lines)
         with pytest.raises(UciError) as refused:      # the command loop prints it as one line
             engine.handle("setoption name Backend value verilator")
         assert str(refused.value) == ("backend 'verilator': backend 'verilator' cannot evaluate "
                                       "with 'terms' (it offers: pst)")
-        with pytest.raises(UciError, match="option Evaluation needs one of pst, terms"):
+        with pytest.raises(UciError, match="option Evaluation needs one of auto, pst, terms"):
             engine.handle("setoption name Evaluation value nope")
         assert engine.values["Evaluation"] == "terms" and engine.values["Backend"] == "model"
         engine.handle("go depth 2")
@@ -122,3 +125,12 @@ def test_the_uci_option_picks_the_evaluation():
         assert any(l.startswith("info depth 2") and "score cp" in l for l in out.lines)
     finally:
         engine.shutdown()
+
+
+@pytest.mark.parametrize("spec, chosen, searched", [
+    ("model", "auto", "terms"), ("opencl", "auto", "terms"), ("rtl", "auto", "terms"),
+    ("verilator", "auto", "pst"), ("serial:/dev/ttyUSB0", "auto", "pst"),
+    ("model", "pst", "pst"), ("verilator", "terms", "terms"), ("nosuchbackend", "auto", "pst")])
+def test_evaluation_auto_is_terms_where_the_backend_offers_it(spec, chosen, searched):
+    # "verilator" with "terms" stays "terms": starting it is refused with one line (above)
+    assert UciEngine._evaluation_for(spec, chosen) == searched

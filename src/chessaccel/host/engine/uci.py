@@ -13,8 +13,9 @@ Options: ``Hash`` (MiB), ``Clear Hash``, ``Backend`` (any spec ``get_backend`` a
 rtl, verilator[:BOARDS], serial:PORT[,PORT...], opencl...), ``HardwarePlies`` (plies each job
 searches above quiescence), ``Accelerators`` (model worker processes, simulated board cores
 (of each board)), ``Move
-Overhead`` (ms kept in hand under a clock), ``Evaluation`` (pst or terms: the static evaluation,
-docs/semantics.md section 6; a backend that cannot evaluate that way is refused), ``Threads``
+Overhead`` (ms kept in hand under a clock), ``Evaluation`` (auto, pst or terms: the static
+evaluation, docs/semantics.md section 6; auto, the default, is terms where the backend offers it
+and pst elsewhere; a backend that cannot evaluate as asked is refused), ``Threads``
 (search threads), ``CompiledSearch`` (the host's tree searched by native threads,
 hostsearch.py, instead of Python's; on by default) and the selective-search switches
 (``SELECTIVE_OPTIONS``; those of ``DEFAULT_SELECTIVE`` on by default).
@@ -30,7 +31,7 @@ import chess
 
 from chessaccel.contract.defs import MAX_DEPTH
 from chessaccel.contract.evalweights import DEFAULT_EVALUATION, EVALUATIONS
-from chessaccel.host.backends import BackendError, parse_spec
+from chessaccel.host.backends import BackendError, backend_class, parse_spec
 from chessaccel.model.position import PositionError, parse_position
 from .executors import make_executor
 from .hostsearch import CompiledSearch
@@ -127,6 +128,11 @@ class _Button:
 #: +203 +- 124 Elo, SPRT(0, 50) accepted (docs/benchmarks/engine-pocl-2026-11-28/
 #: hp2-selective-vs-hp3.*).
 DEFAULT_HARDWARE_PLIES = 2
+#: ``Evaluation auto``: the first of these the backend offers. Terms over pst: +165 +- 74 Elo
+#: in self-play, SPRT(0, 50) accepted (docs/engine.md, "The terms evaluation in games").
+AUTO_EVALUATION = "auto"
+AUTO_PREFERENCE = ("terms", "pst")
+ENGINE_EVALUATIONS = (AUTO_EVALUATION,) + EVALUATIONS
 DEFAULT_SELECTIVE = ("NullMove", "Reductions", "Futility", "CheckExtension", "MateDistance",
                      "IIR", "History")
 
@@ -138,7 +144,7 @@ OPTIONS = (
     _Spin("Accelerators", 1, 1, MAX_ACCELERATORS),
     _Spin("Move Overhead", DEFAULT_OVERHEAD_MS, 0, 5000),
     _Spin("Threads", 1, 1, MAX_THREADS),
-    _Combo("Evaluation", DEFAULT_EVALUATION, EVALUATIONS),
+    _Combo("Evaluation", AUTO_EVALUATION, ENGINE_EVALUATIONS),
     _Check("CompiledSearch", True),
 )
 #: The selective-search switches (docs/engine.md, "Selective search"): UCI option -> the
@@ -151,7 +157,8 @@ OPTIONS += tuple(_Check(name, name in DEFAULT_SELECTIVE) for name in SELECTIVE_O
 _BY_NAME = {o.name.lower(): o for o in OPTIONS}
 #: The options that make the engine search as HostSearch with SearchOptions' defaults does (in
 #: Python, no selective step): what a test holds the engine's numbers to, node for node.
-PLAIN_SEARCH = {"CompiledSearch": False, **{name: False for name in SELECTIVE_OPTIONS}}
+PLAIN_SEARCH = {"CompiledSearch": False, "Evaluation": DEFAULT_EVALUATION,
+                **{name: False for name in SELECTIVE_OPTIONS}}
 
 _GO_INTS = ("depth", "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo", "mate")
 _GO_FLAGS = ("infinite", "ponder")
@@ -375,8 +382,22 @@ class UciEngine:
                                        wanted["Evaluation"])
         self.values[option.name] = parsed
 
-    def _replace_executor(self, spec, accelerators, evaluation=DEFAULT_EVALUATION):
+    @staticmethod
+    def _evaluation_for(spec, evaluation):
+        """The evaluation the backend of ``spec`` searches with for the option's value: itself,
+        or for ``auto`` the first of AUTO_PREFERENCE the backend offers (pst when the spec names
+        no backend: its error comes when it is started)."""
+        if evaluation != AUTO_EVALUATION:
+            return evaluation
+        try:
+            offered = backend_class(spec).evaluations
+        except BackendError:
+            return DEFAULT_EVALUATION
+        return next((e for e in AUTO_PREFERENCE if e in offered), DEFAULT_EVALUATION)
+
+    def _replace_executor(self, spec, accelerators, evaluation=AUTO_EVALUATION):
         """Start the executor for (spec, accelerators, evaluation); on failure keep the old one."""
+        evaluation = self._evaluation_for(spec, evaluation)
         key = (spec, accelerators)
         if (self.executor is not None and key == self._executor_key and not self.executor.broken
                 and evaluation == self._executor_evaluation):
@@ -409,7 +430,7 @@ class UciEngine:
         """The executor of the current options, started if needed; None when it cannot be
         (after an error line)."""
         spec, accelerators = self.values["Backend"], self.values["Accelerators"]
-        evaluation = self.values["Evaluation"]
+        evaluation = self._evaluation_for(spec, self.values["Evaluation"])
         if (self.executor is not None and not self.executor.broken
                 and self._executor_key == (spec, accelerators)
                 and self._executor_evaluation == evaluation):
@@ -528,7 +549,7 @@ class UciEngine:
                         root_moves=fields.get("searchmoves"))
         options = SearchOptions(hardware_plies=self.values["HardwarePlies"],
                                 threads=self.values["Threads"],
-                                evaluation=self.values["Evaluation"],
+                                evaluation=self._executor_evaluation,
                                 **{field: self.values[name]
                                    for name, field in SELECTIVE_OPTIONS.items()})
         if self.values["CompiledSearch"]:
