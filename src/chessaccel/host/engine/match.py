@@ -39,6 +39,7 @@ import chess.pgn
 
 from .elo import estimate
 from .openings import OPENINGS, opening_board, read_openings
+from .uci import DEFAULT_HARDWARE_PLIES
 from .sprt import Sprt, parse_bounds
 
 __all__ = ["add_arguments", "run", "MatchError", "parse_tc", "parse_option"]
@@ -88,7 +89,9 @@ def add_arguments(parser):
                         help="UCI option for our side (repeatable)")
     parser.add_argument("--backend", default="model", help="our engine's Backend (default model)")
     parser.add_argument("--accelerators", type=int, default=1, help="our engine's Accelerators")
-    parser.add_argument("--hardware-plies", type=int, default=3, help="our engine's HardwarePlies")
+    parser.add_argument("--hardware-plies", type=int, default=DEFAULT_HARDWARE_PLIES,
+                        help=f"our engine's HardwarePlies (default {DEFAULT_HARDWARE_PLIES}, "
+                             "the engine's)")
     parser.add_argument("--games", type=int, required=True,
                         help="games to play (with --sprt, the most)")
     parser.add_argument("--sprt", metavar="ELO0,ELO1",
