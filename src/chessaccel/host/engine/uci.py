@@ -124,10 +124,11 @@ class _Button:
 
 #: The engine's defaults where they differ from SearchOptions' (the plain search the tests hold
 #: node for node): each accepted by a match (docs/engine.md, "Deciding a change"): the compiled
-#: search with HardwarePlies 2 and these selective steps against HardwarePlies 3 without them,
-#: +203 +- 124 Elo, SPRT(0, 50) accepted (docs/benchmarks/engine-pocl-2026-11-28/
-#: hp2-selective-vs-hp3.*).
-DEFAULT_HARDWARE_PLIES = 2
+#: search with these selective steps against none, +203 +- 124 Elo, SPRT(0, 50) accepted
+#: (docs/benchmarks/engine-pocl-2026-11-28/hp2-selective-vs-hp3.*); with them, HardwarePlies 3
+#: against 2: +133 +- 109 and against 4: +131 +- 104, both SPRT(0, 50) rejecting the other
+#: (docs/benchmarks/engine-sprt-h200cpu-2026-11-28/).
+DEFAULT_HARDWARE_PLIES = 3
 #: ``Evaluation auto``: the first of these the backend offers. Terms over pst: +165 +- 74 Elo
 #: in self-play, SPRT(0, 50) accepted (docs/engine.md, "The terms evaluation in games").
 AUTO_EVALUATION = "auto"
