@@ -13,6 +13,10 @@
 
 #include <cstdint>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 namespace hosteval {
 
 using hostboard::Pos;
@@ -87,7 +91,18 @@ struct Masks {
 };
 inline const Masks masks;
 
+// (x86-64's baseline has no popcnt instruction, and the library is built for it: there, the
+// bit-parallel count beats the compiler's call to libgcc)
+#if defined(__POPCNT__) || !defined(__x86_64__)
 inline int popcount(uint64_t x) { return __builtin_popcountll(x); }
+#else
+inline int popcount(uint64_t x) {
+    x -= (x >> 1) & 0x5555555555555555ull;
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (int)((x * 0x0101010101010101ull) >> 56);
+}
+#endif
 inline int lowest(uint64_t x) { return __builtin_ctzll(x); }
 
 // A ray stops at the first occupied square, which it reaches (the contract's rule).
@@ -113,9 +128,20 @@ inline uint64_t attacks(int type, int s, uint64_t occupied) {
     }
 }
 
+// One side's knights, bishops, rooks and queens with their attacks in white's frame: each piece's
+// attacks serve its own side's mobility and the other side's king-zone attacks, computed once
+// (the rank flip of a piece's attacks is its attacks in the flipped position).
+struct Pieces {
+    int n = 0;
+    int type[64];
+    uint64_t attacks[64];
+};
+
 // One side's terms in its own frame (model/evalterms.py's side_features and _side_terms), added
-// to out times sign. own / enemy: words by PieceType value.
-inline void side_terms(const uint64_t* own, const uint64_t* enemy, const TermWeights& w, int sign,
+// to out times sign. own / enemy: words by PieceType value; own_pieces / enemy_pieces: their
+// attacks, in this frame after a rank flip where `flip`.
+inline void side_terms(const uint64_t* own, const uint64_t* enemy, const Pieces& own_pieces,
+                       const Pieces& enemy_pieces, bool flip, const TermWeights& w, int sign,
                        int out[TERM_COUNT][2]) {
     using namespace hostboard;
     uint64_t own_all = own[PAWN] | own[KNIGHT] | own[BISHOP] | own[ROOK] | own[QUEEN] | own[KING];
@@ -169,20 +195,21 @@ inline void side_terms(const uint64_t* own, const uint64_t* enemy, const TermWei
     uint64_t zone = masks.zone[k];
     int pawn_hits = popcount(takes_right & zone) + popcount(takes_left & zone);
     int zone_mg = pawn_hits * w.zone_attack[PAWN][0], zone_eg = pawn_hits * w.zone_attack[PAWN][1];
-    // mobility: targets not held by own pieces nor taken on by an enemy pawn
-    uint64_t reachable = ~own_all & ~enemy_pawn_attacks;
-    int mobility_mg = 0, mobility_eg = 0;
-    for (int t = KNIGHT; t <= QUEEN; t++) {
-        int hits = 0;
-        for (uint64_t x = enemy[t]; x; x &= x - 1) hits += popcount(attacks(t, lowest(x), occupied) & zone);
+    if (flip) zone = __builtin_bswap64(zone);      // the pieces' attacks are in white's frame
+    for (int k = 0; k < enemy_pieces.n; k++) {
+        int t = enemy_pieces.type[k], hits = popcount(enemy_pieces.attacks[k] & zone);
         zone_mg += hits * w.zone_attack[t][0];
         zone_eg += hits * w.zone_attack[t][1];
-        int centre = w.mobility_centre[t];
-        for (uint64_t x = own[t]; x; x &= x - 1) {
-            int c = popcount(attacks(t, lowest(x), occupied) & reachable) - centre;
-            mobility_mg += w.mobility[t][0] * c;
-            mobility_eg += w.mobility[t][1] * c;
-        }
+    }
+    // mobility: targets not held by own pieces nor taken on by an enemy pawn
+    uint64_t reachable = ~own_all & ~enemy_pawn_attacks;
+    if (flip) reachable = __builtin_bswap64(reachable);
+    int mobility_mg = 0, mobility_eg = 0;
+    for (int k = 0; k < own_pieces.n; k++) {
+        int t = own_pieces.type[k];
+        int c = popcount(own_pieces.attacks[k] & reachable) - w.mobility_centre[t];
+        mobility_mg += w.mobility[t][0] * c;
+        mobility_eg += w.mobility[t][1] * c;
     }
     add(KING_ATTACKS, zone_mg, zone_eg);
     add(MOBILITY, mobility_mg, mobility_eg);
@@ -205,23 +232,65 @@ inline void side_terms(const uint64_t* own, const uint64_t* enemy, const TermWei
 
 }  // namespace detail
 
+// The squares holding each of the n piece codes of `codes` (a bit per square) into out, in that
+// order; with SSE2 sixteen squares a compare.
+inline void squares_of(const Pos& p, const int* codes, int n, uint64_t* out) {
+#ifdef __SSE2__
+    __m128i lanes[4];
+    for (int k = 0; k < 4; k++) lanes[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p.sq + 16 * k));
+    for (int i = 0; i < n; i++) {
+        __m128i code = _mm_set1_epi8((char)codes[i]);
+        uint64_t x = 0;
+        for (int k = 0; k < 4; k++)
+            x |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(lanes[k], code)) << (16 * k);
+        out[i] = x;
+    }
+#else
+    for (int i = 0; i < n; i++) {
+        uint64_t x = 0;
+        for (int s = 0; s < 64; s++) x |= (uint64_t)(p.sq[s] == codes[i]) << s;
+        out[i] = x;
+    }
+#endif
+}
+
+// The occupied squares.
+inline uint64_t occupied_squares(const Pos& p) {
+    const int empty = hostboard::EMPTY;
+    uint64_t x;
+    squares_of(p, &empty, 1, &x);
+    return ~x;
+}
+
 // Each term's (mg, eg) from white's view (model/evalterms.py's term_values, less material_pst):
 // white's value minus black's, and the tempo of the side to move.
 inline void term_values(const Pos& p, const TermWeights& w, int out[TERM_COUNT][2]) {
-    uint64_t words[2][8] = {};
-    for (int s = 0; s < 64; s++) {
-        int code = p.sq[s];
-        if (code != hostboard::EMPTY)
-            words[hostboard::color_of(code)][hostboard::type_of(code)] |= 1ull << s;
+    // words[colour][type]: the squares of colour << 3 | type (type 0 and 7 hold nothing)
+    static const int codes[12] = {1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14};
+    uint64_t found[12], words[2][8];
+    squares_of(p, codes, 12, found);
+    for (int c = 0; c < 2; c++) {
+        words[c][0] = words[c][7] = 0;
+        for (int t = 1; t <= 6; t++) words[c][t] = found[6 * c + t - 1];
     }
+    uint64_t occupied = 0;
+    for (int t = hostboard::PAWN; t <= hostboard::KING; t++) occupied |= words[0][t] | words[1][t];
+    detail::Pieces pieces[2];
+    for (int c = 0; c < 2; c++)
+        for (int t = hostboard::KNIGHT; t <= hostboard::QUEEN; t++)
+            for (uint64_t x = words[c][t]; x; x &= x - 1) {
+                detail::Pieces& side = pieces[c];
+                side.type[side.n] = t;
+                side.attacks[side.n++] = detail::attacks(t, detail::lowest(x), occupied);
+            }
     for (int t = 0; t < TERM_COUNT; t++) out[t][0] = out[t][1] = 0;
-    detail::side_terms(words[0], words[1], w, 1, out);
+    detail::side_terms(words[0], words[1], pieces[0], pieces[1], false, w, 1, out);
     uint64_t black[8], white[8];     // black's frame: the ranks flipped
     for (int t = 0; t < 8; t++) {
         black[t] = __builtin_bswap64(words[1][t]);
         white[t] = __builtin_bswap64(words[0][t]);
     }
-    detail::side_terms(black, white, w, -1, out);
+    detail::side_terms(black, white, pieces[1], pieces[0], true, w, -1, out);
     int sign = p.side == 0 ? 1 : -1;
     out[TEMPO][0] = sign * w.tempo[0];
     out[TEMPO][1] = sign * w.tempo[1];

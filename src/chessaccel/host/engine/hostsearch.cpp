@@ -131,22 +131,36 @@ int from_tt(int score, int ply) {
 
 enum Evaluation { EVAL_PST = 0, EVAL_TERMS = 1 };     // contract/evalweights.py's EVALUATIONS
 
+// The contract's piece-square values by piece code and square, signed from white's view (a
+// black piece's the negated value of its mirrored square), and the phase increments by code;
+// an empty square's all 0. Made from C by hs_configure: the sum over the occupied squares takes no
+// branch on a piece's colour.
+struct CodeTables {
+    int mg[16][64], eg[16][64], phase[16];
+};
+CodeTables by_code;
+
+void make_code_tables() {
+    for (int code = 0; code < 16; code++) {
+        int t = type_of(code), black = color_of(code) == 1;
+        bool piece = t >= PAWN && t <= KING && code != EMPTY;
+        by_code.phase[code] = piece ? C.phase_inc[t] : 0;
+        for (int s = 0; s < 64; s++) {
+            by_code.mg[code][s] = !piece ? 0 : black ? -C.square_mg[t][s ^ 56] : C.square_mg[t][s];
+            by_code.eg[code][s] = !piece ? 0 : black ? -C.square_eg[t][s ^ 56] : C.square_eg[t][s];
+        }
+    }
+}
+
 // Material and piece-square values, white minus black (model/evaluate.py's material_pst), and
 // the game phase before its cap.
 void material_pst(const Pos& p, int& mg, int& eg, int& phase) {
     mg = eg = phase = 0;
-    for (int s = 0; s < 64; s++) {
-        int code = p.sq[s];
-        if (code == EMPTY) continue;
-        int t = type_of(code);
-        phase += C.phase_inc[t];
-        if (color_of(code) == 0) {
-            mg += C.square_mg[t][s];
-            eg += C.square_eg[t][s];
-        } else {
-            mg -= C.square_mg[t][s ^ 56];
-            eg -= C.square_eg[t][s ^ 56];
-        }
+    for (uint64_t x = hosteval::occupied_squares(p); x; x &= x - 1) {
+        int s = __builtin_ctzll(x), code = p.sq[s] & 15;
+        mg += by_code.mg[code][s];
+        eg += by_code.eg[code][s];
+        phase += by_code.phase[code];
     }
 }
 
@@ -1392,6 +1406,7 @@ int hs_info_size() { return (int)sizeof(Info); }
 int hs_configure(const int32_t* values, int n) {
     if (n != (int)(sizeof(Contract) / sizeof(int))) return (int)(sizeof(Contract) / sizeof(int));
     std::memcpy(&C, values, sizeof(Contract));
+    make_code_tables();
     return 0;
 }
 
