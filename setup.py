@@ -11,7 +11,7 @@ from setuptools import Extension, setup
 HERE = Path("src/chessaccel/host/engine")
 #: hostboard.py's _SOURCES, in its order: the digest covers them all, the build compiles the .cpp
 SOURCES = [HERE / "hostboard.hpp", HERE / "hostboard.cpp", HERE / "hostsearch.cpp",
-           HERE / "hostlaunch.hpp", HERE / "hostlaunch.cpp"]
+           HERE / "hostlaunch.hpp", HERE / "hostlaunch.cpp", HERE / "hosteval.hpp"]
 DIGEST = hashlib.sha256(b"".join(path.read_bytes() for path in SOURCES)).hexdigest()
 
 setup(ext_modules=[Extension(

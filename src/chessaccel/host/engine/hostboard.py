@@ -39,9 +39,10 @@ __all__ = ["HostBoard", "HostBoardError", "library", "move_code", "move_of", "po
 
 _HERE = Path(__file__).resolve().parent
 #: The library's sources (setup.py lists the same): the board, its functions for Python, and the
-#: compiled host search (hostsearch.py) built into the same library.
+#: compiled host search (hostsearch.py, its static evaluation's terms in hosteval.hpp) built into
+#: the same library.
 _SOURCES = (_HERE / "hostboard.hpp", _HERE / "hostboard.cpp", _HERE / "hostsearch.cpp",
-            _HERE / "hostlaunch.hpp", _HERE / "hostlaunch.cpp")
+            _HERE / "hostlaunch.hpp", _HERE / "hostlaunch.cpp", _HERE / "hosteval.hpp")
 BUILD_ROOT = build_root("native", "CHESSACCEL_NATIVE_BUILD")
 _CXX = "g++"
 _FLAGS = ["-O2", "-std=c++17", "-shared", "-fPIC", "-pthread", "-Wall", "-Werror"]

@@ -17,9 +17,11 @@
 // batches of every subtree in flight. With one thread it is HostSearch's search, node for node.
 //
 // Everything the contract defines (MATE, INF, MAX_PLY, the Move fields, the piece-square
-// tables) is handed over by hostsearch.py from chessaccel.contract, never written here.
+// tables, the terms evaluation's weights) is handed over by hostsearch.py from chessaccel.contract,
+// never written here.
 
 #include "hostboard.hpp"
+#include "hosteval.hpp"
 #include "hostlaunch.hpp"
 
 #include <algorithm>
@@ -48,13 +50,15 @@ using Clock = std::chrono::steady_clock;
 
 // --- what hostsearch.py hands over -------------------------------------------------------------
 
-// The contract's numbers (hs_configure's array, in this order: hostsearch.py's CONTRACT_FIELDS).
+// The contract's numbers (hs_configure's array, in this order: hostsearch.py's _contract).
 struct Contract {
     int mate, inf, max_ply, eval_max, taper_shift, phase_max, host_max_ply;
     int from_shift, to_shift, promo_shift, square_mask, promo_mask;
     int futility_host_plies, futility_margin, lmr_first, killers;
     int square_mg[8][64], square_eg[8][64], phase_inc[8], phase_weight[64];
+    hosteval::TermWeights terms;        // contract/evalweights.py's (hostsearch.py's _term_weights)
 };
+static_assert(sizeof(Contract) % sizeof(int) == 0, "hs_configure's array is of ints");
 Contract C;
 
 // SearchOptions, in hostsearch.py's OPTION_FIELDS order, then the executor's speculate.
@@ -62,9 +66,10 @@ struct Options {
     int hardware_plies, tt, pvs, aspiration, killers, draws, parallel, aspiration_delta;
     int null_move, reductions, job_reductions, futility, check_extension, mate_distance, iir,
         history, threads;
+    int evaluation;     // the static evaluation: EVAL_PST or EVAL_TERMS (EVALUATIONS' index)
     int speculate;      // the executor's: a null-window frontier parent sends all its jobs at once
 };
-constexpr int OPTION_COUNT = 18;
+constexpr int OPTION_COUNT = 19;
 static_assert(sizeof(Options) == OPTION_COUNT * sizeof(int), "one int per option");
 
 constexpr int POSITION_WORDS = 5;
@@ -118,25 +123,51 @@ int from_tt(int score, int ply) {
     return score;
 }
 
-// --- the static evaluation (docs/semantics.md, section 6: material and piece-square tables) ---
-// The host's own pruning decisions only (reverse futility, null move); jobs evaluate on the
-// accelerator.
+// --- the static evaluation (docs/semantics.md, section 6): the engine's Evaluation --------------
+// "pst" (EVAL_PST): material and piece-square tables; "terms" (EVAL_TERMS): those and the terms
+// of hosteval.hpp, summed before the taper as model/evalterms.py sums them. The host's own
+// pruning decisions only (reverse futility, null move); jobs evaluate on the accelerator, with
+// the same evaluation.
 
-int static_eval(const Pos& p) {
-    int mg = 0, eg = 0, phase = 0;
-    for (int s = 0; s < 64; s++) {
-        int code = p.sq[s];
-        if (code == EMPTY) continue;
-        int t = type_of(code);
-        phase += C.phase_inc[t];
-        if (color_of(code) == 0) {
-            mg += C.square_mg[t][s];
-            eg += C.square_eg[t][s];
-        } else {
-            mg -= C.square_mg[t][s ^ 56];
-            eg -= C.square_eg[t][s ^ 56];
+enum Evaluation { EVAL_PST = 0, EVAL_TERMS = 1 };     // contract/evalweights.py's EVALUATIONS
+
+// The contract's piece-square values by piece code and square, signed from white's view (a
+// black piece's the negated value of its mirrored square), and the phase increments by code;
+// an empty square's all 0. Made from C by hs_configure: the sum over the occupied squares takes no
+// branch on a piece's colour.
+struct CodeTables {
+    int mg[16][64], eg[16][64], phase[16];
+};
+CodeTables by_code;
+
+void make_code_tables() {
+    for (int code = 0; code < 16; code++) {
+        int t = type_of(code), black = color_of(code) == 1;
+        bool piece = t >= PAWN && t <= KING && code != EMPTY;
+        by_code.phase[code] = piece ? C.phase_inc[t] : 0;
+        for (int s = 0; s < 64; s++) {
+            by_code.mg[code][s] = !piece ? 0 : black ? -C.square_mg[t][s ^ 56] : C.square_mg[t][s];
+            by_code.eg[code][s] = !piece ? 0 : black ? -C.square_eg[t][s ^ 56] : C.square_eg[t][s];
         }
     }
+}
+
+// Material and piece-square values, white minus black (model/evaluate.py's material_pst), and
+// the game phase before its cap.
+void material_pst(const Pos& p, int& mg, int& eg, int& phase) {
+    mg = eg = phase = 0;
+    for (uint64_t x = hosteval::occupied_squares(p); x; x &= x - 1) {
+        int s = __builtin_ctzll(x), code = p.sq[s] & 15;
+        mg += by_code.mg[code][s];
+        eg += by_code.eg[code][s];
+        phase += by_code.phase[code];
+    }
+}
+
+int static_eval(const Pos& p, int evaluation) {
+    int mg, eg, phase;
+    material_pst(p, mg, eg, phase);
+    if (evaluation == EVAL_TERMS) hosteval::add_terms(p, C.terms, mg, eg);
     if (p.side == 1) { mg = -mg; eg = -eg; }
     int w = C.phase_weight[std::min(phase, C.phase_max)];
     int x = mg * w + eg * ((1 << C.taper_shift) - w);
@@ -980,7 +1011,7 @@ bool Worker::selective(int ply, int& depth, int alpha, int beta, uint32_t tt_mov
     if (alpha + 1 == beta && -mate_bound() < beta && beta < mate_bound()) {
         bool futile_depth = o.futility && depth <= o.hardware_plies + C.futility_host_plies;
         if (futile_depth || (o.null_move && null_ok)) {
-            int stat = static_eval(p);
+            int stat = static_eval(p, o.evaluation);
             if (futile_depth && stat - C.futility_margin * depth >= beta) {
                 cut = stat;
                 return true;
@@ -1349,12 +1380,33 @@ Scored Worker::brothers(int ply, int job_depth, int alpha, int beta, const uint3
 extern "C" {
 
 int hs_option_count() { return OPTION_COUNT; }
+
+// The static evaluation of a position (hs_configure first), for tests/test_hosteval.py.
+int hs_static_eval(const Pos* p, int evaluation) { return static_eval(*p, evaluation); }
+
+// The terms evaluation's terms of a position, in contract/evalweights.py's TERMS order, each as
+// (mg, eg) from white's view: out holds 2 * (hosteval::TERM_COUNT + 1) numbers. Returns the
+// number of terms.
+int hs_eval_terms(const Pos* p, int32_t* out) {
+    int mg, eg, phase;
+    material_pst(*p, mg, eg, phase);
+    out[0] = mg;
+    out[1] = eg;
+    int terms[hosteval::TERM_COUNT][2];
+    hosteval::term_values(*p, C.terms, terms);
+    for (int t = 0; t < hosteval::TERM_COUNT; t++) {
+        out[2 + 2 * t] = terms[t][0];
+        out[3 + 2 * t] = terms[t][1];
+    }
+    return hosteval::TERM_COUNT + 1;
+}
 int hs_info_size() { return (int)sizeof(Info); }
 
 // The contract's numbers and tables: ints in hostsearch.py's CONTRACT_FIELDS order.
 int hs_configure(const int32_t* values, int n) {
     if (n != (int)(sizeof(Contract) / sizeof(int))) return (int)(sizeof(Contract) / sizeof(int));
     std::memcpy(&C, values, sizeof(Contract));
+    make_code_tables();
     return 0;
 }
 

@@ -35,6 +35,7 @@ from amaranth.lib import data
 from chessaccel.contract.defs import EVAL_MAX, INF, MATE, MAX_PLY, Move
 from chessaccel.contract.evaltables import (PHASE_INC, PHASE_MAX, PHASE_WEIGHT, SQUARE_EG,
                                             SQUARE_MG, TAPER_SHIFT)
+from chessaccel.contract.evalweights import EVALUATIONS, TERMS, WEIGHTS, check_evaluation
 from chessaccel.host.backends.base import BackendError, first_line
 from . import hostboard
 from .executors import Job
@@ -42,12 +43,13 @@ from .scores import HOST_MAX_PLY
 from .search import (FUTILITY_HOST_PLIES, FUTILITY_MARGIN, LMR_FIRST, IterationInfo, Limits,
                      SearchOptions, SearchResult, game_keys, legal_prefix)
 
-__all__ = ["CompiledSearch", "OPTION_FIELDS"]
+__all__ = ["CompiledSearch", "OPTION_FIELDS", "static_eval", "eval_terms"]
 
-#: SearchOptions fields in the order hostsearch.cpp's Options struct holds them.
+#: SearchOptions fields in the order hostsearch.cpp's Options struct holds them (each an int:
+#: ``evaluation`` as its index in EVALUATIONS, hostsearch.cpp's EVAL_PST and EVAL_TERMS).
 OPTION_FIELDS = ("hardware_plies", "tt", "pvs", "aspiration", "killers", "draws", "parallel",
                  "aspiration_delta", "null_move", "reductions", "job_reductions", "futility",
-                 "check_extension", "mate_distance", "iir", "history", "threads")
+                 "check_extension", "mate_distance", "iir", "history", "threads", "evaluation")
 #: Launches in flight at once, each on its own queue: a launch lasts as long as its longest
 #: job, so the jobs of the next ones must not wait for it.
 IN_FLIGHT = 16
@@ -89,7 +91,31 @@ def _contract():
     if len(weights) > 64:
         raise AssertionError("hostsearch.cpp holds 64 phase weights")
     values += weights + [0] * (64 - len(weights))
+    return values + _term_weights()
+
+
+def _term_weights(weights=WEIGHTS):
+    """hosteval.hpp's TermWeights: the terms evaluation's weights (contract/evalweights.py's,
+    read from evalweights.json), in its order; per-type tables indexed by PieceType value."""
+    values = list(weights["passed_pawn_mg"]) + list(weights["passed_pawn_eg"])
+    for key in ("passed_pawn_free_path", "passed_pawn_blocked", "isolated_pawn", "doubled_pawn",
+                "backward_pawn", "connected_pawn", "king_shield_near", "king_shield_far",
+                "king_open_file", "king_half_open_file", "bishop_pair", "rook_open_file",
+                "rook_half_open_file", "rook_seventh", "tempo"):
+        values += list(weights[key])
+    for table in (weights["king_zone_attack"], weights["mobility_per_square"]):
+        for piece in range(8):
+            values += list(table.get(piece, (0, 0)))
+    values += [weights["mobility_centre"].get(piece, 0) for piece in range(8)]
     return values
+
+
+def _option(options, name):
+    """hostsearch.cpp's int of a SearchOptions field."""
+    value = getattr(options, name)
+    if name == "evaluation":
+        return EVALUATIONS.index(check_evaluation(value))
+    return int(value)
 
 
 _library = None
@@ -131,6 +157,8 @@ def library():
         lib.hl_instant_new.restype = ctypes.c_void_p
         lib.hl_instant_new.argtypes = [ctypes.c_void_p]
         lib.hl_free.argtypes = [ctypes.c_void_p]
+        lib.hs_static_eval.argtypes = [ctypes.c_void_p, ctypes.c_int]
+        lib.hs_eval_terms.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
         if lib.hs_info_size() != ctypes.sizeof(_Info):
             raise hostboard.HostBoardError(f"hostsearch.cpp's Info is {lib.hs_info_size()} "
                                            f"bytes, hostsearch.py reads {ctypes.sizeof(_Info)}")
@@ -148,6 +176,27 @@ def library():
 
 def _pointer(array):
     return array.ctypes.data_as(ctypes.c_void_p)
+
+
+def _position(board):
+    """The address of the current position of a HostBoard."""
+    return ctypes.addressof(board._stack) + board.ply * hostboard._POS_BYTES
+
+
+def static_eval(board, evaluation="pst"):
+    """The compiled search's static evaluation (hostsearch.cpp's static_eval) of the current
+    position of a HostBoard: the model's ``evaluator(evaluation)`` of it, to the centipawn."""
+    return library().hs_static_eval(_position(board), EVALUATIONS.index(check_evaluation(evaluation)))
+
+
+def eval_terms(board):
+    """hostsearch.cpp's terms of the current position of a HostBoard: {term: (mg, eg)} from
+    white's view in TERMS order, as the model's ``term_values`` gives them."""
+    out = (ctypes.c_int32 * (2 * len(TERMS)))()
+    count = library().hs_eval_terms(_position(board), out)
+    if count != len(TERMS):
+        raise hostboard.HostBoardError(f"hostsearch.cpp has {count} terms, the contract {len(TERMS)}")
+    return {name: (out[2 * k], out[2 * k + 1]) for k, name in enumerate(TERMS)}
 
 
 # --- launches: how the pump runs a batch of packed jobs --------------------------------------------
@@ -280,6 +329,7 @@ class CompiledSearch:
         self.executor = executor
         self.options = options or SearchOptions()
         self.options.check()
+        check_evaluation(self.options.evaluation)
         self.stop = stop
         self.on_info = on_info
         self._lib = library()
@@ -342,7 +392,7 @@ class CompiledSearch:
         result.best_move = root_moves[0]
         keys = game_keys(cb, board)
         history = np.array(keys[:-1], dtype=np.uint64)
-        options = np.array([int(getattr(self.options, f)) for f in OPTION_FIELDS]
+        options = np.array([_option(self.options, f) for f in OPTION_FIELDS]
                            + [int(self.speculate)], dtype=np.int32)
         wanted = np.array([hostboard.move_code(m) for m in limits.root_moves or ()],
                           dtype=np.uint32)
