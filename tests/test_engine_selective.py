@@ -1,5 +1,6 @@
 """The host's selective search (null move, late-move reductions, reverse futility, the check
-extension, mate-distance pruning, the internal iterative reduction) and Lazy SMP (``Threads``):
+extension, mate-distance pruning, the internal iterative reduction, futility and late-move
+pruning) and Lazy SMP (``Threads``):
 what each must and must not do. Whether each is worth keeping is a match's question
 (docs/engine.md, "Selective search"), not a test's."""
 
@@ -112,6 +113,72 @@ def test_null_move_is_never_tried_in_check_or_with_pawns_alone(instant, monkeypa
     assert tried and all(not check and pieces for check, pieces in tried)
 
 
+PRUNING = ("futility_pruning", "late_move_pruning")
+#: positions with captures, promotions and checks at hand (Kiwipete, the Italian, a promotion
+#: race, a mate in 2 of the suite)
+PROMOTIONS = "8/1P4k1/8/3r4/5n2/8/2p3P1/4K2R w K - 0 1"
+
+
+@pytest.mark.parametrize("field", PRUNING)
+@pytest.mark.parametrize("fen", [ITALIAN, KIWIPETE])
+def test_forward_pruning_visits_fewer_nodes_to_the_same_depth(instant, field, fen):
+    """Each pruning switch alone, and with the engine's other switches on, searches fewer nodes
+    and hands out fewer jobs to the same depth (the instant backend's jobs cost one node)."""
+    _, plain = _search(instant, fen, 6, plies=2)
+    _, one = _search(instant, fen, 6, plies=2, **{field: True})
+    assert one.depth == plain.depth == 6
+    assert one.nodes < plain.nodes and one.jobs < plain.jobs, (one.nodes, plain.nodes)
+    engine = {SELECTIVE_OPTIONS[name]: True for name in DEFAULT_SELECTIVE}
+    _, without = _search(instant, fen, 6, plies=2, **engine)
+    _, with_it = _search(instant, fen, 6, plies=2, **engine, **{field: True})
+    assert with_it.nodes < without.nodes and with_it.jobs < without.jobs
+
+
+def test_forward_pruning_spares_checks_captures_promotions_killers_and_the_first_move(
+        instant, monkeypatch):
+    """Every node that prunes is a null-window node not in check, at most 2 (futility) or 3
+    (late moves) plies above its frontier; every move it prunes is quiet (no capture, no
+    promotion), gives no check, is not a killer and is not its first (the hash move)."""
+    from chessaccel.host.engine import search as search_module
+    spied = []
+    selective, prune = HostSearch._selective, HostSearch._prune
+
+    def spy_selective(self, ply, depth, alpha, beta, tt_move, null_ok):
+        out = selective(self, ply, depth, alpha, beta, tt_move, null_ok)
+        if out[3] is not None:
+            above = out[0] - self.options.hardware_plies
+            late, futile = out[3][:2]
+            assert alpha + 1 == beta and not self.hb.is_check()
+            assert futile is None or (self.options.futility_pruning and futile <= alpha
+                                      and above <= search_module.FUTILITY_PRUNING_PLIES)
+            assert late is None or (self.options.late_move_pruning
+                                    and above <= search_module.LATE_MOVE_PLIES)
+        return out
+
+    def spy_prune(self, ply, moves, how):
+        before = list(moves)
+        prune(self, ply, moves, how)
+        hb = self.hb
+        killers = self.killers[ply]
+        for index, (move, after) in enumerate(zip(before, moves)):
+            if after is None:
+                spied.append(move)
+                assert index > 0 and move not in killers and not move.promotion
+                assert not hb.is_capture(move) and not hb.gives_check(move)
+                assert not hb.is_check()
+            else:
+                assert after == move
+
+    monkeypatch.setattr(HostSearch, "_selective", spy_selective)
+    monkeypatch.setattr(HostSearch, "_prune", spy_prune)
+    for field in PRUNING:
+        for fen in (KIWIPETE, ITALIAN, PROMOTIONS, MATE_IN_2):
+            before = len(spied)
+            _search(instant, fen, 6, plies=2, **{field: True})
+            _search(instant, fen, 5, plies=1, **ALL_ON)
+            assert len(spied) > before, (field, fen)
+
+
 class _ShallowLies(Backend):
     """Jobs shallower than FULL say their mover is lost (the parent's move looks winning); full
     ones say it is winning (the parent's move fails low). Every reduced job is a false alarm
@@ -160,8 +227,9 @@ def _same(job, other):
 
 @pytest.mark.parametrize("line", ["mate1.fen", "mate2.fen"])
 def test_selective_search_still_finds_the_mates(inline, line):
-    """Null move, futility and reductions must not hide a forced mate: mates in 1 and 2 of the
-    public suites, on the model's real jobs (HardwarePlies 1), at depth 4."""
+    """Null move, futility, reductions and forward pruning must not hide a forced mate: mates
+    in 1 and 2 of the public suites, on the model's real jobs (HardwarePlies 1), at depths 3
+    and 5 (every switch on)."""
     from pathlib import Path
     fens = [text.split(";")[0].strip() for text in
             (Path(__file__).parent / "data" / line).read_text().splitlines()

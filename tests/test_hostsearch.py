@@ -80,15 +80,47 @@ def _board(position):
     return chess.Board(position)
 
 
+#: every selective step on, forward pruning (futility and late-move pruning) included
+SELECTIVE = {field: True for field in SearchOptions.SELECTIVE}
+
+
 # Iteration 1 differs by design: with one accelerator HostSearch sends an iteration no deeper
 # than HardwarePlies as one job for the whole tree; the compiled search splits the root (its
 # devices are many lanes). From iteration 2 on, the trees are the same.
 @pytest.mark.parametrize("position", [chess.STARTING_FEN, KIWIPETE, ITALIAN, ENDGAME, REPEATED])
-@pytest.mark.parametrize("exact", [True, False], ids=["exact", "pvs-table-killers-draws"])
-def test_one_thread_searches_hostsearchs_tree_node_for_node(model, position, exact):
-    options = SearchOptions.exact(1, parallel=False) if exact else SearchOptions(
-        hardware_plies=1, parallel=False)
-    python, native = _both(model, _board(position), 3, options)
+@pytest.mark.parametrize("mode", ["exact", "pvs-table-killers-draws", "selective"])
+def test_one_thread_searches_hostsearchs_tree_node_for_node(model, position, mode):
+    """The selective mode (every step on, to depth 4: forward pruning acts at frontier parents
+    and one ply above them) holds the two searches' steps to each other too."""
+    depth = 3
+    if mode == "exact":
+        options = SearchOptions.exact(1, parallel=False)
+    elif mode == "selective":
+        options, depth = SearchOptions(hardware_plies=1, parallel=False, **SELECTIVE), 4
+    else:
+        options = SearchOptions(hardware_plies=1, parallel=False)
+    python, native = _both(model, _board(position), depth, options)
+    assert _each_iteration(native)[1:] == _each_iteration(python)[1:]
+    assert (native.score, native.best_move) == (python.score, python.best_move)
+
+
+class _Speculating(BatchExecutor):
+    """The model's executor (one accelerator, batches run at once) asking for a null-window
+    frontier parent's brothers with its eldest, as several whole-job accelerators do."""
+    speculate = True
+
+
+@pytest.mark.parametrize("position", [chess.STARTING_FEN, ITALIAN, ENDGAME, REPEATED])
+def test_forward_pruning_before_the_batch_is_the_same_in_both(position):
+    """At a null-window frontier parent whose brothers go out with the eldest (speculation),
+    forward pruning leaves moves out of the one batch: the two searches prune the same moves
+    and search the same tree, node for node."""
+    executor = _Speculating(ModelBackend())
+    try:
+        python, native = _both(executor, _board(position), 4,
+                               SearchOptions(hardware_plies=1, **SELECTIVE))
+    finally:
+        executor.close()
     assert _each_iteration(native)[1:] == _each_iteration(python)[1:]
     assert (native.score, native.best_move) == (python.score, python.best_move)
 
@@ -292,6 +324,17 @@ def test_the_mates_of_the_suites_are_found_with_threads(model, line, moves):
             result = search.search(chess.Board(fen), Limits(depth=2 * moves + 1))
             assert result.mate == moves, (fen, result.score, result.pv)
             assert chess.Board(fen).is_legal(result.best_move)
+    finally:
+        search.close()
+
+
+@pytest.mark.parametrize("line, moves", [("mate1.fen", 1), ("mate2.fen", 2)])
+def test_the_mates_of_the_suites_are_found_with_every_selective_step(model, line, moves):
+    search = CompiledSearch(model, 16, SearchOptions(hardware_plies=1, **SELECTIVE))
+    try:
+        for fen in suites.fens(line)[:6]:
+            result = search.search(chess.Board(fen), Limits(depth=2 * moves + 1))
+            assert result.mate == moves, (fen, result.score, result.pv)
     finally:
         search.close()
 

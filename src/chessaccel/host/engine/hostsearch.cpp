@@ -55,6 +55,8 @@ struct Contract {
     int mate, inf, max_ply, eval_max, taper_shift, phase_max, host_max_ply;
     int from_shift, to_shift, promo_shift, square_mask, promo_mask;
     int futility_host_plies, futility_margin, lmr_first, killers;
+    int futility_pruning_plies, futility_pruning_base, futility_pruning_step;
+    int late_move_plies, late_move_base, late_move_factor;
     int square_mg[8][64], square_eg[8][64], phase_inc[8], phase_weight[64];
     hosteval::TermWeights terms;        // contract/evalweights.py's (hostsearch.py's _term_weights)
 };
@@ -65,11 +67,11 @@ Contract C;
 struct Options {
     int hardware_plies, tt, pvs, aspiration, killers, draws, parallel, aspiration_delta;
     int null_move, reductions, job_reductions, futility, check_extension, mate_distance, iir,
-        history, threads;
+        history, futility_pruning, late_move_pruning, threads;
     int evaluation;     // the static evaluation: EVAL_PST or EVAL_TERMS (EVALUATIONS' index)
     int speculate;      // the executor's: a null-window frontier parent sends all its jobs at once
 };
-constexpr int OPTION_COUNT = 19;
+constexpr int OPTION_COUNT = 21;
 static_assert(sizeof(Options) == OPTION_COUNT * sizeof(int), "one int per option");
 
 constexpr int POSITION_WORDS = 5;
@@ -126,8 +128,8 @@ int from_tt(int score, int ply) {
 // --- the static evaluation (docs/semantics.md, section 6): the engine's Evaluation --------------
 // "pst" (EVAL_PST): material and piece-square tables; "terms" (EVAL_TERMS): those and the terms
 // of hosteval.hpp, summed before the taper as model/evalterms.py sums them. The host's own
-// pruning decisions only (reverse futility, null move); jobs evaluate on the accelerator, with
-// the same evaluation.
+// pruning decisions only (reverse futility, null move, futility pruning); jobs evaluate on the
+// accelerator, with the same evaluation.
 
 enum Evaluation { EVAL_PST = 0, EVAL_TERMS = 1 };     // contract/evalweights.py's EVALUATIONS
 
@@ -367,6 +369,16 @@ struct Split {
     Scored best;
 };
 
+// Forward pruning at a node (search.py's _selective and _prune): after the first `late` quiet
+// moves (late >= 0), or after the first move when futile, a quiet move that is not a killer and
+// gives no check is not searched; futility's pruned moves are taken to score `value` at most.
+struct Prune {
+    int late = -1;
+    bool futile = false;
+    int value = 0;
+    bool active() const { return late >= 0 || futile; }
+};
+
 // --- one search thread ---------------------------------------------------------------------------
 
 class Worker {
@@ -382,7 +394,8 @@ private:
     int iteration(int depth, int previous, Line& pv, int& bound);
     int node(int ply, int depth, int alpha, int beta, Line& pv, bool null_ok = true);
     bool selective(int ply, int& depth, int alpha, int beta, uint32_t tt_move, bool null_ok,
-                   int& cut, bool& reducible);
+                   int& cut, bool& reducible, Prune& prune);
+    bool prune_moves(int ply, uint32_t* moves, int n, const Prune& prune);
     int null_search(int ply, int depth, int beta);
     int reduction(int depth, int index, uint32_t move, int ply);
     Scored expand(int ply, int depth, int alpha, int beta, const uint32_t* moves, int n,
@@ -979,17 +992,24 @@ int Worker::node(int ply, int depth, int alpha, int beta, Line& pv, bool null_ok
     }
     int alpha0 = alpha;
     bool reducible = false;
+    Prune prune;
     if (ply && (o.null_move || o.reductions || o.job_reductions || o.futility
-                || o.check_extension || o.mate_distance || o.iir || o.history)) {
+                || o.check_extension || o.mate_distance || o.iir || o.history
+                || o.futility_pruning || o.late_move_pruning)) {
         int cut;
-        if (selective(ply, depth, alpha, beta, tt_move, null_ok, cut, reducible)) return cut;
+        if (selective(ply, depth, alpha, beta, tt_move, null_ok, cut, reducible, prune)) return cut;
     }
     uint32_t moves[MAX_MOVES];
     int n = order(ply, tt_move, moves);
     if (!n) return in_check(stack_[ply]) ? -(C.mate - ply) : 0;
+    // pruned moves become 0 in `moves`, before any job is made (search.py's _prune)
+    bool futility_pruned = prune.active() && prune_moves(ply, moves, n, prune);
     Scored best = depth - 1 <= o.hardware_plies
         ? frontier(ply, depth, alpha, beta, moves, n, reducible)
         : expand(ply, depth, alpha, beta, moves, n, reducible);
+    // fail-soft past futility-pruned moves: each scores at most the static score plus the
+    // margin (at most alpha: the node still fails low)
+    if (futility_pruned && best.score < prune.value) best.score = prune.value;
     if (best.score >= beta) remember(ply, best.move, depth);
     if (o.tt) {
         int bound = best.score >= beta ? LOWER : best.score <= alpha0 ? UPPER : EXACT;
@@ -1000,7 +1020,7 @@ int Worker::node(int ply, int depth, int alpha, int beta, Line& pv, bool null_ok
 }
 
 bool Worker::selective(int ply, int& depth, int alpha, int beta, uint32_t tt_move, bool null_ok,
-                       int& cut, bool& reducible) {
+                       int& cut, bool& reducible, Prune& prune) {
     const Options& o = s_.opt;
     const Pos& p = stack_[ply];
     reducible = false;
@@ -1008,10 +1028,14 @@ bool Worker::selective(int ply, int& depth, int alpha, int beta, uint32_t tt_mov
         if (o.check_extension && ply < 2 * iteration_depth_) depth += 1;
         return false;
     }
-    if (alpha + 1 == beta && -mate_bound() < beta && beta < mate_bound()) {
+    bool null_window = alpha + 1 == beta && -mate_bound() < beta && beta < mate_bound();
+    int stat = 0;
+    bool have_stat = false;
+    if (null_window) {
         bool futile_depth = o.futility && depth <= o.hardware_plies + C.futility_host_plies;
         if (futile_depth || (o.null_move && null_ok)) {
-            int stat = static_eval(p, o.evaluation);
+            stat = static_eval(p, o.evaluation);
+            have_stat = true;
             if (futile_depth && stat - C.futility_margin * depth >= beta) {
                 cut = stat;
                 return true;
@@ -1026,8 +1050,41 @@ bool Worker::selective(int ply, int& depth, int alpha, int beta, uint32_t tt_mov
         }
     }
     if (o.iir && !tt_move && depth >= o.hardware_plies + 4) depth -= 1;
+    if (null_window && (o.futility_pruning || o.late_move_pruning)) {
+        int above = depth - o.hardware_plies;   // plies above the frontier, 1 at its parents
+        if (o.late_move_pruning && above <= C.late_move_plies)
+            prune.late = C.late_move_base + C.late_move_factor * above * above;
+        if (o.futility_pruning && above <= C.futility_pruning_plies) {
+            if (!have_stat) stat = static_eval(p, o.evaluation);
+            int value = stat + C.futility_pruning_base + C.futility_pruning_step * above;
+            if (value <= alpha) {
+                prune.futile = true;
+                prune.value = value;
+            }
+        }
+    }
     reducible = true;
     return false;
+}
+
+// Forward pruning of a node's moves in order (search.py's _prune): a quiet move after the first
+// (not the hash move), not a killer, giving no check, becomes 0 where the node is futile or
+// after the first `late` quiet moves. True when futility pruned a move.
+bool Worker::prune_moves(int ply, uint32_t* moves, int n, const Prune& prune) {
+    const Pos& p = stack_[ply];
+    int quiets = 0;
+    bool pruned = false;
+    for (int i = 0; i < n; i++) {
+        uint32_t move = moves[i];
+        if ((move >> 12) || is_capture(p, move)) continue;
+        if (i && (prune.futile || (prune.late >= 0 && quiets >= prune.late))
+                && !is_killer(ply, move) && !gives_check(p, move)) {
+            moves[i] = 0;
+            if (prune.futile) pruned = true;
+        }
+        quiets++;
+    }
+    return pruned;
 }
 
 int Worker::null_search(int ply, int depth, int beta) {
@@ -1118,6 +1175,7 @@ Scored Worker::expand(int ply, int depth, int alpha, int beta, const uint32_t* m
                 && s_.helpers.load(std::memory_order_relaxed) < o.threads - 1)
             return split(ply, depth, alpha, beta, moves, n, reducible, std::move(best));
         uint32_t move = moves[index];
+        if (!move) continue;        // pruned
         int score = younger(ply, depth, index, move, alpha, beta, reducible, tail);
         if (better(ply, best, alpha, beta, score, move, tail)) break;
     }
@@ -1200,6 +1258,7 @@ void Worker::share(Split& sp) {
             move = sp.moves[sp.next++];
             alpha = sp.alpha;
         }
+        if (!move) continue;        // pruned
         int score;
         try {
             score = younger(sp.ply, sp.depth, index, move, alpha, sp.beta, sp.reducible, tail);
@@ -1298,6 +1357,7 @@ Scored Worker::frontier(int ply, int depth, int alpha, int beta, uint32_t* moves
         Scored best = eldest;
         for (int k = 1; k < n; k++) {
             uint32_t move = moves[k];
+            if (!move) continue;    // pruned
             if (child_is_draw(ply, move)) {
                 s_.host_nodes.fetch_add(1, std::memory_order_relaxed);
                 score = 0;
@@ -1329,7 +1389,9 @@ Scored Worker::brothers(int ply, int job_depth, int alpha, int beta, const uint3
     std::vector<int> slot(n);
     std::vector<int> depths;
     int live = 0;
-    for (int k = 0; k < n; k++) slot[k] = may_draw && child_is_draw(ply, moves[k]) ? -1 : live++;
+    // slot -1: a draw (no job, scored 0); -2: pruned (no job, no score)
+    for (int k = 0; k < n; k++)
+        slot[k] = !moves[k] ? -2 : may_draw && child_is_draw(ply, moves[k]) ? -1 : live++;
     auto batch = std::make_shared<Batch>(live);
     depths.assign(live, job_depth);
     bool reduce = first_index >= 0 && job_depth > 0 && !null && alpha + 1 == beta;
@@ -1351,6 +1413,7 @@ Scored Worker::brothers(int ply, int job_depth, int alpha, int beta, const uint3
         for (int k = 0; k < n; k++) {
             uint32_t move = moves[k];
             int i = slot[k], score;
+            if (i == -2) continue;
             if (i < 0) {
                 s_.host_nodes.fetch_add(1, std::memory_order_relaxed);
                 score = 0;

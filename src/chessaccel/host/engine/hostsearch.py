@@ -40,7 +40,9 @@ from chessaccel.host.backends.base import BackendError, first_line
 from . import hostboard
 from .executors import Job
 from .scores import HOST_MAX_PLY
-from .search import (FUTILITY_HOST_PLIES, FUTILITY_MARGIN, LMR_FIRST, IterationInfo, Limits,
+from .search import (FUTILITY_HOST_PLIES, FUTILITY_MARGIN, FUTILITY_PRUNING_BASE,
+                     FUTILITY_PRUNING_PLIES, FUTILITY_PRUNING_STEP, LATE_MOVE_BASE,
+                     LATE_MOVE_FACTOR, LATE_MOVE_PLIES, LMR_FIRST, IterationInfo, Limits,
                      SearchOptions, SearchResult, game_keys, legal_prefix)
 
 __all__ = ["CompiledSearch", "OPTION_FIELDS", "static_eval", "eval_terms"]
@@ -49,7 +51,8 @@ __all__ = ["CompiledSearch", "OPTION_FIELDS", "static_eval", "eval_terms"]
 #: ``evaluation`` as its index in EVALUATIONS, hostsearch.cpp's EVAL_PST and EVAL_TERMS).
 OPTION_FIELDS = ("hardware_plies", "tt", "pvs", "aspiration", "killers", "draws", "parallel",
                  "aspiration_delta", "null_move", "reductions", "job_reductions", "futility",
-                 "check_extension", "mate_distance", "iir", "history", "threads", "evaluation")
+                 "check_extension", "mate_distance", "iir", "history", "futility_pruning",
+                 "late_move_pruning", "threads", "evaluation")
 #: Launches in flight at once, each on its own queue: a launch lasts as long as its longest
 #: job, so the jobs of the next ones must not wait for it.
 IN_FLIGHT = 16
@@ -82,7 +85,9 @@ def _contract():
     values = [MATE, INF, MAX_PLY, EVAL_MAX, TAPER_SHIFT, PHASE_MAX, HOST_MAX_PLY,
               fields["from_sq"].offset, fields["to_sq"].offset, fields["promo"].offset,
               (1 << fields["from_sq"].width) - 1, (1 << fields["promo"].width) - 1,
-              FUTILITY_HOST_PLIES, FUTILITY_MARGIN, LMR_FIRST, _KILLERS]
+              FUTILITY_HOST_PLIES, FUTILITY_MARGIN, LMR_FIRST, _KILLERS,
+              FUTILITY_PRUNING_PLIES, FUTILITY_PRUNING_BASE, FUTILITY_PRUNING_STEP,
+              LATE_MOVE_PLIES, LATE_MOVE_BASE, LATE_MOVE_FACTOR]
     for table in (SQUARE_MG, SQUARE_EG):
         for piece in range(8):
             values += list(table[piece]) if piece in table else [0] * 64

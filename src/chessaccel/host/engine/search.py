@@ -25,8 +25,9 @@ results, and when the eldest cuts off, its brothers were speculation and are can
 
 **Selective search and threads.** The selective steps at host nodes (null move, late-move
 reductions of host children and of jobs, reverse futility, the check extension, mate-distance
-pruning, the internal iterative reduction, history order) are ``SearchOptions`` switches, off
-by default; ``threads`` > 1 runs Lazy SMP helpers beside this search, sharing its table and
+pruning, the internal iterative reduction, history order, futility and late-move pruning of
+quiet moves at shallow nodes, done before a frontier parent's batch is made) are
+``SearchOptions`` switches, off by default; ``threads`` > 1 runs Lazy SMP helpers beside this search, sharing its table and
 executor (docs/engine.md says what each measured).
 
 **Exactness.** With the table, PVS, aspiration, killers and draws switched off
@@ -59,6 +60,8 @@ MAX_ITERATION = 64
 #: Longest wait for a job result before the stop flag and the clock are looked at again.
 _POLL_SECONDS = 0.01
 _KILLERS = 2
+#: A pruned move's slot in a frontier parent's batch (_brothers): no job.
+_PRUNED = -1
 MAX_THREADS = 4096
 #: Lazy SMP: helper thread i skips the iterations where ((depth + SKIP_PHASE[j]) // SKIP_SIZE[j])
 #: is odd, j = (i - 1) mod 20, so the threads spread over neighbouring depths (Stockfish 9's
@@ -72,6 +75,21 @@ FUTILITY_MARGIN = 85
 #: Late-move reductions start with the node's LMR_FIRST-th move (captures, promotions, killers
 #: and checks are never reduced).
 LMR_FIRST = 3
+#: Futility pruning: a null-window node not in check at most FUTILITY_PRUNING_PLIES plies above
+#: its frontier (depth - HardwarePlies <= FUTILITY_PRUNING_PLIES: frontier parents and their
+#: parents) whose static score plus FUTILITY_PRUNING_BASE + FUTILITY_PRUNING_STEP a ply above the
+#: frontier is at most alpha searches no quiet move after its first (a capture, promotion,
+#: check, the hash move or a killer is still searched).
+FUTILITY_PRUNING_PLIES = 2
+FUTILITY_PRUNING_BASE = 100
+FUTILITY_PRUNING_STEP = 120
+#: Late-move (move-count) pruning: a null-window node not in check at most LATE_MOVE_PLIES plies
+#: above its frontier searches, of its quiet moves, the first
+#: LATE_MOVE_BASE + LATE_MOVE_FACTOR * (plies above the frontier) ** 2 in order (5, 11, 21) and
+#: after them only killers and checks.
+LATE_MOVE_PLIES = 3
+LATE_MOVE_BASE = 3
+LATE_MOVE_FACTOR = 2
 
 
 class SearchAborted(Exception):
@@ -107,6 +125,8 @@ class SearchOptions:
     mate_distance: bool = False  # mate-distance pruning
     iir: bool = False           # internal iterative reduction: no hash move, one ply less
     history: bool = False       # quiet moves after the killers in order of their cutoffs
+    futility_pruning: bool = False  # quiet moves of a hopeless shallow node not searched
+    late_move_pruning: bool = False  # late quiet moves of a shallow node not searched
     # the static evaluation ("pst" or "terms", section 6): the jobs' (the executor's backend was
     # made with it) and the host's own, where the selective steps read a static score
     evaluation: str = "pst"
@@ -114,7 +134,7 @@ class SearchOptions:
     threads: int = 1            # Lazy SMP: search threads sharing the table (docs/engine.md)
 
     SELECTIVE = ("null_move", "reductions", "job_reductions", "futility", "check_extension",
-                 "mate_distance", "iir", "history")
+                 "mate_distance", "iir", "history", "futility_pruning", "late_move_pruning")
 
     @classmethod
     def exact(cls, hardware_plies, parallel=True):
@@ -671,8 +691,10 @@ class HostSearch:
                         return score, ([tt_move] if tt_move else [])
         alpha0 = alpha
         reducible = False
+        prune = None
         if ply and opts.selective:
-            depth, cut, reducible = self._selective(ply, depth, alpha, beta, tt_move, null_ok)
+            depth, cut, reducible, prune = self._selective(ply, depth, alpha, beta, tt_move,
+                                                           null_ok)
             if cut is not None:
                 return cut, []
         if ply and depth - 1 <= opts.hardware_plies:
@@ -683,18 +705,24 @@ class HostSearch:
             if not count:
                 return (-(MATE - ply) if self.hb.is_check() else 0), []
             best, best_move, pv = self._frontier(ply, depth, alpha, beta, None, count,
-                                                 reducible)
+                                                 reducible, prune)
         else:
             moves = self._by_history(ply, self._ordered(ply, tt_move))
             if ply == 0:
                 moves = self._root_filter(moves)
             if not moves:
                 return (-(MATE - ply) if self.hb.is_check() else 0), []
+            if prune is not None:
+                self._prune(ply, moves, prune)
             if depth - 1 <= opts.hardware_plies:
                 best, best_move, pv = self._frontier(ply, depth, alpha, beta, moves, len(moves),
                                                      reducible)
             else:
                 best, best_move, pv = self._expand(ply, depth, alpha, beta, moves, reducible)
+        if prune is not None and prune[2] and best < prune[1]:
+            # fail-soft past futility-pruned moves: each is taken to score at most the static
+            # score plus the margin (at most alpha: the node still fails low), as Stockfish does
+            best = prune[1]
         if best >= beta:
             self._remember_killer(ply, best_move, depth)
         if tt is not None:
@@ -705,28 +733,66 @@ class HostSearch:
 
     def _selective(self, ply, depth, alpha, beta, tt_move, null_ok):
         """The selective steps at a host node below the root, before its moves: the check
-        extension, reverse futility, null move and the internal iterative reduction. Returns
-        (depth, cutoff score or None, whether late moves may be reduced here)."""
+        extension, reverse futility, null move, the internal iterative reduction and what
+        forward pruning may do here. Returns (depth, cutoff score or None, whether late moves
+        may be reduced here, forward pruning: None or [quiet moves searched before late-move
+        pruning (None: none), futility value (None: not futile), whether futility pruned])."""
         opts = self.options
         hb = self.hb
         if hb.is_check():
             if opts.check_extension and ply < 2 * self._iteration_depth:
                 depth += 1
-            return depth, None, False
-        if alpha + 1 == beta and -MATE_BOUND < beta < MATE_BOUND:
+            return depth, None, False, None
+        null_window = alpha + 1 == beta and -MATE_BOUND < beta < MATE_BOUND
+        static = None
+        if null_window:
             if (opts.futility and depth <= opts.hardware_plies + FUTILITY_HOST_PLIES) \
                     or (opts.null_move and null_ok):
                 static = evaluator(opts.evaluation)(hb.board())
                 if opts.futility and depth <= opts.hardware_plies + FUTILITY_HOST_PLIES \
                         and static - FUTILITY_MARGIN * depth >= beta:
-                    return depth, static, False
+                    return depth, static, False, None
                 if opts.null_move and null_ok and static >= beta and hb.has_pieces():
                     score = self._null(ply, depth, beta)
                     if score >= beta:
-                        return depth, (beta if score >= MATE_BOUND else score), False
+                        return depth, (beta if score >= MATE_BOUND else score), False, None
         if opts.iir and tt_move is None and depth >= opts.hardware_plies + 4:
             depth -= 1
-        return depth, None, True
+        prune = None
+        if null_window and (opts.futility_pruning or opts.late_move_pruning):
+            above = depth - opts.hardware_plies     # plies above the frontier, 1 at its parents
+            late = futile = None
+            if opts.late_move_pruning and above <= LATE_MOVE_PLIES:
+                late = LATE_MOVE_BASE + LATE_MOVE_FACTOR * above * above
+            if opts.futility_pruning and above <= FUTILITY_PRUNING_PLIES:
+                if static is None:
+                    static = evaluator(opts.evaluation)(hb.board())
+                value = static + FUTILITY_PRUNING_BASE + FUTILITY_PRUNING_STEP * above
+                if value <= alpha:
+                    futile = value
+            if late is not None or futile is not None:
+                prune = [late, futile, False]
+        return depth, None, True, prune
+
+    def _prune(self, ply, moves, prune):
+        """Forward pruning (futility, late moves) of a node's ``moves`` in order, before any is
+        searched or handed out as a job: a pruned move is replaced by None. Only a quiet move
+        after the first (not the hash move), not a killer and giving no check is pruned: every
+        one at a futile node, every one after the first ``late`` quiet moves at a node that
+        allows late-move pruning. Sets ``prune[2]`` when futility pruned a move."""
+        late, futile = prune[0], prune[1]
+        killers = self.killers[ply] if ply < HOST_MAX_PLY else ()
+        hb = self.hb
+        quiets = 0
+        for index, move in enumerate(moves):
+            if move.promotion or hb.is_capture(move):
+                continue
+            if index and (futile is not None or (late is not None and quiets >= late)) \
+                    and move not in killers and not hb.gives_check(move):
+                moves[index] = None
+                if futile is not None:
+                    prune[2] = True
+            quiets += 1
 
     def _null(self, ply, depth, beta):
         """The side to move passes: the opponent's best reply searched R + 1 plies shallower
@@ -762,7 +828,8 @@ class HostSearch:
     def _expand(self, ply, depth, alpha, beta, moves, reducible=False):
         """Children searched by the host, one after another (PVS); late quiet moves of a node
         that allows it first searched shallower (late-move reductions), again at full depth
-        when they beat alpha."""
+        when they beat alpha. A move pruned (None in ``moves``, _prune) is left out; it keeps
+        its place in the count of the reductions."""
         best, best_move, best_pv = -INF, None, []
         pvs = self.options.pvs
         draws = self.options.draws
@@ -770,6 +837,8 @@ class HostSearch:
         killers = self.killers[ply] if ply < HOST_MAX_PLY else ()
         least = max(1, self.options.hardware_plies)
         for index, move in enumerate(moves):
+            if move is None:
+                continue
             reduction = 0
             if reducible and self.options.reductions and index >= LMR_FIRST \
                     and depth - 1 > least:
@@ -847,11 +916,13 @@ class HostSearch:
         self.span += result.nodes
         return self._take(result, child_ply, job_depth)
 
-    def _frontier(self, ply, depth, alpha, beta, moves, count, reducible=False):
+    def _frontier(self, ply, depth, alpha, beta, moves, count, reducible=False, prune=None):
         """A frontier parent: its children are jobs (young brothers wait, see the module).
         ``moves``: the ``count`` moves in order, or None when they wait in the host board's
         buffer (HostBoard.order). ``reducible``: late quiet moves' jobs may be a ply
-        shallower (late-move reductions; searched again at full depth when they fail high)."""
+        shallower (late-move reductions; searched again at full depth when they fail high).
+        ``prune`` (_selective): forward pruning of the moves after the eldest, done before
+        their batch is made (a pruned move is never a job)."""
         child_ply, job_depth = ply + 1, depth - 1
         opts = self.options
         nothing = (-INF, None, [])
@@ -861,8 +932,11 @@ class HostSearch:
             # were speculation, cancelled
             if moves is None:
                 moves = self._by_history(ply, self.hb.listed())
+            if prune is not None:
+                self._prune(ply, moves, prune)
             return self._brothers(ply, child_ply, job_depth, alpha, beta, moves, nothing,
-                                  0 if reducible and opts.job_reductions else None)
+                                  0 if reducible and opts.job_reductions else None,
+                                  prune is not None)
         # the eldest brother alone (_single, written out: this is the host's busiest path)
         hb = self.hb
         first = moves[0] if moves is not None else hb.first()
@@ -894,13 +968,16 @@ class HostSearch:
             return eldest
         if moves is None:
             moves = self._by_history(ply, self.hb.listed())
+        if prune is not None:
+            self._prune(ply, moves, prune)
         if not opts.parallel:
             return self._frontier_in_turn(ply, child_ply, job_depth, alpha, beta, moves, eldest)
         return self._brothers(ply, child_ply, job_depth, alpha, beta, moves[1:], eldest,
-                              1 if reducible and opts.job_reductions else None)
+                              1 if reducible and opts.job_reductions else None,
+                              prune is not None)
 
     def _brothers(self, ply, child_ply, job_depth, alpha, beta, moves, best_so_far,
-                  first_index=None):
+                  first_index=None, pruned=False):
         """``moves``' jobs in one batch with the window (alpha, beta) as it stands (a null
         window at alpha under PVS), taken in move order as they finish.
 
@@ -914,18 +991,24 @@ class HostSearch:
 
         ``first_index`` (not None at a null-window node that allows reductions): the index of
         ``moves[0]`` among the node's moves; late quiet moves then go out a ply shallower, and
-        one that fails high is searched again alone at full depth."""
+        one that fails high is searched again alone at full depth.
+
+        ``pruned``: some of ``moves`` may be None (forward pruning, _prune): no job, no score;
+        their slot is _PRUNED."""
         best, best_move, best_pv = best_so_far
         null = self.options.pvs and alpha + 1 < beta
         win_alpha, win_beta = alpha, (alpha + 1 if null else beta)
         job_alpha, job_beta = job_window(-win_beta, -win_alpha, child_ply)
-        if self.hb.halfmove_clock + 1 < 4 or not self.options.draws:
+        may_draw = self.hb.halfmove_clock + 1 >= 4 and self.options.draws
+        if not may_draw and not pruned:
             live = moves            # no child can be a draw (_child_is_draw)
             slots = list(range(len(moves)))
         else:
             slots, live = [], []
             for move in moves:
-                if self._child_is_draw(move):
+                if move is None:
+                    slots.append(_PRUNED)
+                elif may_draw and self._child_is_draw(move):
                     slots.append(None)
                 else:
                     slots.append(len(live))
@@ -934,7 +1017,8 @@ class HostSearch:
         if first_index is not None and job_depth > 0 and not null and alpha + 1 == beta:
             killers = self.killers[ply] if ply < HOST_MAX_PLY else ()
             for index, (move, slot) in enumerate(zip(moves, slots), first_index):
-                if slot is not None and self._reduction(job_depth + 1, index, move, killers):
+                if slot is not None and slot >= 0 \
+                        and self._reduction(job_depth + 1, index, move, killers):
                     depths[slot] = job_depth - 1
         jobs = [Job(board, depth, job_alpha, job_beta)
                 for board, depth in zip(self.hb.child_boards(live), depths)]
@@ -943,6 +1027,8 @@ class HostSearch:
         used, used_again = [], []
         try:
             for position, (move, slot) in enumerate(zip(moves, slots)):
+                if slot == _PRUNED:
+                    continue
                 if slot is None:
                     self.host_nodes += 1
                     score, tail = 0, []
@@ -997,7 +1083,7 @@ class HostSearch:
         (alpha, beta), every move of ``slots`` whose null-window result was only a lower
         bound. Returns (batch, {slot: index in it}). The first batch's results from here on
         are all looked at: they are counted here, once."""
-        wanted = [slot for slot in slots if slot is not None]
+        wanted = [slot for slot in slots if slot is not None and slot >= 0]
         for slot in wanted:
             self._await(batch, slot)
         job_alpha, job_beta = job_window(-beta, -alpha, child_ply)
@@ -1019,6 +1105,8 @@ class HostSearch:
         accelerator's own order of work (node for node)."""
         best, best_move, best_pv = eldest
         for move in moves[1:]:
+            if move is None:        # pruned (_prune)
+                continue
             if self._child_is_draw(move):
                 self.host_nodes += 1
                 score, tail = 0, []

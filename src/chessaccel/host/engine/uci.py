@@ -153,7 +153,9 @@ OPTIONS = (
 SELECTIVE_OPTIONS = {"NullMove": "null_move", "Reductions": "reductions",
                      "JobReductions": "job_reductions",
                      "Futility": "futility", "CheckExtension": "check_extension",
-                     "MateDistance": "mate_distance", "IIR": "iir", "History": "history"}
+                     "MateDistance": "mate_distance", "IIR": "iir", "History": "history",
+                     "FutilityPruning": "futility_pruning",
+                     "LateMovePruning": "late_move_pruning"}
 OPTIONS += tuple(_Check(name, name in DEFAULT_SELECTIVE) for name in SELECTIVE_OPTIONS)
 _BY_NAME = {o.name.lower(): o for o in OPTIONS}
 #: The options that make the engine search as HostSearch with SearchOptions' defaults does (in
