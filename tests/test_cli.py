@@ -102,6 +102,22 @@ def test_installed_command_exit_status_and_no_traceback():
     assert good.returncode == 0 and json.loads(good.stdout)["nodes"] == 400
 
 
+@pytest.mark.parametrize("argv", [["eval", "startpos"], ["moves", "startpos"],
+                                  ["perft", "startpos", "--depth", "2", "--divide"]])
+def test_a_reader_that_went_away_is_no_traceback(argv):
+    """`chessaccel eval ... | head`: the pipe's reader is gone before anything is written; the
+    command stops quietly with the status a shell reports for SIGPIPE."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run([sys.executable, "-m", "chessaccel.host.cli", *argv], stdout=write,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write)
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr, done.stderr
+    assert done.returncode == cli.EXIT_SIGPIPE
+
+
 def test_bench_signature_is_the_documented_one():
     """The bench's signature (total nodes on the model) is the figure README.md publishes: a
     change to the bench set, move order, search or evaluation must update it on purpose."""

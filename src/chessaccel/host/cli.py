@@ -52,6 +52,8 @@ __all__ = ["main"]
 STARTPOS = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 EXIT_BAD_INPUT = 2
 EXIT_FAILURE = 1
+#: The status a shell gives a process killed by SIGPIPE (128 + 13): what `cmd | head` leaves.
+EXIT_SIGPIPE = 141
 
 
 class UsageError(Exception):
@@ -428,6 +430,11 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("chessaccel: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (`chessaccel eval ... | head`): stop quietly as a Unix tool
+        # does on SIGPIPE, and keep Python from complaining about stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_SIGPIPE
     return 0
 
 
