@@ -375,3 +375,43 @@ def test_a_simulated_board_killed_mid_search_is_survived(one_simulated_board):
         assert two.broken is None and two.stats["boards_lost"] == 1
     finally:
         two.close()
+
+
+@needs_verilator
+def test_board_sim_serves_several_boards_the_engine_drives_as_one(one_simulated_board):
+    """``chessaccel board-sim --boards 2``: two simulators on two ptys, one line each, and the
+    ``serial:`` spec that drives them, which searches as the simulated boards do in-process."""
+    import select
+    import signal
+    import subprocess
+    import sys
+    expected = _summary(_Search(one_simulated_board, ITALIAN, 2, 1).result())
+    process = subprocess.Popen([sys.executable, "-m", "chessaccel.host.cli", "board-sim",
+                                "--boards", "2", "--cores", "2"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ports = []
+    try:
+        ready, _, _ = select.select([process.stdout], [], [], HANG)
+        assert ready, "board-sim printed no pty"
+        ports = [process.stdout.readline().strip() for _ in range(2)]   # printed together
+        assert all(port.startswith("/dev/") for port in ports) and ports[0] != ports[1], ports
+        two = make_executor("serial:" + ",".join(ports), 1)
+        try:
+            assert two.slots == 4
+            assert _summary(_Search(two, ITALIAN, 2, 1).result()) == expected
+            assert all(two.jobs_per_board().values()), two.jobs_per_board()
+        finally:
+            two.close()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=HANG)
+    assert process.returncode == 0, err
+    assert f"the engine's Backend: serial:{ports[0]},{ports[1]}" in err and "Traceback" not in err
+
+
+def test_board_sim_refuses_a_number_of_boards_out_of_range(capsys):
+    assert cli.main(["board-sim", "--boards", "9"]) == 2
+    assert cli.main(["board-sim", "--boards", "0"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["chessaccel board-sim: --boards must be in 1..8, not 9",
+                   "chessaccel board-sim: --boards must be in 1..8, not 0"]

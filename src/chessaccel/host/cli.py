@@ -11,7 +11,7 @@
                       [--host [--host-backends B1,B2] [--host-depth D] [--hardware-plies H]
                        [--accelerators N]] [--dispatch [--dispatch-depth D]]
                       (--host and --dispatch: the lab's, lab/benchcli.py, through COMMANDS_GROUP)
-    chessaccel board-sim [--cores N] [--threads T] [--clocks-per-bit N]
+    chessaccel board-sim [--cores N] [--threads T] [--clocks-per-bit N] [--boards N]
     chessaccel board info --port PORT
     chessaccel board detect
     chessaccel board program --board NAME [--bitstream FILE] [--flash]

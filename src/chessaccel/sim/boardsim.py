@@ -188,41 +188,65 @@ class BoardSim:
 
 
 def board_sim_main(args):
-    """``chessaccel board-sim``: serve the simulated board on a pty until interrupted.
+    """``chessaccel board-sim``: serve simulated boards on ptys until interrupted.
 
-    ``args`` has ``cores`` and ``clocks_per_bit``. Prints the pty path on stdout. Returns the
-    exit status (2 on a problem, with a one-line message on stderr).
+    ``args`` has ``cores``, ``threads``, ``clocks_per_bit`` and ``boards`` (how many boards, each
+    its own simulator process on its own pty, one build shared). Prints each board's pty path on
+    its own line on stdout, and on stderr the ``serial:`` spec that drives them all. A board whose
+    simulator ends is reported once; the others are served on until Ctrl-C or SIGTERM. Returns
+    the exit status (2 on a problem, with a one-line message on stderr).
     """
+    from chessaccel.host.backends.board import MAX_SIM_BOARDS
+
     def note(line):
         print(line, file=sys.stderr, flush=True)
+    boards = getattr(args, "boards", 1)
+    if not 1 <= boards <= MAX_SIM_BOARDS:
+        note(f"chessaccel board-sim: --boards must be in 1..{MAX_SIM_BOARDS}, not {boards}")
+        return 2
+    sims = []
     try:
-        sim = BoardSim(cores=args.cores, clocks_per_bit=args.clocks_per_bit, log=note,
-                       threads=args.threads)
+        for _ in range(boards):         # the first builds (minutes, once); the others find it
+            sims.append(BoardSim(cores=args.cores, clocks_per_bit=args.clocks_per_bit, log=note,
+                                 threads=args.threads))
     except (BoardSimError, ValueError) as error:
+        for sim in sims:
+            sim.close()
         note(f"chessaccel board-sim: {first_line(error)}")
         return 2
-    print(sim.port, flush=True)
-    note(f"simulated board ({args.cores} core(s) of {args.threads} thread(s), "
-         f"{args.clocks_per_bit} clocks/bit) on {sim.port}; Ctrl-C to stop")
+    for sim in sims:
+        print(sim.port, flush=True)
+    ports = ",".join(sim.port for sim in sims)
+    what = "simulated board" if boards == 1 else f"{boards} simulated boards"
+    note(f"{what} ({args.cores} core(s) of {args.threads} thread(s), {args.clocks_per_bit} "
+         f"clocks/bit) on {ports}; the engine's Backend: serial:{ports}; Ctrl-C to stop")
     stopped = False
 
     def stop(*_):
         nonlocal stopped
         stopped = True
     old = signal.signal(signal.SIGTERM, stop)
+    ended = set()
     try:
-        while not stopped and sim.process.poll() is None:
+        while not stopped and len(ended) < len(sims):
+            for sim in sims:
+                if sim.port not in ended and sim.process.poll() is not None:
+                    ended.add(sim.port)
+                    note(f"the simulated board on {sim.port} ended (status "
+                         f"{sim.process.returncode})")
             try:
-                sim.process.wait(timeout=0.5)
-            except subprocess.TimeoutExpired:
+                next(sim for sim in sims if sim.port not in ended).process.wait(timeout=0.5)
+            except (subprocess.TimeoutExpired, StopIteration):
                 pass
     except KeyboardInterrupt:
         pass
     finally:
         signal.signal(signal.SIGTERM, old)
-        stats = sim.close()
-    if stats:
-        note(f"simulated {stats['cycles']} cycles in {stats['ticking_seconds']:.2f} s of ticking")
+        for sim in sims:
+            stats = sim.close()
+            if stats:
+                note(f"{sim.port}: simulated {stats['cycles']} cycles in "
+                     f"{stats['ticking_seconds']:.2f} s of ticking")
     return 0
 
 
@@ -233,6 +257,9 @@ def add_board_sim_arguments(parser):
                              "hdl/interleave.py); the host sees cores x threads job slots")
     parser.add_argument("--clocks-per-bit", type=int, default=SIM_CLOCKS_PER_BIT,
                         help=f"UART divisor in simulation (default {SIM_CLOCKS_PER_BIT})")
+    parser.add_argument("--boards", type=int, default=1,
+                        help="simulated boards, each on its own pty (default 1; the engine drives "
+                             "them all as serial:PTY1,PTY2,...)")
 
 
 if __name__ == "__main__":
