@@ -448,7 +448,12 @@ public:
     bool aborted = false;
 
     std::unique_ptr<Worker> main;
+    // The main search's thread: made at the first search and kept, woken for each (a thread
+    // made per search cost more than a short search's work). Under m: go (a search to run),
+    // searching (one runs or is about to), quit (hs_free).
     std::thread thread;
+    std::condition_variable go_cv;
+    bool go = false, searching = false, quit = false;
 
     // native launches (hostlaunch.hpp; hs_set_launcher), else none: the Python pump takes jobs
     hostlaunch::Launcher* launcher = nullptr;
@@ -490,18 +495,52 @@ public:
                 end_cv.notify_all();
             });
         }
-        thread = std::thread([this] {
+        {
+            std::lock_guard<std::mutex> lock(m);
+            go = searching = true;
+        }
+        if (thread.joinable())
+            go_cv.notify_one();
+        else
+            thread = std::thread([this] { serve(); });
+    }
+
+    // The main search's thread: each search it is woken for, until hs_free.
+    void serve() {
+        for (;;) {
+            {
+                std::unique_lock<std::mutex> lock(m);
+                go_cv.wait(lock, [this] { return go || quit; });
+                if (quit) return;
+                go = false;
+            }
             main->run();
             running = 0;
             std::lock_guard<std::mutex> lock(m);
+            searching = false;
             queue_cv.notify_all();
             end_cv.notify_all();
-        });
+        }
     }
 
+    // Wait for the search (its main thread back to waiting, the pump ended).
     void join() {
-        if (thread.joinable()) thread.join();
+        {
+            std::unique_lock<std::mutex> lock(m);
+            end_cv.wait(lock, [this] { return !searching; });
+        }
         if (pump.joinable()) pump.join();
+    }
+
+    ~Search() {
+        stop = true;
+        join();
+        {
+            std::lock_guard<std::mutex> lock(m);
+            quit = true;
+        }
+        go_cv.notify_one();
+        if (thread.joinable()) thread.join();
     }
 
     void run_pump();
