@@ -592,7 +592,7 @@ public:
             b.score[i] = scores[k];
             b.move[i] = unpack_move(moves[k], b.black[i]);
             b.nodes[i] = nodes[k];
-            b.ready[i] = 1;
+            __atomic_store_n(&b.ready[i], 1, __ATOMIC_RELEASE);    // read without m by wait()
             b.cv.notify_all();
         }
     }
@@ -853,8 +853,7 @@ int Worker::iteration(int depth, int previous, Line& pv, int& bound) {
 
 void Worker::push(int ply, uint32_t move) {
     Pos& c = stack_[ply + 1];
-    make_board(stack_[ply], move, c);
-    c.key = compute_key(c);
+    make(stack_[ply], move, c);
     keys_.push_back(c.key);
 }
 
@@ -1223,6 +1222,8 @@ void Worker::share(Split& sp) {
 }
 
 int Worker::wait(std::shared_ptr<Batch>& batch, int i) {
+    // answered already (always, with the instant launcher): no lock
+    if (__atomic_load_n(&batch->ready[i], __ATOMIC_ACQUIRE)) return i;
     std::unique_lock<std::mutex> lock(s_.m);
     while (!batch->ready[i]) {
         lock.unlock();
