@@ -52,11 +52,34 @@ void hb_init(Pos* stack, int i) {
     p.key = compute_key(p);
 }
 
+// Ply i := a python-chess board's position from its bitboards (white, black, then pawns,
+// knights, bishops, rooks, queens, kings), the side, the model's castling rights, the ep square
+// (64: none) and the halfmove clock; kings and key included (hb_init).
+void hb_set_chess(Pos* stack, int i, const uint64_t* masks, int side, int castling, int ep,
+                  uint32_t halfmove) {
+    Pos& p = stack[i];
+    std::memset(p.sq, EMPTY, sizeof p.sq);
+    for (int color = 0; color < 2; color++)
+        for (int type = PAWN; type <= KING; type++)
+            for (uint64_t bits = masks[color] & masks[1 + type]; bits; bits &= bits - 1)
+                p.sq[__builtin_ctzll(bits)] = (uint8_t)make_code(color, type);
+    p.side = (uint8_t)side;
+    p.castling = (uint8_t)castling;
+    p.ep = (uint8_t)ep;
+    p.halfmove = halfmove;
+    hb_init(stack, i);
+}
+
+// `move` is one of ply i's legal moves.
+int hb_is_legal(const Pos* stack, int i, uint32_t move) {
+    uint32_t moves[MAX_MOVES];
+    return index_of(moves, legal_moves(stack[i], moves), move) >= 0;
+}
+
 // Ply i + 1 := ply i after `move`; returns its key.
 uint64_t hb_push(Pos* stack, int i, uint32_t move) {
     Pos& c = stack[i + 1];
-    make_board(stack[i], move, c);
-    c.key = compute_key(c);
+    make(stack[i], move, c);
     return c.key;
 }
 

@@ -5,6 +5,9 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 namespace hostboard {
 
@@ -37,7 +40,6 @@ inline int knight_to[64][8], knight_n[64];
 inline int king_to[64][8], king_n[64];
 inline int ray_sq[64][8][7], ray_n[64][8];         // directions 0-3 orthogonal, 4-7 diagonal
 inline uint8_t castle_clear[64];
-inline bool aligned[64][64];                       // on one rank, file or diagonal
 inline uint64_t z_piece[16][64], z_side, z_castle[16], z_ep[8];
 // the order key's promotion field: PROMOTION_ORDER is queen, rook, bishop, knight
 const int promo_rank[8] = {0, 0, 3, 2, 1, 0, 0, 0};
@@ -67,11 +69,6 @@ struct Tables {
                     ray_sq[s][d][ray_n[s][d]++] = (r + k * dr) * 8 + f + k * df;
             }
         }
-        for (int a = 0; a < 64; a++)
-            for (int b = 0; b < 64; b++) {
-                int df = file_of(a) - file_of(b), dr = rank_of(a) - rank_of(b);
-                aligned[a][b] = a != b && (df == 0 || dr == 0 || df == dr || df == -dr);
-            }
         std::memset(castle_clear, 0, sizeof castle_clear);
         castle_clear[4] = 1 | 2;
         castle_clear[7] = 1;
@@ -181,6 +178,30 @@ inline uint64_t compute_key(const Pos& p) {
     return k;
 }
 
+// The key's term of a square's code (none for an empty square).
+inline uint64_t z_square(int code, int s) { return code ? z_piece[code][s] : 0; }
+
+// c := p after `move` (make_board), its key from p's (which must be compute_key(p)): the squares
+// the move changed, the side, the castling rights and the en-passant terms of both.
+inline void make(const Pos& p, uint32_t move, Pos& c) {
+    make_board(p, move, c);
+    int f = move & 63, t = (move >> 6) & 63;
+    uint64_t k = p.key ^ z_side ^ z_castle[p.castling & 15] ^ z_castle[c.castling & 15];
+    if (p.ep != NO_EP && has_legal_ep(p)) k ^= z_ep[file_of(p.ep)];
+    k ^= z_square(p.sq[f], f) ^ z_square(c.sq[f], f) ^ z_square(p.sq[t], t) ^ z_square(c.sq[t], t);
+    int ptype = type_of(p.sq[f]);
+    if (ptype == PAWN && t == p.ep) {
+        int taken = rank_of(f) * 8 + file_of(t);
+        k ^= z_square(p.sq[taken], taken) ^ z_square(c.sq[taken], taken);
+    } else if (ptype == KING && (t - f == 2 || f - t == 2)) {
+        int rook_from = t > f ? f + 3 : f - 4, rook_to = t > f ? f + 1 : f - 1;
+        k ^= z_square(p.sq[rook_from], rook_from) ^ z_square(c.sq[rook_from], rook_from)
+           ^ z_square(p.sq[rook_to], rook_to) ^ z_square(c.sq[rook_to], rook_to);
+    }
+    if (c.ep != NO_EP && has_legal_ep(c)) k ^= z_ep[file_of(c.ep)];
+    c.key = k;
+}
+
 struct MoveList {
     uint32_t move[MAX_MOVES];
     int n = 0;
@@ -194,14 +215,33 @@ inline void add_pawn_move(MoveList& ml, int f, int t, bool last_rank) {
         ml.add(f | t << 6);
 }
 
-// Pseudo-legal moves (any order); castling only where it is legal.
-inline void pseudo_moves(const Pos& p, MoveList& ml) {
+// The squares (as bits, square s bit s) of colour `color`'s pieces.
+inline uint64_t pieces_of(const Pos& p, int color) {
+#ifdef __SSE2__
+    uint64_t empty = 0, black = 0;
+    for (int chunk = 0; chunk < 4; chunk++) {
+        __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p.sq + 16 * chunk));
+        empty |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128()))
+                 << (16 * chunk);
+        // the colour bit (3) moved to each byte's top, where movemask reads it
+        black |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_slli_epi16(v, 4)) << (16 * chunk);
+    }
+    return ~empty & (color ? black : ~black);
+#else
+    uint64_t out = 0;
+    for (int s = 0; s < 64; s++)
+        if (p.sq[s] != EMPTY && color_of(p.sq[s]) == color) out |= 1ull << s;
+    return out;
+#endif
+}
+
+// Pseudo-legal moves (any order); castling only where it is legal. `check`: in_check(p).
+inline void pseudo_moves(const Pos& p, MoveList& ml, bool check) {
     const uint8_t* sq = p.sq;
     int us = p.side, them = us ^ 1;
     int up = us == 0 ? 8 : -8, start = us == 0 ? 1 : 6, last = us == 0 ? 7 : 0;
-    for (int f = 0; f < 64; f++) {
-        int c = sq[f];
-        if (c == EMPTY || color_of(c) != us) continue;
+    for (uint64_t own = pieces_of(p, us); own; own &= own - 1) {
+        int f = __builtin_ctzll(own), c = sq[f];
         int type = type_of(c);
         if (type == PAWN) {
             int one = f + up;
@@ -240,7 +280,9 @@ inline void pseudo_moves(const Pos& p, MoveList& ml) {
     // the squares between empty, the king not in check and not passing an attacked square)
     int home = us == 0 ? 4 : 60, king = make_code(us, KING), rook = make_code(us, ROOK);
     int rights = p.castling >> (2 * us);
-    if ((rights & 3) && sq[home] == king && !attacked(p, home, them)) {
+    // the king on its home square: attacked there is in check
+    if ((rights & 3) && sq[home] == king
+            && (p.king[us] == home ? !check : !attacked(p, home, them))) {
         if ((rights & 1) && sq[home + 3] == rook && sq[home + 1] == EMPTY && sq[home + 2] == EMPTY
                 && !attacked(p, home + 1, them) && !attacked(p, home + 2, them))
             ml.add(home | (home + 2) << 6);
@@ -250,29 +292,52 @@ inline void pseudo_moves(const Pos& p, MoveList& ml) {
     }
 }
 
-// Out of check, a move by a piece that does not stand on a line through its own king cannot
-// expose the king (no pin, no discovered check on it); only the others are played out.
-inline bool needs_test(const Pos& p, uint32_t move, bool check) {
+// The squares (as bits) of the side to move's pieces that are the only piece between their
+// king and an enemy slider on its line: the pieces whose move may expose the king.
+inline uint64_t pinned(const Pos& p) {
+    int king = p.king[p.side], us = p.side, them = us ^ 1;
+    if (king >= 64) return ~0ull;
+    int queen = make_code(them, QUEEN);
+    uint64_t out = 0;
+    for (int d = 0; d < 8; d++) {
+        int slider = make_code(them, d < 4 ? ROOK : BISHOP), own = -1;
+        for (int k = 0; k < ray_n[king][d]; k++) {
+            int s = ray_sq[king][d][k], c = p.sq[s];
+            if (c == EMPTY) continue;
+            if (own < 0 && color_of(c) == us) { own = s; continue; }
+            if (own >= 0 && (c == slider || c == queen)) out |= 1ull << own;
+            break;
+        }
+    }
+    return out;
+}
+
+// Out of check, a move by a piece that is not pinned to its own king (pinned(p): `pins`) cannot
+// expose the king, save the king's own moves and en passant; only those are played out.
+inline bool needs_test(const Pos& p, uint32_t move, bool check, uint64_t pins) {
     int f = move & 63, t = (move >> 6) & 63, king = p.king[p.side];
-    return check || f == king || aligned[f][king] || (t == p.ep && type_of(p.sq[f]) == PAWN);
+    return check || f == king || (pins >> f & 1) || (t == p.ep && type_of(p.sq[f]) == PAWN);
 }
 
 inline int legal_moves(const Pos& p, uint32_t* out) {
     MoveList ml;
-    pseudo_moves(p, ml);
     bool check = in_check(p);
+    pseudo_moves(p, ml, check);
+    uint64_t pins = check ? 0 : pinned(p);
     int n = 0;
     for (int k = 0; k < ml.n; k++)
-        if (!needs_test(p, ml.move[k], check) || legal_after(p, ml.move[k])) out[n++] = ml.move[k];
+        if (!needs_test(p, ml.move[k], check, pins) || legal_after(p, ml.move[k]))
+            out[n++] = ml.move[k];
     return n;
 }
 
 inline bool has_legal_move(const Pos& p) {
     MoveList ml;
-    pseudo_moves(p, ml);
     bool check = in_check(p);
+    pseudo_moves(p, ml, check);
+    uint64_t pins = check ? 0 : pinned(p);
     for (int k = 0; k < ml.n; k++)
-        if (!needs_test(p, ml.move[k], check) || legal_after(p, ml.move[k])) return true;
+        if (!needs_test(p, ml.move[k], check, pins) || legal_after(p, ml.move[k])) return true;
     return false;
 }
 
@@ -334,6 +399,48 @@ inline bool insufficient_for(const Pos& p, int color) {
     return true;
 }
 
+// Sort order_key(...) << 32 | move values (unique keys) ascending: a bucket per class and
+// relative target square (the key's top fields), found through one bitmask per class, each
+// bucket a list kept in order (it rarely holds more than one or two); castling (its own stage)
+// last. An insertion sort of the whole list cost more than the moves' generation.
+inline void sort_keyed(uint64_t* keyed, int n) {
+    constexpr int CLASSES = 7;              // the class field: 7 - (1 .. 7)
+    uint64_t occupied[CLASSES] = {};
+    int16_t head[CLASSES][64];              // read only where `occupied` has the bit
+    int16_t next[MAX_MOVES];
+    uint64_t castles[2];
+    int nc = 0;
+    for (int k = 0; k < n; k++) {
+        uint64_t v = keyed[k];
+        uint32_t key = (uint32_t)(v >> 32);
+        if (key >= CASTLING_STAGE) {
+            if (nc && castles[0] > v) { castles[1] = castles[0]; castles[0] = v; }
+            else castles[nc] = v;
+            nc++;
+            continue;
+        }
+        int cls = key >> 20, to = (key >> 14) & 63;
+        uint64_t bit = 1ull << to;
+        if (!(occupied[cls] & bit)) {
+            occupied[cls] |= bit;
+            head[cls][to] = (int16_t)k;
+            next[k] = -1;
+            continue;
+        }
+        int16_t* at = &head[cls][to];
+        while (*at >= 0 && keyed[*at] < v) at = &next[*at];
+        next[k] = *at;
+        *at = (int16_t)k;
+    }
+    uint64_t sorted[MAX_MOVES];
+    int m = 0;
+    for (int cls = 0; cls < CLASSES; cls++)
+        for (uint64_t bits = occupied[cls]; bits; bits &= bits - 1)
+            for (int i = head[cls][__builtin_ctzll(bits)]; i >= 0; i = next[i]) sorted[m++] = keyed[i];
+    for (int k = 0; k < nc; k++) sorted[m++] = castles[k];
+    std::memcpy(keyed, sorted, n * sizeof(uint64_t));
+}
+
 // Legal moves of p in the host's order: `tt` first when legal and tt_front, then captures
 // in generation order, then the killers k1, k2 (when legal and not `tt`), then the quiet moves
 // and castling in generation order (HostSearch._ordered). Returns their number.
@@ -344,12 +451,7 @@ inline int ordered_moves(const Pos& p, uint32_t tt, int tt_front, uint32_t k1, u
     uint64_t keyed[MAX_MOVES];
     int ep = hot_ep(p);
     for (int k = 0; k < n; k++) keyed[k] = (uint64_t)order_key(p, moves[k], ep) << 32 | moves[k];
-    for (int k = 1; k < n; k++) {           // insertion sort: keys are unique, lists short
-        uint64_t v = keyed[k];
-        int j = k - 1;
-        while (j >= 0 && keyed[j] > v) { keyed[j + 1] = keyed[j]; j--; }
-        keyed[j + 1] = v;
-    }
+    sort_keyed(keyed, n);
     int m = 0;
     uint32_t killers[2];
     int nk = 0;
@@ -411,7 +513,9 @@ inline void make_null(const Pos& p, Pos& c) {
     c.side ^= 1;
     c.ep = NO_EP;
     c.halfmove = p.halfmove + 1;
-    c.key = compute_key(c);
+    // p's key with the side flipped and p's en-passant term gone (c has no en passant)
+    c.key = p.key ^ z_side;
+    if (p.ep != NO_EP && has_legal_ep(p)) c.key ^= z_ep[file_of(p.ep)];
 }
 
 // `move` leaves the opponent in check.

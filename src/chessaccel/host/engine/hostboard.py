@@ -31,7 +31,7 @@ import chess
 
 from chessaccel.host.backends import BackendError
 from chessaccel.sim.buildtools import build_root
-from chessaccel.model.position import board_from_chess
+from chessaccel.contract.geometry import CASTLE_BIT
 from chessaccel.model.board import Board
 
 __all__ = ["HostBoard", "HostBoardError", "library", "move_code", "move_of", "position_key",
@@ -54,6 +54,10 @@ _SIDE, _CASTLING, _EP, _KING_W, _KING_B = 64, 65, 66, 67, 68
 _POS_WORDS, _HALFMOVE_WORD = _POS_BYTES // 4, 72 // 4
 _POS_QWORDS, _KEY_QWORD = _POS_BYTES // 8, 80 // 8
 _NONE = 0
+#: The model's castling right of each rook square python-chess's castling rights name.
+_ROOK_RIGHTS = ((chess.BB_H1, CASTLE_BIT[0, True]), (chess.BB_A1, CASTLE_BIT[0, False]),
+                (chess.BB_H8, CASTLE_BIT[1, True]), (chess.BB_A8, CASTLE_BIT[1, False]))
+_MASKS = ctypes.c_uint64 * 8
 
 
 class HostBoardError(BackendError):
@@ -133,6 +137,8 @@ def library():
         except OSError as error:
             raise HostBoardError(f"cannot load the host's compiled move generator: {error}") from None
         lib.hb_push.restype = ctypes.c_uint64
+        lib.hb_set_chess.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int,
+                                     ctypes.c_int, ctypes.c_int, ctypes.c_uint32]
         lib.hb_push_null.restype = ctypes.c_uint64
         if lib.hb_pos_size() != _POS_BYTES:
             raise HostBoardError(f"hostboard.cpp's position is {lib.hb_pos_size()} bytes, "
@@ -192,17 +198,33 @@ class HostBoard:
         self._keys = self._view.cast("Q")
         self._moves = (ctypes.c_uint32 * 256)()
         self._moves_view = memoryview(self._moves).cast("B").cast("I")
-        self._codes = (ctypes.c_uint32 * 256)()
-        self._children = (ctypes.c_uint8 * (_POS_BYTES * 256))()
-        self._children_view = memoryview(self._children).cast("B")
+        self._codes = self._children = self._children_view = None    # child_boards' (made then)
         self.ply = 0
         self._count = 0
-        self.set_root(board_from_chess(cb), cb.halfmove_clock)
+        self.set_chess(cb)
 
     def set_root(self, board, halfmove=0):
         """Root the stack at a model ``Board``."""
         self.ply = 0
         self._write(0, board, halfmove)
+
+    def set_chess(self, cb):
+        """Root the stack at a python-chess board's position: ``set_root(board_from_chess(cb),
+        cb.halfmove_clock)`` written from its bitboards by the library."""
+        self.ply = 0
+        rights = cb.clean_castling_rights()
+        castling = 0
+        for rook, bit in _ROOK_RIGHTS:
+            if rights & rook:
+                castling |= bit
+        ep = cb.ep_square
+        if ep is None or cb._valid_ep_square() != ep:     # as board_from_chess drops it
+            ep = _NO_EP
+        occupied = cb.occupied_co
+        masks = _MASKS(occupied[chess.WHITE], occupied[chess.BLACK], cb.pawns, cb.knights,
+                       cb.bishops, cb.rooks, cb.queens, cb.kings)
+        self._lib.hb_set_chess(self._stack, 0, masks, 0 if cb.turn == chess.WHITE else 1,
+                               castling, ep, min(cb.halfmove_clock, 1 << 30))
 
     def _write(self, index, board, halfmove):
         view, base = self._view, index * _POS_BYTES
@@ -263,6 +285,11 @@ class HostBoard:
         """The moves ``order`` put in the buffer, as a list."""
         return list(map(_MOVES.__getitem__, self._moves_view[:self._count].tolist()))
 
+    def is_legal(self, move):
+        """``move`` is one of the current ply's legal moves (``move in ordered()``)."""
+        return not move.drop and bool(self._lib.hb_is_legal(self._stack, self.ply,
+                                                            move_code(move)))
+
     def is_check(self):
         return bool(self._lib.hb_in_check(self._stack, self.ply))
 
@@ -300,6 +327,10 @@ class HostBoard:
 
     def child_boards(self, moves):
         """The model ``Board`` after each of ``moves``, in one call to the library."""
+        if self._codes is None:
+            self._codes = (ctypes.c_uint32 * 256)()
+            self._children = (ctypes.c_uint8 * (_POS_BYTES * 256))()
+            self._children_view = memoryview(self._children).cast("B")
         codes = self._codes
         for k, move in enumerate(moves):
             codes[k] = move_code(move)

@@ -380,6 +380,26 @@ void on_event(cl_event, cl_int, void* data) {
 
 // --- the instant launcher ------------------------------------------------------------------------
 
+// Each packed position's material balance for its side to move (the values of piece types 1-7).
+// Built twice where the compiler can (x86-64): with the popcnt instruction, which the baseline
+// x86-64 lacks, and without; the loader picks the one the processor runs.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("popcnt", "default")))
+#endif
+void balances(const int32_t* values, const uint64_t* positions, int n, int32_t* scores) {
+    for (int i = 0; i < n; i++) {
+        const uint64_t* p = positions + i * POSITION_WORDS;
+        int balance = 0;
+        for (int t = 1; t < 8; t++) {
+            uint64_t of_type = (t & 1 ? p[0] : ~p[0]) & (t & 2 ? p[1] : ~p[1]) &
+                               (t & 4 ? p[2] : ~p[2]);
+            balance += values[t] * (__builtin_popcountll(of_type & p[3])
+                                    - __builtin_popcountll(of_type & ~p[3]));
+        }
+        scores[i] = balance;
+    }
+}
+
 class InstantLauncher : public Launcher {
 public:
     explicit InstantLauncher(const int32_t* type_values) {
@@ -388,15 +408,8 @@ public:
     bool instant() const override { return true; }
     void run_instant(const uint64_t* positions, int n, int32_t* scores, uint32_t* moves,
                      uint64_t* nodes) override {
+        balances(values_, positions, n, scores);
         for (int i = 0; i < n; i++) {
-            const uint64_t* p = positions + i * POSITION_WORDS;
-            int balance = 0;
-            for (int t = 1; t < 8; t++) {
-                uint64_t of_type = (t & 1 ? p[0] : ~p[0]) & (t & 2 ? p[1] : ~p[1]) &
-                                   (t & 4 ? p[2] : ~p[2]);
-                balance += values_[t] * (count(of_type & p[3]) - count(of_type & ~p[3]));
-            }
-            scores[i] = balance;
             moves[i] = 0;
             nodes[i] = 1;
         }
@@ -415,12 +428,6 @@ public:
     void release(int) override {}
 
 private:
-    static int count(uint64_t x) {     // no popcnt instruction on the baseline x86-64
-        x -= (x >> 1) & 0x5555555555555555ull;
-        x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-        x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
-        return (int)((x * 0x0101010101010101ull) >> 56);
-    }
     int32_t values_[8];
 };
 

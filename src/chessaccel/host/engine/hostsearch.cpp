@@ -195,11 +195,10 @@ public:
         mask_ = entries - 1;
         clear();
     }
+    // Between searches only. One memset: the C library's path for large blocks does not leave
+    // the caches full of the table (an entry at a time did, and the next search ran cold).
     void clear() {
-        for (size_t i = 0; i <= mask_; i++) {
-            slots_[i].check.store(0, std::memory_order_relaxed);
-            slots_[i].data.store(0, std::memory_order_relaxed);
-        }
+        std::memset(static_cast<void*>(slots_.get()), 0, (mask_ + 1) * sizeof(Entry));
         used_.store(0);
     }
     void new_search() { generation_ = (generation_ + 1) & 0xff; }
@@ -493,7 +492,12 @@ public:
     bool aborted = false;
 
     std::unique_ptr<Worker> main;
+    // The main search's thread: made at the first search and kept, woken for each (a thread
+    // made per search cost more than a short search's work). Under m: go (a search to run),
+    // searching (one runs or is about to), quit (hs_free).
     std::thread thread;
+    std::condition_variable go_cv;
+    bool go = false, searching = false, quit = false;
 
     // native launches (hostlaunch.hpp; hs_set_launcher), else none: the Python pump takes jobs
     hostlaunch::Launcher* launcher = nullptr;
@@ -535,18 +539,52 @@ public:
                 end_cv.notify_all();
             });
         }
-        thread = std::thread([this] {
+        {
+            std::lock_guard<std::mutex> lock(m);
+            go = searching = true;
+        }
+        if (thread.joinable())
+            go_cv.notify_one();
+        else
+            thread = std::thread([this] { serve(); });
+    }
+
+    // The main search's thread: each search it is woken for, until hs_free.
+    void serve() {
+        for (;;) {
+            {
+                std::unique_lock<std::mutex> lock(m);
+                go_cv.wait(lock, [this] { return go || quit; });
+                if (quit) return;
+                go = false;
+            }
             main->run();
             running = 0;
             std::lock_guard<std::mutex> lock(m);
+            searching = false;
             queue_cv.notify_all();
             end_cv.notify_all();
-        });
+        }
     }
 
+    // Wait for the search (its main thread back to waiting, the pump ended).
     void join() {
-        if (thread.joinable()) thread.join();
+        {
+            std::unique_lock<std::mutex> lock(m);
+            end_cv.wait(lock, [this] { return !searching; });
+        }
         if (pump.joinable()) pump.join();
+    }
+
+    ~Search() {
+        stop = true;
+        join();
+        {
+            std::lock_guard<std::mutex> lock(m);
+            quit = true;
+        }
+        go_cv.notify_one();
+        if (thread.joinable()) thread.join();
     }
 
     void run_pump();
@@ -598,7 +636,7 @@ public:
             b.score[i] = scores[k];
             b.move[i] = unpack_move(moves[k], b.black[i]);
             b.nodes[i] = nodes[k];
-            b.ready[i] = 1;
+            __atomic_store_n(&b.ready[i], 1, __ATOMIC_RELEASE);    // read without m by wait()
             b.cv.notify_all();
         }
     }
@@ -859,8 +897,7 @@ int Worker::iteration(int depth, int previous, Line& pv, int& bound) {
 
 void Worker::push(int ply, uint32_t move) {
     Pos& c = stack_[ply + 1];
-    make_board(stack_[ply], move, c);
-    c.key = compute_key(c);
+    make(stack_[ply], move, c);
     keys_.push_back(c.key);
 }
 
@@ -1275,6 +1312,8 @@ void Worker::share(Split& sp) {
 }
 
 int Worker::wait(std::shared_ptr<Batch>& batch, int i) {
+    // answered already (always, with the instant launcher): no lock
+    if (__atomic_load_n(&batch->ready[i], __ATOMIC_ACQUIRE)) return i;
     std::unique_lock<std::mutex> lock(s_.m);
     while (!batch->ready[i]) {
         lock.unlock();

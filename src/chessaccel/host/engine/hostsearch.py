@@ -26,6 +26,7 @@ as sequential PVS does). ``SearchOptions.exact`` runs the same tree in both, nod
 """
 
 import ctypes
+import operator
 import time
 from collections import deque
 
@@ -53,6 +54,8 @@ OPTION_FIELDS = ("hardware_plies", "tt", "pvs", "aspiration", "killers", "draws"
                  "aspiration_delta", "null_move", "reductions", "job_reductions", "futility",
                  "check_extension", "mate_distance", "iir", "history", "futility_pruning",
                  "late_move_pruning", "threads", "evaluation")
+#: The options' values in OPTION_FIELDS order, read in one call.
+_option_values = operator.attrgetter(*OPTION_FIELDS)
 #: Launches in flight at once, each on its own queue: a launch lasts as long as its longest
 #: job, so the jobs of the next ones must not wait for it.
 IN_FLIGHT = 16
@@ -68,6 +71,8 @@ DEFAULT_LAUNCH_JOBS = 4096
 _POSITION_WORDS = 5
 _MAX_LINE = 128
 _KILLERS = 2
+_MOVES = hostboard._MOVES
+_BOUNDS = {1: "lower", 2: "upper"}
 
 
 class _Info(ctypes.Structure):
@@ -351,6 +356,11 @@ class CompiledSearch:
         self._tickets = np.zeros(n, dtype=np.uint32)
         self._black = np.zeros(n, dtype=np.uint8)
         self._infos = (_Info * 16)()
+        self._info = _Info()
+        self._error = ctypes.create_string_buffer(200)
+        self._stats = (ctypes.c_uint64 * 3)()
+        self._option_values = self._option_array = None     # the last search's, reused
+        self._board = None
         #: hostlaunch.cpp's launcher (made at the first search, once the device is open), or
         #: None: this module's pump runs the launches (``native``: whether one is used)
         self._launcher = None
@@ -385,22 +395,30 @@ class CompiledSearch:
     def search(self, cb, limits=None):
         limits = limits or Limits()
         start = time.monotonic()
-        board = hostboard.HostBoard(cb)
-        root_moves = board.ordered()
-        if limits.root_moves:
-            root_moves = [m for m in root_moves if m in limits.root_moves] or root_moves
+        board = self._board      # the root's stack, made once (searches run one at a time)
+        if board is None:
+            board = self._board = hostboard.HostBoard(cb)
+        else:
+            board.set_chess(cb)
+        count = board.order()
         result = SearchResult(None, None, 0, 0, [], 0, 0, 0, 0, 0.0, 0, 0)
-        if not root_moves:
+        if not count:
             result.score = -MATE if cb.is_check() else 0
             result.host_nodes = 1
             return result
-        result.best_move = root_moves[0]
+        result.best_move = board.first()
+        if limits.root_moves:
+            result.best_move = next((m for m in board.listed() if m in limits.root_moves),
+                                    result.best_move)
         keys = game_keys(cb, board)
-        history = np.array(keys[:-1], dtype=np.uint64)
-        options = np.array([_option(self.options, f) for f in OPTION_FIELDS]
-                           + [int(self.speculate)], dtype=np.int32)
-        wanted = np.array([hostboard.move_code(m) for m in limits.root_moves or ()],
-                          dtype=np.uint32)
+        history = (ctypes.c_uint64 * (len(keys) - 1))(*keys[:-1])
+        values = (*_option_values(self.options), self.speculate)
+        if values != self._option_values:
+            self._option_values = values
+            ints = [_option(self.options, f) for f in OPTION_FIELDS] + [int(self.speculate)]
+            self._option_array = (ctypes.c_int32 * len(ints))(*ints)
+        wanted = [hostboard.move_code(m) for m in limits.root_moves or ()]
+        wanted = (ctypes.c_uint32 * len(wanted))(*wanted)
         lib, handle = self._lib, self._handle
         if self.native is None:
             backend = getattr(self.executor, "backend", None)
@@ -411,8 +429,8 @@ class CompiledSearch:
                 self.native_error = first_line(error)
             self.native = self._launcher is not None
             lib.hs_set_launcher(handle, self._launcher, NATIVE_POLL_US)
-        lib.hs_set_root(handle, ctypes.cast(board._stack, ctypes.c_void_p), _pointer(history),
-                        len(history), _pointer(options), _pointer(wanted), len(wanted))
+        lib.hs_set_root(handle, board._stack, history, len(history), self._option_array,
+                        wanted, len(wanted))
         now = time.monotonic()
         deadline = -1.0 if limits.deadline is None else max(0.0, limits.deadline - now)
         soft = -1.0 if limits.soft_deadline is None else max(0.0, limits.soft_deadline - now)
@@ -425,16 +443,15 @@ class CompiledSearch:
                 self._pump(result)
         finally:
             lib.hs_stop(handle)
-        info = _Info()
-        error = ctypes.create_string_buffer(200)
+        info, error = self._info, self._error
         if lib.hs_result(handle, ctypes.byref(info), error):
             result.error = error.value.decode(errors="replace")
         if self.native:
-            stats = np.zeros(3, dtype=np.uint64)
-            lib.hs_launch_stats(handle, _pointer(stats))
-            self.launches += int(stats[0])
-            self.launched_jobs += int(stats[1])
-            self.launch_seconds += int(stats[2]) / 1e9
+            stats = self._stats
+            lib.hs_launch_stats(handle, stats)
+            self.launches += stats[0]
+            self.launched_jobs += stats[1]
+            self.launch_seconds += stats[2] / 1e9
         self._report()
         pv = self._line(info)
         result.score, result.depth = info.score, info.depth
@@ -542,7 +559,7 @@ class CompiledSearch:
             raw = self._infos[k]
             info = IterationInfo(
                 depth=raw.depth, seldepth=raw.seldepth, score=raw.score,
-                bound={1: "lower", 2: "upper"}.get(raw.bound, "exact"), pv=self._line(raw),
+                bound=_BOUNDS.get(raw.bound, "exact"), pv=self._line(raw),
                 host_nodes=raw.host_nodes, accelerator_nodes=raw.accelerator_nodes,
                 speculative_nodes=raw.speculative_nodes, jobs=raw.jobs, seconds=raw.seconds,
                 hashfull=raw.hashfull, span_nodes=0)
@@ -553,5 +570,6 @@ class CompiledSearch:
 
     @staticmethod
     def _line(info):
-        return [hostboard.move_of(code) for code in info.pv[:info.pv_length]]
+        # hostboard.move_of of each code (its table, read directly)
+        return list(map(_MOVES.__getitem__, info.pv[:info.pv_length]))
 

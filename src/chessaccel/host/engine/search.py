@@ -239,7 +239,7 @@ def legal_prefix(cb, pv, root=None):
     out = []
     try:
         for move in pv:
-            if move is None or move not in board.ordered():
+            if move is None or not board.is_legal(move):
                 break
             out.append(move)
             board.push(move)
