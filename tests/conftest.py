@@ -75,10 +75,11 @@ RUN_FIRST = (
     "test_search.py::test_search_matches_model[2-threads]",                  # the 2-thread core
     "test_boardsim.py::test_jobs_over_the_pty_equal_the_model[1-core-2-threads]",  # board 1c2t
     "test_movegen.py::test_walker_matches_model_full_width",                 # gate-mapped walker
-    "test_movegen.py::test_walker_matches_model_quiescence",
-    "test_cycle_budget.py::test_two_threads_take_each_job_exactly_twice_the_cycles",
-    "test_boards.py::test_two_simulated_boards_search_as_one",
+    # then the longest runs on those builds, each well after its builds' first test
     "test_search.py::test_search_with_terms_matches_model",
+    "test_boards.py::test_two_simulated_boards_search_as_one",
+    "test_cycle_budget.py::test_two_threads_take_each_job_exactly_twice_the_cycles",
+    "test_movegen.py::test_walker_matches_model_quiescence",
 )
 
 
