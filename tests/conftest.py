@@ -54,6 +54,54 @@ def suite_positions():
     return list(dict.fromkeys(fens))
 
 
+# --- the order tests are handed to the pytest-xdist workers ----------------------------------
+
+#: Run first, in this order: one test per simulation build that several tests share (the
+#: Verilator cores and boards of sim/rtl_search.py and sim/boardsim.py, the gate-mapped MoveWalker
+#: of sim/cocotb_runner.py), longest build first, then the longest runs on those builds. A build
+#: is made once (a lock file per cache entry), but a worker that asks for a build another worker
+#: is making waits idle on the lock; and a build first needed by a test near the end of the
+#: collection (the 6-ply cores of test_search.py's last test) made the run's last minutes one
+#: worker building while the other had nothing left. Started at once, each by its own test, the
+#: builds keep both workers busy and the short tests fill the end. The order only changes when a
+#: test runs, never what it checks; test_testsuite.py checks that each entry names a test.
+#: Entries are ``file::name`` or ``file::name[parameters]``; a bare name takes every parameter.
+RUN_FIRST = (
+    "test_evalcli.py::test_rtl_reports_the_same_total",                     # the terms core
+    "test_board_backend.py::test_the_verilator_backend_starts_its_own_board",  # boards 0c, 2c
+    "test_search.py::test_a_full_stack_evaluates_its_leaf_node_for_node[1-thread]",   # 6-ply
+    "test_search.py::test_a_full_stack_evaluates_its_leaf_node_for_node[2-threads]",  # 6-ply, 2t
+    "test_backends.py::test_the_rtl_backend_on_the_verilator_core",          # the search core
+    "test_search.py::test_search_matches_model[2-threads]",                  # the 2-thread core
+    "test_boardsim.py::test_jobs_over_the_pty_equal_the_model[1-core-2-threads]",  # board 1c2t
+    "test_movegen.py::test_walker_matches_model_full_width",                 # gate-mapped walker
+    # then the longest runs on those builds, each well after its builds' first test
+    "test_search.py::test_search_with_terms_matches_model",
+    "test_boards.py::test_two_simulated_boards_search_as_one",
+    "test_cycle_budget.py::test_two_threads_take_each_job_exactly_twice_the_cycles",
+    "test_movegen.py::test_walker_matches_model_quiescence",
+)
+
+
+def _run_first_rank(nodeid):
+    """Place of ``nodeid`` in RUN_FIRST (len(RUN_FIRST) when it is not there)."""
+    name = nodeid.rpartition("/")[2]
+    for key in (name, name.partition("[")[0]):
+        if key in _RUN_FIRST_RANK:
+            return _RUN_FIRST_RANK[key]
+    return len(RUN_FIRST)
+
+
+_RUN_FIRST_RANK = {name: i for i, name in enumerate(RUN_FIRST)}
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    """RUN_FIRST's tests to the front (after pytest's own ordering by fixture parameters; the
+    rest keep their order). Every xdist worker sorts its identical collection the same way."""
+    items.sort(key=lambda item: _run_first_rank(item.nodeid))
+
+
 #: ``--hypothesis-profile=mutation`` (tools/mutation.py): fewer examples for each of thousands of
 #: mutants; tests that want more set max_examples themselves.
 settings.register_profile("mutation", max_examples=25)

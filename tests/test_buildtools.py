@@ -72,3 +72,52 @@ def test_only_plain_ports_are_wrapped():
     nested._MustUse__silence = True     # refused before use: Amaranth's unused warning is moot
     with pytest.raises(TypeError, match="bus is not a plain port"):
         LatchedInputs(nested)
+
+
+# --- what a build cache key hashes (module_files) ------------------------------------------
+
+def _names(files):
+    from chessaccel.sim.buildtools import PACKAGE_ROOT
+    return {str(path.relative_to(PACKAGE_ROOT)) for path in files}
+
+
+def test_module_files_follow_every_import_of_the_sources():
+    """hdl/search.py's closure holds what it imports at any depth (contract/relative.py, which a
+    hand-kept list of the core's modules missed) and the packages' __init__ files; hdl/boardtop.py's
+    holds the SearchCore's through the import inside a function; the link's does not."""
+    from chessaccel.sim.buildtools import module_files
+    core = _names(module_files("chessaccel.hdl.search"))
+    assert {"hdl/search.py", "hdl/genvictim.py", "hdl/squarearray.py", "contract/relative.py",
+            "contract/defs.py", "contract/evaltables.py", "hdl/__init__.py",
+            "__init__.py"} <= core
+    assert not any(name.startswith(("host/", "sim/", "model/", "lab/")) for name in core), core
+    assert _names(module_files("chessaccel.hdl.boardtop")) >= core | {"hdl/uart.py", "hdl/link.py"}
+    assert "hdl/search.py" not in _names(module_files("chessaccel.hdl.link"))
+
+
+def test_build_keys_do_not_depend_on_what_the_process_has_imported():
+    """Two pytest-xdist workers, having run different tests, must find the same build: the keys
+    are computed in fresh interpreters, one of which imports much of the package first."""
+    import subprocess
+    import sys
+    script = ("import sys\n"
+              "if sys.argv[1] == 'more':\n"
+              "    import chessaccel.host.cli, chessaccel.hdl.search, chessaccel.hdl.boardtop\n"
+              "from chessaccel.sim import boardsim, cocotb_runner, rtl_search\n"
+              "from chessaccel.hdl.movegen import MoveWalker\n"
+              "print(rtl_search._verilator_key(), boardsim._key(2, 4),\n"
+              "      cocotb_runner._design_key(MoveWalker, 'movewalker', 'gates'))\n")
+    keys = {subprocess.run([sys.executable, "-c", script, imports], capture_output=True,
+                           text=True, check=True).stdout for imports in ("less", "more")}
+    assert len(keys) == 1, keys
+
+
+def test_a_changed_source_changes_the_key(tmp_path):
+    """The key of a build hashes the contents of every file the closure names."""
+    import hashlib
+    from chessaccel.sim import buildtools
+    source = tmp_path / "design.py"
+    source.write_text("x = 1\n")
+    first = buildtools.files_digest(hashlib.sha256(), [source]).hexdigest()
+    source.write_text("x = 2\n")
+    assert buildtools.files_digest(hashlib.sha256(), [source]).hexdigest() != first

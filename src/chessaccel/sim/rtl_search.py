@@ -29,10 +29,11 @@ from pathlib import Path
 from chessaccel.contract.evalweights import DEFAULT_EVALUATION
 from chessaccel.contract.defs import INF, MAX_PLY, Mode, SearchJob, SearchResult, Status, Position, NO_MOVE
 from chessaccel.contract.geometry import unpack_move
-from chessaccel.sim.buildtools import (NETLIST_SCRIPT, PACKAGE_ROOT, VERILATOR_FLAGS, VERILATOR_MAKEFLAGS, build_root,
-                                        LatchedInputs, locked, make_arguments,
+from chessaccel.sim.buildtools import (NETLIST_SCRIPT, VERILATOR_FLAGS, VERILATOR_MAKEFLAGS, build_root,
+                                        LatchedInputs, files_digest, locked, make_arguments,
+                                        module_files, netlist_tools,
                                         verilator_missing as _verilator_missing,
-                                        verilator_netlist, verilator_version)
+                                        verilator_netlist)
 
 __all__ = ["RtlJob", "RtlResult", "RtlError", "run_jobs", "rtl_search", "rtl_search_many",
            "rtl_perft", "bench_jobs", "toolchain_missing", "default_simulator", "SIMULATORS",
@@ -127,32 +128,21 @@ _locked = locked
 
 
 def _verilator_key():
-    import amaranth
     digest = hashlib.sha256()
-    version = verilator_version()
-    digest.update(f"{amaranth.__version__}|{version}|{_VERILATOR_FLAGS}|{VERILATOR_MAKEFLAGS}|"
+    digest.update(f"{netlist_tools()}|{_VERILATOR_FLAGS}|{VERILATOR_MAKEFLAGS}|"
                   f"{NETLIST_SCRIPT}|".encode())
     digest.update(_HARNESS.read_bytes())
-    digest.update(_BUILDTOOLS.read_bytes())
-    for path in _design_files():
-        digest.update(str(path.relative_to(PACKAGE_ROOT)).encode())
-        digest.update(path.read_bytes())
+    files_digest(digest, _design_files())
     return digest.hexdigest()[:16]
 
 
-#: The modules the SearchCore is elaborated from: a change in any of them rebuilds the
-#: Verilator model (changes elsewhere in hdl/, e.g. the link or the board top, do not).
-DESIGN_MODULES = ("chessaccel.contract.defs", "chessaccel.contract.evaltables", "chessaccel.contract.geometry",
-                  "chessaccel.contract.evalweights", "chessaccel.hdl.evalterms",
-                  "chessaccel.hdl.board", "chessaccel.hdl.castlestatus", "chessaccel.hdl.evaluate",
-                  "chessaccel.hdl.genaggressor", "chessaccel.hdl.genvictim",
-                  "chessaccel.hdl.interleave", "chessaccel.hdl.search", "chessaccel.hdl.searchstack",
-                  "chessaccel.hdl.squarearray", "chessaccel.hdl.testcheck")
-
-
 def _design_files():
-    import importlib
-    return [Path(importlib.import_module(name).__file__).resolve() for name in DESIGN_MODULES]
+    """What a build of the core is made from: the SearchCore's modules (hdl/search.py and every
+    module it imports, sim/buildtools.module_files), sim/buildtools.py (the netlist, the input
+    registers) and this file (the Verilator command). A change in any of them rebuilds the
+    Verilator model; changes elsewhere (the link, the board top) do not."""
+    return sorted({*module_files("chessaccel.hdl.search"), _BUILDTOOLS,
+                   Path(__file__).resolve()})
 
 
 def build_verilator(max_ply=MAX_PLY, threads=1, evaluation=DEFAULT_EVALUATION):
