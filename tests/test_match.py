@@ -26,7 +26,10 @@ def test_a_two_game_match_writes_pgn_json_and_elo(tmp_path, capsys):
     out = tmp_path / "m.json"
     status = main(["match", "--opponent", STOCKFISH, "--opponent-option", "UCI_LimitStrength=true",
                    "--opponent-option", "UCI_Elo=1350", "--games", "2", "--tc", "2+0.05",
-                   "--hardware-plies", "1", "--max-plies", "30", "--out", str(out)])
+                   "--hardware-plies", "1", "--max-plies", "30", "--out", str(out),
+                   # the model's pst evaluation: 2.4 times the nodes/s of its terms (Evaluation
+                   # auto's on the model), so that depth 1 fits 2 s + 0.05 s on a loaded machine
+                   "--engine-option", "Evaluation=pst"])
     captured = capsys.readouterr()
     assert status == 0
     summary = json.loads(out.read_text())

@@ -29,7 +29,7 @@ from chessaccel.sim.buildtools import (NETLIST_SCRIPT, VERILATOR_FLAGS, VERILATO
                                         netlist_tools, verilator_missing as _verilator_missing,
                                         verilator_netlist)
 
-__all__ = ["SIM_CLOCKS_PER_BIT", "SIM_CLOCK_HZ", "BUILD_ROOT", "BoardSimError",
+__all__ = ["SIM_CLOCKS_PER_BIT", "SIM_CLOCK_HZ", "MAX_SIM_BOARDS", "BUILD_ROOT", "BoardSimError",
            "SIM_REPLY_TIMEOUT", "verilator_missing", "build_board_sim", "BoardSim", "board_sim_main"]
 
 _HARNESS = Path(__file__).resolve().parent / "verilator" / "harness.cpp"
@@ -43,6 +43,9 @@ SIM_REPLY_TIMEOUT = 5.0
 #: The clock the simulated board reports (that of the real board it stands for).
 SIM_CLOCK_HZ = 50_000_000
 TOP_NAME = "boardtop"
+#: Simulated boards one ``verilator:BOARDS`` or ``chessaccel board-sim --boards`` may start
+#: (each is a simulator process).
+MAX_SIM_BOARDS = 8
 _VERILATOR_FLAGS = VERILATOR_FLAGS
 _BUILDTOOLS = Path(__file__).resolve().parent / "buildtools.py"
 _STARTUP_SECONDS = 30
@@ -178,8 +181,6 @@ def board_sim_main(args):
     simulator ends is reported once; the others are served on until Ctrl-C or SIGTERM. Returns
     the exit status (2 on a problem, with a one-line message on stderr).
     """
-    from chessaccel.host.backends.board import MAX_SIM_BOARDS
-
     def note(line):
         print(line, file=sys.stderr, flush=True)
     boards = getattr(args, "boards", 1)

@@ -19,7 +19,7 @@ import os
 from chessaccel.contract.defs import INF, Mode
 from chessaccel.contract.protocol import MAX_CORES
 from chessaccel.model.movegen import legal_moves
-from chessaccel.sim.boardsim import SIM_REPLY_TIMEOUT, BoardSim, BoardSimError
+from chessaccel.sim.boardsim import MAX_SIM_BOARDS, SIM_REPLY_TIMEOUT, BoardSim, BoardSimError
 
 from ..base import Backend, BackendError, Capabilities, PerftResult, first_line
 from .client import DEFAULT_TIMEOUT, BoardClient, BoardError, run_on_boards
@@ -30,8 +30,6 @@ __all__ = ["BoardBackend", "BoardSet", "open_simulated_board", "SIM_CORES_ENV",
 
 #: The simulated board's cores where no caller says (``chessaccel ... --backend verilator``).
 SIM_CORES_ENV = "CHESSACCEL_SIM_CORES"
-#: Simulated boards one ``verilator:BOARDS`` may start (each is a simulator process).
-MAX_SIM_BOARDS = 8
 
 
 class _Boards(Backend):
