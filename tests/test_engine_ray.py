@@ -161,6 +161,10 @@ def test_a_cancelled_batch_frees_its_actors_at_once(executor):
     """Jobs of minutes, cancelled while both actors run them: both stop (interrupted in the
     actor, across Ray), and a new job is answered within seconds."""
     board = board_from_chess(chess.Board(ITALIAN))
+    # the jobs an earlier test's search cancelled may still be finishing in the actors
+    deadline = time.monotonic() + HANG
+    while executor.actor_pids(busy_only=True) and time.monotonic() < deadline:
+        time.sleep(0.01)
     before = dict(executor.stats)
     batch = executor.submit([Job(board, 6, -INF, INF), Job(board, 6, -INF, INF)])
     deadline = time.monotonic() + HANG

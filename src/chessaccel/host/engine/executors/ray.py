@@ -78,6 +78,14 @@ class RayExecutor(QueueExecutor):
 
     def cancel_batch(self, batch):
         with self._lock:
+            # its jobs not started leave the queue now, so they are counted once, at the cancel
+            kept = deque(entry for entry in self._pending if entry[0] is not batch)
+            dropped = len(self._pending) - len(kept)
+            if dropped:
+                self._pending = kept
+                self.stats["cancelled_jobs"] += dropped
+                for key in [key for key in self._retries if key[0] == id(batch)]:
+                    del self._retries[key]
             for actor in self._actors:
                 if actor.busy is not None and actor.busy[0] is batch:
                     try:
