@@ -208,6 +208,27 @@ def test_the_launches_on_pocl_equal_the_models_jobs(model, pocl):
         assert searches[1].launches > 0 and searches[2].launches > 0
 
 
+def test_pocl_hands_back_a_finished_job_before_its_launch_ends(pocl):
+    """On a CPU device a job's result is read as soon as the kernel has written it, so a cutoff
+    stops its batch's later jobs before they are searched: a deeper search with whole-batch
+    launches (parallel) hands jobs back early, gives the tree of the Python pump (which reads
+    results at each launch's end) node for node."""
+    options = SearchOptions(hardware_plies=3, parallel=True)
+    native = CompiledSearch(pocl, 16, options)
+    pumped = CompiledSearch(pocl, 16, options, native=False)
+    try:
+        a = native.search(chess.Board(KIWIPETE), Limits(depth=5))
+        b = pumped.search(chess.Board(KIWIPETE), Limits(depth=5))
+        assert native.native and not pumped.native
+        assert native.early_jobs > 0 and pumped.early_jobs == 0
+        assert native.early_jobs <= native.launched_jobs
+    finally:
+        native.close()
+        pumped.close()
+    assert _iterations(a) == _iterations(b)
+    assert (a.score, a.best_move, a.pv) == (b.score, b.best_move, b.pv)
+
+
 def _ends_at_a_deadline_and_a_stop(search, stop):
     """A search of Kiwipete with a 1 s deadline, then one stopped from another thread after
     0.8 s: each ends within 3 s with a legal best move."""

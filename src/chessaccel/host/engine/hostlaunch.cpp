@@ -133,6 +133,8 @@ struct Slot {
     std::vector<cl_event> stop_events;
     std::atomic<int> finished{0};
     int n = 0;
+    std::vector<char> reported;     // CPU device: jobs handed back by finished_early
+    int unreported = 0;             // ... and the first job not handed back yet
 };
 
 struct Device {
@@ -243,6 +245,10 @@ public:
                 check(api.EnqueueReadBuffer(s.queue, s.nodes, 0, 0, 8 * n, s.host_nodes, 0,
                                             nullptr, &event), "clEnqueueReadBuffer", d.name);
             } else {
+                // a job's nonzero node count says it has finished (finished_early)
+                std::memset(s.host_nodes, 0, 8 * (size_t)n);
+                s.reported.assign(n, 0);
+                s.unreported = 0;
                 check(api.EnqueueNDRangeKernel(s.queue, s.kernel, 1, nullptr, &global, &d.local,
                                                0, nullptr, &event),
                       "clEnqueueNDRangeKernel", d.name);
@@ -272,6 +278,24 @@ public:
             return -1;
         }
         return status == COMPLETE ? 1 : 0;
+    }
+
+    // On a CPU device the kernel writes each job's score and move, then (after a fence) its
+    // node count, into the host's arrays as the job ends; lanes take jobs in order from the
+    // counter, so only jobs below it can have finished.
+    int finished_early(int k, int* out, int max) override {
+        Slot& s = *slots_[k];
+        if (!s.done || s.device->gpu) return 0;
+        int taken = (int)std::min<uint32_t>(__atomic_load_n(s.host_counter, __ATOMIC_ACQUIRE),
+                                            (uint32_t)s.n);
+        int count = 0;
+        for (int i = s.unreported; i < taken && count < max; i++) {
+            if (s.reported[i] || !__atomic_load_n(&s.host_nodes[i], __ATOMIC_ACQUIRE)) continue;
+            s.reported[i] = 1;
+            out[count++] = i;
+        }
+        while (s.unreported < s.n && s.reported[s.unreported]) s.unreported++;
+        return count;
     }
 
     Outputs outputs(int k) override {

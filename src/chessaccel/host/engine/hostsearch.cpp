@@ -505,6 +505,7 @@ public:
     std::atomic<bool> pumping{false};
     std::atomic<uint64_t> completions{0};  // launches ended (the device's callbacks)
     uint64_t launches = 0, launch_ns = 0;   // under m
+    uint64_t early_jobs = 0;    // under m: jobs handed back before their launch ended
     int poll_us = 500;      // the pump's look at launches in flight when no callback has come
 
     void start() {
@@ -520,7 +521,7 @@ public:
         seldepth = 0;
         started = Clock::now();
         if (opt.tt) table.new_search();
-        launches = launch_ns = 0;
+        launches = launch_ns = early_jobs = 0;
         main.reset(new Worker(*this));
         running = 1;
         if (launcher && !launcher->instant()) {
@@ -624,9 +625,11 @@ public:
     }
 
     // The results of taken jobs (packed best moves as the kernel wrote them); the caller holds m.
+    // `skip`: jobs already handed back (finished early), or null.
     void complete_locked(const uint32_t* tickets, const int32_t* scores, const uint32_t* moves,
-                         const uint64_t* nodes, int n) {
+                         const uint64_t* nodes, int n, const char* skip = nullptr) {
         for (int k = 0; k < n; k++) {
+            if (skip && skip[k]) continue;
             auto entry = std::move(tickets_[tickets[k]]);
             free_tickets.push_back(tickets[k]);
             device_nodes += nodes[k];
@@ -713,10 +716,12 @@ void Search::run_pump() {
         uint32_t number;
         std::vector<uint32_t> tickets;
         Clock::time_point started;
+        std::vector<char> early;    // jobs handed back before the launch ended
     };
     std::vector<Flight> flights;
     std::vector<char> busy(L.slots(), 0);
     std::vector<uint32_t> taken(L.capacity());
+    std::vector<int> finished(L.capacity());
     std::vector<int64_t> stopping;
     std::string error;
     uint32_t number = 0;
@@ -752,7 +757,7 @@ void Search::run_pump() {
             if (L.start(slot, n, error)) {
                 busy[slot] = 1;
                 flights.push_back({slot, number, std::vector<uint32_t>(taken.begin(), taken.begin() + n),
-                                   Clock::now()});
+                                   Clock::now(), std::vector<char>(n, 0)});
                 std::lock_guard<std::mutex> lock(m);
                 launches++;
             } else {
@@ -777,6 +782,20 @@ void Search::run_pump() {
             Flight& f = flights[k];
             int status = L.poll(f.slot, error);
             if (status == 0) {
+                // a job that has finished is handed back now: its result may end its batch
+                // (a cutoff) and stop the jobs behind it before they are searched
+                int count = L.finished_early(f.slot, finished.data(), (int)finished.size());
+                if (count > 0) {
+                    hostlaunch::Outputs out = L.outputs(f.slot);
+                    std::lock_guard<std::mutex> lock(m);
+                    early_jobs += count;
+                    for (int c = 0; c < count; c++) {
+                        int i = finished[c];
+                        f.early[i] = 1;
+                        complete_locked(&f.tickets[i], out.scores + i, out.moves + i,
+                                        out.nodes + i, 1);
+                    }
+                }
                 k++;
                 continue;
             }
@@ -784,7 +803,7 @@ void Search::run_pump() {
                 hostlaunch::Outputs out = L.outputs(f.slot);
                 std::lock_guard<std::mutex> lock(m);
                 complete_locked(f.tickets.data(), out.scores, out.moves, out.nodes,
-                                (int)f.tickets.size());
+                                (int)f.tickets.size(), f.early.data());
                 launch_ns += (uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(
                     Clock::now() - f.started).count();
             } else {
@@ -1624,6 +1643,7 @@ void hs_launch_stats(void* h, uint64_t* out) {
     out[0] = s->launches;
     out[1] = s->launched_jobs;
     out[2] = s->launch_ns;
+    out[3] = s->early_jobs;
 }
 
 // Iteration reports not yet read (the main thread's), up to max.

@@ -358,7 +358,7 @@ class CompiledSearch:
         self._infos = (_Info * 16)()
         self._info = _Info()
         self._error = ctypes.create_string_buffer(200)
-        self._stats = (ctypes.c_uint64 * 3)()
+        self._stats = (ctypes.c_uint64 * 4)()
         self._option_values = self._option_array = None     # the last search's, reused
         self._board = None
         #: hostlaunch.cpp's launcher (made at the first search, once the device is open), or
@@ -369,6 +369,9 @@ class CompiledSearch:
         self.launches = 0           # launches started, jobs in them, their seconds in flight
         self.launched_jobs = 0
         self.launch_seconds = 0.0
+        #: jobs whose results were handed back while their launch still ran (a CPU device's
+        #: kernels write into the host's arrays: hostlaunch.hpp, finished_early)
+        self.early_jobs = 0
 
     def close(self):
         if self._handle:
@@ -452,6 +455,7 @@ class CompiledSearch:
             self.launches += stats[0]
             self.launched_jobs += stats[1]
             self.launch_seconds += stats[2] / 1e9
+            self.early_jobs += stats[3]
         self._report()
         pv = self._line(info)
         result.score, result.depth = info.score, info.depth

@@ -363,7 +363,11 @@ static inline void finish_work(Lane *L, const Jobs *J) {
     if (L->work == WORK_JOB) {
         J->scores[L->job] = L->given_up ? 0 : L->value;
         J->best_moves[L->job] = L->given_up ? 0u : L->cur.best_move;
-        J->node_counts[L->job] = L->given_up ? 0UL : L->nodes;
+        // the node count last, after a fence: on a CPU device the host reads the results in
+        // place while the launch runs, and a nonzero count says the job's score and move are
+        // there (hostlaunch.cpp, finished_early)
+        GLOBAL_FENCE();
+        ((__global volatile ulong *)J->node_counts)[L->job] = L->given_up ? 0UL : L->nodes;
         if (J->help) {
             atomic_inc(&S->ctl[CTL_DONE]);
             if (S->times) S->times[2 * L->job + 1] = device_ns();
