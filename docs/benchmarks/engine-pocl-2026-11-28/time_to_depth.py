@@ -1,26 +1,54 @@
-import sys, time, chess
+"""Seconds the compiled search takes to a fixed depth on the first 8 bench positions, with the
+engine's selective steps (uci.py DEFAULT_SELECTIVE), on PoCL; used and speculative nodes.
+
+    python docs/benchmarks/engine-pocl-2026-11-28/time_to_depth.py DEPTH CONFIG...
+
+CONFIG is MODE,THREADS,HARDWARE_PLIES, MODE "p" (brothers in one batch, the engine's) or "s"
+(one job at a time); XEV=pst|terms in the environment picks the evaluation (default pst).
+docs/engine.md ("On a CPU device a job's result is read as soon as it is written") quotes it:
+`XEV=terms python .../time_to_depth.py 8 p,1,3 p,2,3`.
+"""
+
+import os
+import sys
+import time
+
+import chess
+
 from chessaccel.contract.bench import BENCH
 from chessaccel.host.engine.executors import make_executor
 from chessaccel.host.engine.hostsearch import CompiledSearch
 from chessaccel.host.engine.search import Limits, SearchOptions
 from chessaccel.host.engine.uci import DEFAULT_SELECTIVE, SELECTIVE_OPTIONS
-sel = {SELECTIVE_OPTIONS[n]: True for n in DEFAULT_SELECTIVE}
-ex = make_executor("opencl", 1, evaluation="terms") if False else None
-from chessaccel.host.backends import get_backend
-import chessaccel.host.engine.executors as E
-depth = int(sys.argv[1]); configs = sys.argv[2:]
-EV = __import__("os").environ.get("XEV", "pst"); ex = make_executor("opencl:pocl", 1, evaluation=EV)
-print(ex.parallel, ex.speculate, ex.slots)
-for cfg in configs:
-    par, thr, hp = cfg.split(",")
-    opts = SearchOptions(hardware_plies=int(hp), threads=int(thr), parallel=par == "p", evaluation=EV, **sel)
-    s = CompiledSearch(ex, 64, opts)
-    tot = 0; totn = 0; tots = 0
-    for job in BENCH[:8]:
-        s.clear()
-        t = time.monotonic()
-        r = s.search(chess.Board(job.fen), Limits(depth=depth))
-        e = time.monotonic() - t
-        tot += e; totn += r.nodes; tots += r.speculative_nodes
-    print(cfg, f"{tot:.2f}s used {totn/1e6:.1f}M spec {tots/1e6:.1f}M  used/s {totn/tot/1e6:.2f}M", flush=True)
-    s.close()
+
+SELECTIVE = {SELECTIVE_OPTIONS[name]: True for name in DEFAULT_SELECTIVE}
+
+
+def main(depth, configs):
+    evaluation = os.environ.get("XEV", "pst")
+    executor = make_executor("opencl:pocl", 1, evaluation=evaluation)
+    try:
+        for config in configs:
+            mode, threads, plies = config.split(",")
+            options = SearchOptions(hardware_plies=int(plies), threads=int(threads),
+                                    parallel=mode == "p", evaluation=evaluation, **SELECTIVE)
+            search = CompiledSearch(executor, 64, options)
+            seconds = used = speculative = 0
+            try:
+                for job in BENCH[:8]:
+                    search.clear()
+                    start = time.monotonic()
+                    result = search.search(chess.Board(job.fen), Limits(depth=depth))
+                    seconds += time.monotonic() - start
+                    used += result.nodes
+                    speculative += result.speculative_nodes
+            finally:
+                search.close()
+            print(f"{config} {seconds:.2f}s used {used / 1e6:.1f}M spec {speculative / 1e6:.1f}M "
+                  f"used/s {used / seconds / 1e6:.2f}M", flush=True)
+    finally:
+        executor.close()
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]), sys.argv[2:])
