@@ -137,9 +137,10 @@ def search_client(search_board):
         yield client
 
 
-def _job_set(count, node_limit, seed, depths=(1, 1, 2)):
+def _job_set(count, node_limit, seed, depths=(1, 1, 2), evaluation="pst"):
     """(board, depth, alpha, beta, model result): suite and random positions at ``depths``, full
-    and narrow windows, whose model walk stays under ``node_limit`` nodes."""
+    and narrow windows, whose model walk (with ``evaluation``) stays under ``node_limit``
+    nodes."""
     import random
     rng = random.Random(seed)
     positions = [record.fen for record in perft_records(("tricky.perft", "perftsuite.epd"))]
@@ -154,7 +155,7 @@ def _job_set(count, node_limit, seed, depths=(1, 1, 2)):
         if rng.random() < 0.3:
             alpha = rng.randrange(-300, 300)
             beta = alpha + rng.randrange(1, 60)
-        want = model.search(board.copy(), depth, alpha, beta)
+        want = model.search(board.copy(), depth, alpha, beta, evaluation=evaluation)
         if want.nodes <= node_limit:
             jobs.append((board, depth, alpha, beta, want))
         if len(jobs) == count:
@@ -187,6 +188,22 @@ def test_jobs_over_the_pty_equal_the_model(search_client):
 def test_jobs_over_the_pty_equal_the_model_long(search_client):
     _compare_jobs(search_client, _job_set(LONG_POSITIONS, LONG_NODE_LIMIT, seed=52,
                                           depths=(1, 2, 2, 3)), JOB_CORES)
+
+
+@pytest.mark.long
+@needs_verilator
+@needs_core
+def test_jobs_on_a_terms_board_equal_the_terms_model():
+    """A board whose core evaluates with the terms (``chessaccel board-sim --evaluation terms``,
+    ``Backend verilator`` with ``Evaluation terms``): every job of the suites' set as the
+    model's terms search, score, best move and node count (issue 30's simulated board)."""
+    jobs = _job_set(LONG_POSITIONS, LONG_NODE_LIMIT, seed=53, depths=(0, 1, 1, 2, 3),
+                    evaluation="terms")
+    assert len(jobs) >= 250
+    with BoardSim(cores=1, evaluation="terms") as sim, PtyTransport(sim.port) as transport:
+        client = BoardClient(transport, timeout=SIM_REPLY_TIMEOUT)
+        client.abort()
+        _compare_jobs(client, jobs, 1)
 
 
 @needs_verilator

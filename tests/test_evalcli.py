@@ -77,12 +77,13 @@ def test_rtl_reports_the_same_total(capsys):
     (["eval", "not a fen"], "malformed FEN/EPD"),
     (["eval", "8/8/8/8/8/8/8/8 w - - 0 1"], "the board is empty"),
     (["eval", "startpos", "--evaluation", "nope"], "unknown evaluation 'nope' (choose from: pst, terms)"),
-    (["eval", "startpos", "--evaluation", "terms", "--backend", "verilator"],
-     "backend 'verilator' cannot evaluate with 'terms' (it offers: pst)"),
+    (["eval", "startpos", "--evaluation", "terms", "--backend", "serial:/dev/ttyUSB0"],
+     "backend 'serial:/dev/ttyUSB0' cannot evaluate with 'terms' (it offers: pst)"),
     (["eval"], "eval needs a POSITION or --epd FILE"),
     (["eval", "startpos", "--epd", "x.epd"], "eval needs a POSITION or --epd FILE"),
     (["eval", "--epd", "/no/such/file.epd"], "cannot read /no/such/file.epd"),
-    (["search", "startpos", "--evaluation", "terms", "--backend", "verilator"], "cannot evaluate"),
+    (["search", "startpos", "--evaluation", "terms", "--backend", "serial:/dev/ttyUSB0"],
+     "cannot evaluate"),
 ])
 def test_bad_input_is_one_line_and_status_2(capsys, argv, message):
     status, out, err = run(capsys, *argv)
@@ -113,9 +114,10 @@ def test_the_uci_option_picks_the_evaluation():
         engine.handle("setoption name Evaluation value terms")
         assert engine._executor_evaluation == "terms" and not any("error" in l for l in out.lines)
         with pytest.raises(UciError) as refused:      # the command loop prints it as one line
-            engine.handle("setoption name Backend value verilator")
-        assert str(refused.value) == ("backend 'verilator': backend 'verilator' cannot evaluate "
-                                      "with 'terms' (it offers: pst)")
+            engine.handle("setoption name Backend value serial:/dev/ttyUSB0")
+        assert str(refused.value) == ("backend 'serial:/dev/ttyUSB0': backend "
+                                      "'serial:/dev/ttyUSB0' cannot evaluate with 'terms' (it "
+                                      "offers: pst)")
         with pytest.raises(UciError, match="option Evaluation needs one of auto, pst, terms"):
             engine.handle("setoption name Evaluation value nope")
         assert engine.values["Evaluation"] == "terms" and engine.values["Backend"] == "model"
@@ -132,5 +134,6 @@ def test_the_uci_option_picks_the_evaluation():
     ("verilator", "auto", "pst"), ("serial:/dev/ttyUSB0", "auto", "pst"),
     ("model", "pst", "pst"), ("verilator", "terms", "terms"), ("nosuchbackend", "auto", "pst")])
 def test_evaluation_auto_is_terms_where_the_backend_offers_it(spec, chosen, searched):
-    # "verilator" with "terms" stays "terms": starting it is refused with one line (above)
+    # "verilator" with "terms" stays "terms": a simulated board built with them
+    # (tests/test_board_backend.py); auto stays pst there, as on the boards it stands for
     assert UciEngine._evaluation_for(spec, chosen) == searched

@@ -14,6 +14,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from chessaccel.contract.defs import SearchJob, SearchResult, Status
+from chessaccel.contract.evalweights import DEFAULT_EVALUATION, check_evaluation
 from chessaccel.contract.protocol import (MAX_CORES, PROTOCOL_VERSION, AbortReply, AbortRequest, AbortScope,
                                  Command, ErrorCode, ErrorReply, InfoReply, JobAck, JobReply,
                                  JobRequest, REQUEST_LAYOUT, ResultReply, ResultRequest,
@@ -211,15 +212,19 @@ class BoardTop(wiring.Component):
     reported by INFO; ``core_factory()`` makes one SearchCore (hdl/search.py by default).
     ``threads``: the jobs each core interleaves (hdl/interleave.py); the dispatcher, INFO and
     the LEDs see every thread as a core of its own (``cores * threads`` job slots).
+    ``evaluation``: the cores' static evaluation ("pst" or "terms", docs/semantics.md 6).
     """
 
     def __init__(self, *, cores=1, clock_hz=50_000_000, clocks_per_bit=434, build_id=0,
-                 timeout_bytes=DEFAULT_TIMEOUT_BYTES, core_factory=None, threads=1):
+                 timeout_bytes=DEFAULT_TIMEOUT_BYTES, core_factory=None, threads=1,
+                 evaluation=DEFAULT_EVALUATION):
+        check_evaluation(evaluation)
         if cores * threads > MAX_CORES:
             raise ValueError(f"{cores} cores of {threads} threads are {cores * threads} job "
                              f"slots; the link addresses at most {MAX_CORES}")
         self.cores = cores
         self.threads = threads
+        self.evaluation = evaluation
         self.slots = cores * threads
         self.clock_hz = clock_hz
         self.clocks_per_bit = clocks_per_bit
@@ -249,7 +254,8 @@ class BoardTop(wiring.Component):
         factory = self.core_factory
         if factory is None and self.cores:
             from .search import SearchCore
-            factory = functools.partial(SearchCore, threads=self.threads)
+            factory = functools.partial(SearchCore, threads=self.threads,
+                                        evaluation=self.evaluation)
         for i in range(self.cores):
             core = factory()
             m.submodules[f"core_{i}"] = core

@@ -60,9 +60,9 @@ def verilator_missing():
     return _verilator_missing("the simulated board")
 
 
-def _key(cores, clocks_per_bit, threads=1):
+def _key(cores, clocks_per_bit, threads=1, evaluation="pst"):
     digest = hashlib.sha256()
-    digest.update(f"{cores}|{threads}|{clocks_per_bit}|{SIM_CLOCK_HZ}|{netlist_tools()}|"
+    digest.update(f"{cores}|{threads}|{evaluation}|{clocks_per_bit}|{SIM_CLOCK_HZ}|{netlist_tools()}|"
                   f"{_VERILATOR_FLAGS}|{VERILATOR_MAKEFLAGS}|{NETLIST_SCRIPT}|".encode())
     digest.update(_HARNESS.read_bytes())
     files_digest(digest, _design_files())
@@ -80,21 +80,27 @@ def _design_files():
 _locked = locked
 
 
-def build_board_sim(cores=1, clocks_per_bit=SIM_CLOCKS_PER_BIT, log=None, threads=1):
+def build_board_sim(cores=1, clocks_per_bit=SIM_CLOCKS_PER_BIT, log=None, threads=1,
+                    evaluation="pst"):
     """Path of the compiled simulated board, building it on first use (minutes for big designs).
 
     ``log`` (a callable taking a line) hears about a build that has to happen; ``threads``: the
-    jobs each core interleaves (BoardTop's parameter).
+    jobs each core interleaves, ``evaluation`` the cores' static evaluation (BoardTop's
+    parameters).
     """
+    from chessaccel.contract.evalweights import check_evaluation
     from chessaccel.contract.protocol import MAX_CORES
+    check_evaluation(evaluation)
     if cores * threads > MAX_CORES:
         raise ValueError(f"{cores} cores of {threads} threads are {cores * threads} job slots; "
                          f"the link addresses at most {MAX_CORES}")
     reason = verilator_missing()
     if reason:
         raise BoardSimError(reason)
-    key = _key(cores, clocks_per_bit, threads)
+    key = _key(cores, clocks_per_bit, threads, evaluation)
     layout = f"{cores}c" if threads == 1 else f"{cores}c{threads}t"
+    if evaluation != "pst":
+        layout += f"-{evaluation}"
     folder = BUILD_ROOT / f"{TOP_NAME}-{layout}-{key}"
     executable = folder / "obj_dir" / "boardsim"
     if executable.exists():
@@ -104,11 +110,11 @@ def build_board_sim(cores=1, clocks_per_bit=SIM_CLOCKS_PER_BIT, log=None, thread
             return executable
         if log:
             log(f"building the simulated board ({cores} core(s) of {threads} thread(s), "
-                f"{clocks_per_bit} clocks/bit) into {folder} ...")
+                f"{evaluation} evaluation, {clocks_per_bit} clocks/bit) into {folder} ...")
         from chessaccel.hdl.boardtop import BoardTop
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=BUILD_ROOT))
         top = BoardTop(cores=cores, clock_hz=SIM_CLOCK_HZ, clocks_per_bit=clocks_per_bit,
-                       build_id=int(key[:8], 16), threads=threads)
+                       build_id=int(key[:8], 16), threads=threads, evaluation=evaluation)
         (staging / f"{TOP_NAME}.v").write_text(verilator_netlist(top, TOP_NAME))
         command = ["verilator", "--cc", "--exe", "--build", *_VERILATOR_FLAGS,
                    *make_arguments(), "--top-module", TOP_NAME, "-o", "boardsim", "-j", "2",
@@ -133,11 +139,14 @@ class BoardSim:
     process (user + system, ticking, pty and idle polls together)}.
     """
 
-    def __init__(self, cores=1, clocks_per_bit=SIM_CLOCKS_PER_BIT, log=None, threads=1):
+    def __init__(self, cores=1, clocks_per_bit=SIM_CLOCKS_PER_BIT, log=None, threads=1,
+                 evaluation="pst"):
         self.cores = cores
         self.threads = threads
+        self.evaluation = evaluation
         self.clocks_per_bit = clocks_per_bit
-        executable = build_board_sim(cores, clocks_per_bit, log=log, threads=threads)
+        executable = build_board_sim(cores, clocks_per_bit, log=log, threads=threads,
+                                     evaluation=evaluation)
         self._stats_file = Path(tempfile.mkstemp(prefix="boardsim-", suffix=".json")[1])
         self.stats = None
         self.process = subprocess.Popen([str(executable), "--stats", str(self._stats_file)],

@@ -128,6 +128,9 @@ class Backend:
     #: and a backend is handed a non-default one (``from_spec(..., evaluation=...)``) only when
     #: it lists it here.
     evaluations = (DEFAULT_EVALUATION,)
+    #: what the engine's ``Evaluation auto`` picks on this backend: None, the first of its
+    #: ``evaluations`` in the engine's preference (uci.py AUTO_PREFERENCE), or one of them
+    auto_evaluation = None
 
     @classmethod
     def usage(cls, scheme):

@@ -29,7 +29,7 @@ ENTRY_POINT_GROUP = "chessaccel.backends"
 BUILTIN = {
     "model": "chessaccel.host.backends.model:ModelBackend",
     "rtl": "chessaccel.host.backends.rtl:RtlBackend",
-    "verilator": "chessaccel.host.backends.board:BoardBackend",
+    "verilator": "chessaccel.host.backends.board:SimulatedBoardBackend",
     "serial": "chessaccel.host.backends.board:BoardBackend",
     "opencl": "chessaccel.host.backends.opencl:OpenCLBackend",
     "ray": "chessaccel.host.backends.ray:RayBackend",

@@ -388,15 +388,18 @@ class UciEngine:
     @staticmethod
     def _evaluation_for(spec, evaluation):
         """The evaluation the backend of ``spec`` searches with for the option's value: itself,
-        or for ``auto`` the first of AUTO_PREFERENCE the backend offers (pst when the spec names
-        no backend: its error comes when it is started)."""
+        or for ``auto`` the backend's own choice (its ``auto_evaluation``: the simulated board's
+        is pst, as the boards') or else the first of AUTO_PREFERENCE it offers (pst when the
+        spec names no backend: its error comes when it is started)."""
         if evaluation != AUTO_EVALUATION:
             return evaluation
         try:
-            offered = backend_class(spec).evaluations
+            backend = backend_class(spec)
         except BackendError:
             return DEFAULT_EVALUATION
-        return next((e for e in AUTO_PREFERENCE if e in offered), DEFAULT_EVALUATION)
+        if backend.auto_evaluation is not None:
+            return backend.auto_evaluation
+        return next((e for e in AUTO_PREFERENCE if e in backend.evaluations), DEFAULT_EVALUATION)
 
     def _replace_executor(self, spec, accelerators, evaluation=AUTO_EVALUATION):
         """Start the executor for (spec, accelerators, evaluation); on failure keep the old one."""

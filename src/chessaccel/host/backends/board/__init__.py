@@ -17,6 +17,7 @@ without a board that fails; the command line's jobs go to the board with the mos
 import os
 
 from chessaccel.contract.defs import INF, Mode
+from chessaccel.contract.evalweights import DEFAULT_EVALUATION, EVALUATIONS
 from chessaccel.contract.protocol import MAX_CORES
 from chessaccel.model.movegen import legal_moves
 from chessaccel.sim.boardsim import MAX_SIM_BOARDS, SIM_REPLY_TIMEOUT, BoardSim, BoardSimError
@@ -25,8 +26,8 @@ from ..base import Backend, BackendError, Capabilities, PerftResult, first_line
 from .client import DEFAULT_TIMEOUT, BoardClient, BoardError, run_on_boards
 from .transport import TransportError, open_transport
 
-__all__ = ["BoardBackend", "BoardSet", "open_simulated_board", "SIM_CORES_ENV",
-           "MAX_SIM_BOARDS"]
+__all__ = ["BoardBackend", "SimulatedBoardBackend", "BoardSet", "open_simulated_board",
+           "SIM_CORES_ENV", "MAX_SIM_BOARDS"]
 
 #: The simulated board's cores where no caller says (``chessaccel ... --backend verilator``).
 SIM_CORES_ENV = "CHESSACCEL_SIM_CORES"
@@ -87,12 +88,7 @@ class BoardBackend(_Boards):
                 return cls.on_port(ports[0], spec.text, log)
             return BoardSet.open(spec.text, [lambda port=port: cls.on_port(port, f"serial:{port}")
                                              for port in ports], log)
-        count = simulated_boards(spec)
-        if spec.argument is None:
-            return open_simulated_board(accelerators, log)
-        return BoardSet.open(spec.text, [
-            lambda number=number: open_simulated_board(accelerators, log, f"verilator#{number}")
-            for number in range(1, count + 1)], log)
+        return SimulatedBoardBackend.from_spec(spec, accelerators=accelerators, log=log)
 
     @classmethod
     def on_port(cls, port, name, log=None):
@@ -129,6 +125,26 @@ class BoardBackend(_Boards):
         if self.sim is not None:
             self.sim.close()
             self.sim = None
+
+
+class SimulatedBoardBackend(BoardBackend):
+    """``verilator[:BOARDS]``: simulated boards whose cores are built with the evaluation the
+    caller asks for (``get_backend(..., evaluation=)``); pst unless asked, as the boards'
+    bitstreams (so ``Evaluation auto`` stays pst here: the simulated board stands for a real
+    one). A real board's evaluation is its bitstream's: ``serial`` offers pst alone."""
+
+    evaluations = EVALUATIONS
+    auto_evaluation = DEFAULT_EVALUATION
+
+    @classmethod
+    def from_spec(cls, spec, *, accelerators=None, log=None, evaluation=DEFAULT_EVALUATION):
+        count = simulated_boards(spec)
+        if spec.argument is None:
+            return open_simulated_board(accelerators, log, evaluation=evaluation)
+        return BoardSet.open(spec.text, [
+            lambda number=number: open_simulated_board(accelerators, log, f"verilator#{number}",
+                                                       evaluation=evaluation)
+            for number in range(1, count + 1)], log)
 
 
 class BoardSet(_Boards):
@@ -190,9 +206,10 @@ def simulated_boards(spec):
     return int(spec.argument)
 
 
-def open_simulated_board(cores=None, log=None, name="verilator"):
+def open_simulated_board(cores=None, log=None, name="verilator", evaluation=DEFAULT_EVALUATION):
     """A BoardBackend called ``name`` on a simulated board (sim/boardsim.py) of ``cores``
-    search cores, built if need be (minutes), over its pseudo-terminal. ``cores`` None:
+    search cores evaluating with ``evaluation``, built if need be (minutes), over its
+    pseudo-terminal. ``cores`` None:
     CHESSACCEL_SIM_CORES, else 1 (the command line's ``--backend verilator``; the engine passes
     its Accelerators). ``log``: where the build's progress lines go (None: nowhere).
     BackendError, one line."""
@@ -208,7 +225,7 @@ def open_simulated_board(cores=None, log=None, name="verilator"):
     elif not 0 <= cores <= MAX_CORES:
         raise BackendError(f"a simulated board has 0..{MAX_CORES} cores, not {cores}")
     try:
-        sim = BoardSim(cores=cores, log=log)
+        sim = BoardSim(cores=cores, log=log, evaluation=evaluation)
     except BoardSimError as error:
         raise BackendError(first_line(error)) from None
     try:
@@ -216,4 +233,6 @@ def open_simulated_board(cores=None, log=None, name="verilator"):
     except TransportError as error:
         sim.close()
         raise BackendError(str(error)) from None
-    return BoardBackend(transport, name, sim=sim, timeout=SIM_REPLY_TIMEOUT, log=log)
+    backend = SimulatedBoardBackend(transport, name, sim=sim, timeout=SIM_REPLY_TIMEOUT, log=log)
+    backend.evaluation = evaluation
+    return backend
