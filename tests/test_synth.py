@@ -29,7 +29,7 @@ from chessaccel.synth.board import (BOARDS, DoesNotFit, build_board, check_fit, 
 from chessaccel.synth.board import main as board_main
 from chessaccel.synth.records import RECORDS, board_record_path, block_record_path, write_record
 from chessaccel.synth.results import RESULTS, render
-from chessaccel.synth.flow import HIDE_ELEMENT_NAMES, YOSYS_SCRIPT, _tools, design_digest
+from chessaccel.synth.flow import HIDE_ELEMENT_NAMES, MAPPERS, YOSYS_SCRIPT, _tools, design_digest
 from chessaccel.synth.gatelevel import YOSYS_SCRIPT as GATE_LEVEL_SCRIPT
 from chessaccel.synth.harness import FOLD
 from chessaccel.synth.registry import BlockSpec
@@ -296,6 +296,17 @@ def test_boards_route_with_router2_unless_told(capsys):
     assert "invalid choice: 'router3'" in capsys.readouterr().err
 
 
+def test_blocks_map_with_abc9_unless_told():
+    """The block flow maps LUTs with synth_ecp5's abc9; ``--mapper abc`` (for blocks abc9 does
+    not finish, docs/synthesis.md) runs the same script with the older abc pass in its place."""
+    assert SynthOptions.mapper == "abc9" and MAPPERS["abc9"] == YOSYS_SCRIPT
+    with pytest.raises(ValueError, match="mapper must be one of abc9, abc"):
+        SynthOptions(mapper="abc8").check()
+    fast = MAPPERS["abc"]
+    assert "abc9" not in fast and "abc -lut 4:7" in fast
+    assert fast.index("-run :map_luts") < fast.index("abc -lut") < fast.index("-run map_cells:")
+
+
 def test_boards_place_with_heap_unless_told(capsys):
     from chessaccel.synth.board import DEFAULT_PLACER, PLACERS
     assert DEFAULT_PLACER == SynthOptions.placer == "heap" and "static" in PLACERS
@@ -442,7 +453,7 @@ def test_array_element_names_are_hidden_before_the_lut_mapping(tmp_path):
     after = _public_wires(tmp_path, HIDE_ELEMENT_NAMES.strip())
     assert not {name for name in after if name.endswith("]")}
     assert {"held", "load", "kings", "clk", "rst"} <= after
-    for script in (YOSYS_SCRIPT, GATE_LEVEL_SCRIPT):
+    for script in (*MAPPERS.values(), GATE_LEVEL_SCRIPT):
         assert script.index(HIDE_ELEMENT_NAMES) < script.index("synth_ecp5")
 
 

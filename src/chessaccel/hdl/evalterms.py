@@ -12,11 +12,12 @@ difference by the weight, a constant of the elaboration (``contract/evalweights.
 as shifts and adds (canonical signed digits), so no multiplier and no table is spent on it.
 
 Attacks come from one network shared by the mobility and the king-zone terms: for every square
-and each of the eight directions, the first piece met looking out from the square (``first``: a
-white or black slider of that direction's kind, and whether it is a queen), a chain of 2:1
-multiplexers as in the move generator's square array; a knight's attacks are wiring. A square's
-attackers of each type are then counted where the square is free (mobility) or in a king's zone
-(king attacks), without ever forming one piece's attack set.
+and each of the eight directions, the first piece met looking out from the square (``first``,
+one-hot: a white or black slider of that direction's kind, or a white or black queen), a chain
+of 2:1 multiplexers as in the move generator's square array; a knight's attacks are wiring.
+Each square's attackers are counted once per colour and type (a count of 0 to 8), and those
+counts are summed over the squares where the square is free (mobility) and over a king's zone
+(king attacks): the two sums share the per-square counts, and no piece's attack set is formed.
 
 The block assumes what the search core's positions satisfy (docs/semantics.md section 8): one
 king a side and no pawn on the first or last rank (such a pawn would be counted by the model and
@@ -356,8 +357,10 @@ class EvaluateTerms(wiring.Component):
     def _attack_counts(self, m, white, black, occupied, groups):
         """White's count less black's of each mobility and king-zone feature, from the attack
         network (absolute squares; the counts are sums over the board, alike in any frame)."""
-        # the first piece met from each square in each direction: (white slider of the
-        # direction's kind, black slider, a queen)
+        # the first piece met from each square in each direction, one-hot by what it is:
+        # first[kind, d, s][colour][0] a slider of the direction's kind (not a queen),
+        # [colour][1] a queen; each a 2:1 multiplexer per square, so a count reads them as
+        # they are (no gate between the chain and the count)
         first = {}
         for kind, dirs, slider in (("rook", ROOK_DIRS, R), ("bishop", BISHOP_DIRS, B)):
             for d, (df, dr) in enumerate(dirs):
@@ -365,19 +368,17 @@ class EvaluateTerms(wiring.Component):
                 order = sorted(range(_SQUARES), key=lambda s: -((s % 8) * df + (s // 8) * dr))
                 for s in order:
                     f, r = s % 8, s // 8
-                    w = Signal(name=f"first_{kind}{d}_{s}_white")
-                    b = Signal(name=f"first_{kind}{d}_{s}_black")
-                    q = Signal(name=f"first_{kind}{d}_{s}_queen")
-                    first[kind, d, s] = (w, b, q)
+                    here = [[Signal(name=f"first_{kind}{d}_{s}_{colour}_{what}")
+                             for what in (kind, "queen")] for colour in ("white", "black")]
+                    first[kind, d, s] = here
                     if not _on(f + df, r + dr):
                         continue    # the edge: nothing (the signals stay 0)
                     n = _sq(f + df, r + dr)
-                    nw, nb, nq = first[kind, d, n]
-                    m.d.comb += [
-                        w.eq(Mux(occupied[n], white[slider][n] | white[Q][n], nw)),
-                        b.eq(Mux(occupied[n], black[slider][n] | black[Q][n], nb)),
-                        q.eq(Mux(occupied[n], white[Q][n] | black[Q][n], nq)),
-                    ]
+                    beyond = first[kind, d, n]
+                    for c, planes in enumerate((white, black)):
+                        for i, t in enumerate((slider, Q)):
+                            m.d.comb += here[c][i].eq(Mux(occupied[n], planes[t][n],
+                                                          beyond[c][i]))
 
         def attackers(color, t, s):
             """Bits: each a piece of ``color`` and type ``t`` attacking square ``s``."""
@@ -389,9 +390,7 @@ class EvaluateTerms(wiring.Component):
                 if t not in (slider, Q):
                     continue
                 for d in range(len(dirs)):
-                    w, b, q = first[kind, d, s]
-                    mine = (w, b)[color]
-                    bits.append(mine & (q if t == Q else ~q))
+                    bits.append(first[kind, d, s][color][1 if t == Q else 0])
             return bits
 
         def pawn_attackers(color, s):
@@ -400,6 +399,37 @@ class EvaluateTerms(wiring.Component):
             dr = -1 if color == 0 else 1
             planes = (white, black)[color]
             return [planes[P][_sq(f + df, r + dr)] for df in (-1, 1) if _on(f + df, r + dr)]
+
+        # per square, colour and type: how many of the colour's pieces of the type attack it
+        # (0 to 8, a few bits), counted once and shared by the mobility sums (masked by the
+        # squares the colour's pieces may go to) and the king-zone sums (masked by the other
+        # king's zone): the board-wide sums add small counts, not single bits
+        types = (P, N, B, R, Q) if "king" in groups else (N, B, R, Q)
+        per_square = [{} for _ in (0, 1)]    # [colour][type] -> [64 counts or None]
+        for c, colour in enumerate(("white", "black")):
+            for t in types:
+                counts = []
+                for s in range(_SQUARES):
+                    bits = pawn_attackers(c, s) if t == P else attackers(c, t, s)
+                    if not bits:
+                        counts.append(None)
+                        continue
+                    n = _count(bits)
+                    count = Signal(range(len(bits) + 1),
+                                   name=f"attackers_{colour}_{PieceType(t).name.lower()}_{s}")
+                    m.d.comb += count.eq(n)
+                    counts.append(count)
+                per_square[c][t] = counts
+
+        def masked_sum(counts, mask):
+            """The sum of the counts on the squares where ``mask`` is set."""
+            return _tree_sum([Mux(mask[s], counts[s], 0) for s in range(_SQUARES)
+                              if counts[s] is not None])
+
+        def difference(white_sum, black_sum, name):
+            diff = Signal(signed(12), name=name)
+            m.d.comb += diff.eq(white_sum - black_sum)
+            return diff
 
         out = {}
         if "mobility" in groups:
@@ -411,9 +441,8 @@ class EvaluateTerms(wiring.Component):
                 for s in range(_SQUARES):
                     m.d.comb += free[c][s].eq(~own_any[c][s] & ~_any(pawn_attackers(1 - c, s)))
             for t in (N, B, R, Q):
-                bits = [[free[c][s] & a for s in range(_SQUARES) for a in attackers(c, t, s)]
-                        for c in (0, 1)]
-                out[f"mobility_{t}"] = _difference(m, bits[0], bits[1], f"count_mobility_{t}")
+                sums = [masked_sum(per_square[c][t], free[c]) for c in (0, 1)]
+                out[f"mobility_{t}"] = difference(*sums, f"count_mobility_{t}")
                 out[f"pieces_{t}"] = _difference(m, white[t], black[t], f"count_pieces_{t}")
         if "king" in groups:
             zone = [[Signal(name=f"zone_{s}_{c}") for s in range(_SQUARES)]
@@ -424,11 +453,6 @@ class EvaluateTerms(wiring.Component):
                         _any([planes[K][s]] + [planes[K][n] for n in KING_TARGETS[s]]))
             for t in (P, N, B, R, Q):
                 # white's king attacked by black's pieces, less black's by white's
-                bits = []
-                for c in (0, 1):
-                    bits.append([zone[c][s] & a for s in range(_SQUARES)
-                                 for a in (pawn_attackers(1 - c, s) if t == P
-                                           else attackers(1 - c, t, s))])
-                out[f"zone_attacks_{t}"] = _difference(m, bits[0], bits[1],
-                                                       f"count_zone_attacks_{t}")
+                sums = [masked_sum(per_square[1 - c][t], zone[c]) for c in (0, 1)]
+                out[f"zone_attacks_{t}"] = difference(*sums, f"count_zone_attacks_{t}")
         return out

@@ -7,7 +7,7 @@ failed (the others still run, and the summary lists what was skipped); 2 for bad
 import argparse
 import sys
 
-from .flow import (DEFAULT_OUT, DEVICES, PLACERS, ROUTERS, SPEED_GRADES, SynthOptions,
+from .flow import (DEFAULT_OUT, DEVICES, MAPPERS, PLACERS, ROUTERS, SPEED_GRADES, SynthOptions,
                    ToolchainMissing, ToolFailed, summary_line, synthesise_block)
 from .registry import BLOCKS, GROUPS, BlockUnavailable, expand
 from .records import RECORDS, block_record_path, write_record
@@ -50,6 +50,10 @@ def _parser():
                         help="nextpnr router (default %(default)s)")
     parser.add_argument("--placer", default=SynthOptions.placer, choices=PLACERS,
                         help="nextpnr placer (default %(default)s)")
+    parser.add_argument("--mapper", default=SynthOptions.mapper, choices=sorted(MAPPERS),
+                        help="Yosys' LUT mapping: abc9 (synth_ecp5's own, default) or abc "
+                             "(the older pass with a short script, for blocks abc9 does not "
+                             "finish; docs/synthesis.md)")
     parser.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR",
                         help="folder for BLOCK.json and the work files (default %(default)s)")
     parser.add_argument("--no-baseline", action="store_true",
@@ -84,7 +88,7 @@ def main(argv=None):
             parser.error(f"--summary {args.summary} would overwrite the record of block '{clash[0]}'")
     options = SynthOptions(device=args.device, package=args.package, speed=args.speed,
                            freq_mhz=args.freq, seed=args.seed, router=args.router,
-                           placer=args.placer,
+                           placer=args.placer, mapper=args.mapper,
                            baseline=not args.no_baseline)
     try:
         options.check()

