@@ -336,11 +336,21 @@ def test_positions_without_one_king_a_side_are_bad_jobs(threads):
 SMALL_MAX_PLY = 6
 
 
-@both_cores
+#: The small-stack cores: the one-thread core in the fast tier; the two-thread one (a Verilator
+#: build of its own, about 1.5 CPU min, for 12 jobs) in the long tier. The fast tier still checks
+#: the two-thread core node for node at MAX_PLY (test_search_matches_model) and the stack-full
+#: rule on the one-thread core of the same description (hdl/interleave.py: threads=1 is the same
+#: FSM with one copy of each register).
+small_stack_cores = pytest.mark.parametrize("threads", (
+    1, pytest.param(2, marks=pytest.mark.long, id="2-threads")), ids=("1-thread", "2-threads"))
+
+
+@small_stack_cores
 def test_a_full_stack_evaluates_its_leaf_node_for_node(threads):
     """With ``max_ply`` = SMALL_MAX_PLY on both sides, the core equals the model node by node
     (walks compared) on jobs chosen because their walk reaches ply SMALL_MAX_PLY, where the
-    documented rule holds: the node is counted and evaluated, never expanded."""
+    documented rule holds: the node is counted and evaluated, never expanded. The two-thread
+    small-stack core is the long tier's (``small_stack_cores``)."""
     rng = random.Random(SEED)
     fens = [r.fen for r in suites.perft_records(("perftsuite.epd",))] + suites.epd_positions(
         ("wac.epd",))

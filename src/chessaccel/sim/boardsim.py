@@ -27,7 +27,7 @@ from chessaccel.contract.errors import first_line
 from chessaccel.sim.buildtools import (NETLIST_SCRIPT, VERILATOR_FLAGS, VERILATOR_MAKEFLAGS, build_root,
                                         files_digest, locked, make_arguments, module_files,
                                         netlist_tools, verilator_missing as _verilator_missing,
-                                        verilator_netlist)
+                                        verilator_build, verilator_netlist)
 
 __all__ = ["SIM_CLOCKS_PER_BIT", "SIM_CLOCK_HZ", "MAX_SIM_BOARDS", "BUILD_ROOT", "BoardSimError",
            "SIM_REPLY_TIMEOUT", "verilator_missing", "build_board_sim", "BoardSim", "board_sim_main"]
@@ -115,16 +115,15 @@ def build_board_sim(cores=1, clocks_per_bit=SIM_CLOCKS_PER_BIT, log=None, thread
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=BUILD_ROOT))
         top = BoardTop(cores=cores, clock_hz=SIM_CLOCK_HZ, clocks_per_bit=clocks_per_bit,
                        build_id=int(key[:8], 16), threads=threads, evaluation=evaluation)
-        (staging / f"{TOP_NAME}.v").write_text(verilator_netlist(top, TOP_NAME))
+        verilog = verilator_netlist(top, TOP_NAME)
         command = ["verilator", "--cc", "--exe", "--build", *_VERILATOR_FLAGS,
                    *make_arguments(), "--top-module", TOP_NAME, "-o", "boardsim", "-j", "2",
                    "-CFLAGS", f"-DCLOCKS_PER_BIT={clocks_per_bit}",
                    f"{TOP_NAME}.v", str(_HARNESS)]
-        done = subprocess.run(command, cwd=staging, capture_output=True, text=True)
-        (staging / "build.log").write_text(done.stdout + done.stderr)
-        if done.returncode != 0:
+        status, output = verilator_build(verilog, TOP_NAME, command, staging)
+        if status != 0:
             raise BoardSimError(f"Verilator could not build the board (log in {staging / 'build.log'}):\n"
-                                + (done.stdout + done.stderr)[-2000:])
+                                + output[-2000:])
         if folder.exists():     # an unfinished build (no executable) left by a killed run
             shutil.rmtree(folder)
         os.replace(staging, folder)

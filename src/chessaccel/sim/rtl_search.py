@@ -33,7 +33,7 @@ from chessaccel.sim.buildtools import (NETLIST_SCRIPT, VERILATOR_FLAGS, VERILATO
                                         LatchedInputs, files_digest, locked, make_arguments,
                                         module_files, netlist_tools,
                                         verilator_missing as _verilator_missing,
-                                        verilator_netlist)
+                                        verilator_build, verilator_netlist)
 
 __all__ = ["RtlJob", "RtlResult", "RtlError", "run_jobs", "rtl_search", "rtl_search_many",
            "rtl_perft", "bench_jobs", "toolchain_missing", "default_simulator", "SIMULATORS",
@@ -165,18 +165,16 @@ def build_verilator(max_ply=MAX_PLY, threads=1, evaluation=DEFAULT_EVALUATION):
             return executable
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=VERILATOR_BUILD))
         # the core behind input registers (LatchedInputs: a third faster under Verilator)
-        (staging / f"{TOP_NAME}.v").write_text(
-            verilator_netlist(LatchedInputs(_core(max_ply, threads, evaluation)), TOP_NAME))
+        verilog = verilator_netlist(LatchedInputs(_core(max_ply, threads, evaluation)), TOP_NAME)
         bits = (f"-DJOB_BITS={SearchJob.as_shape().size} "
                 f"-DRESULT_BITS={SearchResult.as_shape().size} -DINPUT_LATCH -DTHREADS={threads}")
         command = ["verilator", "--cc", "--exe", "--build", *_VERILATOR_FLAGS,
                    *make_arguments(), "--top-module", TOP_NAME, "-o", TOP_NAME, "-j", "2",
                    "-CFLAGS", bits, f"{TOP_NAME}.v", str(_HARNESS)]
-        done = subprocess.run(command, cwd=staging, capture_output=True, text=True)
-        (staging / "build.log").write_text(done.stdout + done.stderr)
-        if done.returncode != 0:
+        status, output = verilator_build(verilog, TOP_NAME, command, staging)
+        if status != 0:
             raise RtlError(f"Verilator could not build the search core (log in "
-                           f"{staging / 'build.log'}):\n" + (done.stdout + done.stderr)[-2000:])
+                           f"{staging / 'build.log'}):\n" + output[-2000:])
         os.replace(staging, folder)
     return executable
 
