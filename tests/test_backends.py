@@ -354,15 +354,18 @@ def test_each_backend_name_reaches_its_implementation(monkeypatch):
     from chessaccel.host.backends.opencl import OpenCLBackend
     opened = []
     monkeypatch.setattr(board_module, "open_simulated_board",
-                        lambda cores, log: opened.append(("sim", cores, log)) or "sim")
+                        lambda cores, log, evaluation: opened.append(("sim", cores, log,
+                                                                      evaluation)) or "sim")
     monkeypatch.setattr(board_module, "open_transport",
                         lambda port: opened.append(("port", port)) or port)
     monkeypatch.setattr(board_module.BoardBackend, "__init__",
                         lambda self, transport, name, log: opened.append((transport, name)))
     assert get_backend("verilator") == "sim"
     assert get_backend("verilator", accelerators=3, log=print) == "sim"
+    assert get_backend("verilator", evaluation="terms") == "sim"   # a board of terms cores
     assert isinstance(get_backend("serial:/dev/ttyUSB0"), board_module.BoardBackend)
-    assert opened == [("sim", None, None), ("sim", 3, print), ("port", "/dev/ttyUSB0"),
+    assert opened == [("sim", None, None, "pst"), ("sim", 3, print, "pst"),
+                      ("sim", None, None, "terms"), ("port", "/dev/ttyUSB0"),
                       ("/dev/ttyUSB0", "serial:/dev/ttyUSB0")]
     for spec, platform, index, name in (("opencl", None, None, "opencl"),
                                         ("opencl:Portable", "Portable", None, "opencl:Portable"),
