@@ -25,10 +25,10 @@ needs_stockfish = pytest.mark.skipif(STOCKFISH is None,
 def test_a_two_game_match_writes_pgn_json_and_elo(tmp_path, capsys):
     out = tmp_path / "m.json"
     status = main(["match", "--opponent", STOCKFISH, "--opponent-option", "UCI_LimitStrength=true",
-                   "--opponent-option", "UCI_Elo=1350", "--games", "2", "--tc", "2+0.05",
+                   "--opponent-option", "UCI_Elo=1350", "--games", "2", "--tc", "4+0.1",
                    "--hardware-plies", "1", "--max-plies", "30", "--out", str(out),
                    # the model's pst evaluation: 2.4 times the nodes/s of its terms (Evaluation
-                   # auto's on the model), so that depth 1 fits 2 s + 0.05 s on a loaded machine
+                   # auto's on the model), so that depth 1 fits 4 s + 0.1 s on a loaded machine
                    "--engine-option", "Evaluation=pst"])
     captured = capsys.readouterr()
     assert status == 0
@@ -47,14 +47,14 @@ def test_a_two_game_match_writes_pgn_json_and_elo(tmp_path, capsys):
     assert all(r["plies"] <= 30 for r in records)
     ours = [m for r in records for m in r["our_moves"]]
     assert len(ours) >= 10 and sum(m["depth"] is not None and m["depth"] >= 1 for m in ours) \
-        >= len(ours) // 2     # at 2 s + 0.05 s a move may come before depth 1 is done
+        >= len(ours) // 2     # at 4 s + 0.1 s a move may come before depth 1 is done
     games = []
     with open(tmp_path / "m.pgn") as f:
         while (game := chess.pgn.read_game(f)) is not None:
             games.append(game)
     assert len(games) == 2
     assert [g.headers["White"] for g in games] == ["chessaccel", "Stockfish 15.1"]
-    assert all(g.headers["TimeControl"] == "2+0.05" for g in games)
+    assert all(g.headers["TimeControl"] == "4+0.1" for g in games)
     for game, record in zip(games, records):
         moves = list(game.mainline_moves())
         assert [m.uci() for m in moves[:6]] == OPENINGS[0][1].split()
