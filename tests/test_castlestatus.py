@@ -15,8 +15,8 @@ from chessaccel.sim.rtl_movegen import pack_position
 from chessaccel.model.castlestatus import castle_status
 from chessaccel.model.movegen import legal_moves
 from chessaccel.contract.geometry import move_uci
-from movegen_positions import (LONG_RANDOM, SEED, board_of, movegen_fens, report_first_mismatch,
-                               requires_simulator)
+from movegen_positions import (LONG_RANDOM, SEED, board_of, fast_fens, movegen_fens,
+                               report_first_mismatch, requires_simulator)
 
 pytestmark = requires_simulator
 
@@ -60,7 +60,7 @@ def check_castlestatus(fen_list, with_children, children_per_position=None):
 
 
 def test_castlestatus_matches_model():
-    rows, expected = check_castlestatus(movegen_fens(), True, DEFAULT_CHILDREN)
+    rows, expected = check_castlestatus(fast_fens(), True, DEFAULT_CHILDREN)
     # the set must exercise both answers of both castlings
     assert {tuple(e) for e in expected} == {(0, 0), (0, 1), (1, 0), (1, 1)}
 

@@ -17,8 +17,8 @@ from chessaccel.model.genaggressor import candidates
 from chessaccel.model.genvictim import CAPTURE_MIN, QUIET, receivers, select_victim, victim_ranking
 from chessaccel.model.movegen import MovePicker, pseudo_moves
 from chessaccel.model.testcheck import in_check
-from movegen_positions import (LONG_RANDOM, SEED, board_of, movegen_fens, report_first_mismatch,
-                               requires_simulator)
+from movegen_positions import (LONG_RANDOM, SEED, board_of, fast_fens, movegen_fens,
+                               report_first_mismatch, requires_simulator)
 
 pytestmark = requires_simulator
 
@@ -110,7 +110,7 @@ def check_genvictim(fen_list, steps_per_node=None, moves_per_position=None):
 
 
 def test_genvictim_matches_model():
-    rows, illegal = check_genvictim(movegen_fens(), DEFAULT_STEPS_PER_NODE,
+    rows, illegal = check_genvictim(fast_fens(), DEFAULT_STEPS_PER_NODE,
                                     DEFAULT_MOVES_PER_POSITION)
     assert rows > 10_000 and illegal > 500
 

@@ -30,8 +30,8 @@ from chessaccel.model.movegen import legal_moves
 import suites
 
 RANDOM_SEED = 11
-RANDOM_COUNT = 250
-WALK_STEPS = 24
+RANDOM_COUNT = 100
+WALK_STEPS = 16
 #: Bounds ``at_least`` is tested with at each transaction: the score's neighbours, and one of
 #: these (the clamp's edges, the window's ends, the port's ends) or a random one.
 BOUNDS = 4

@@ -26,7 +26,7 @@ import suites
 from oracle import expected_order
 
 #: Leaf budget per position in the default run (the model counts ~15-25 k leaves/s).
-DEFAULT_MAX_LEAVES = 12_000
+DEFAULT_MAX_LEAVES = 4_000
 #: Leaf budget per position in the long run unless CHESSACCEL_PERFT_MAX_LEAVES says otherwise.
 LONG_MAX_LEAVES = 1_000_000
 #: Deepest depth the default run tries (python-chess counts grow ~30x a ply).
