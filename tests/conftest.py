@@ -69,8 +69,9 @@ def suite_positions():
 RUN_FIRST = (
     "test_evalcli.py::test_rtl_reports_the_same_total",                     # the terms core
     "test_board_backend.py::test_the_verilator_backend_starts_its_own_board",  # boards 0c, 2c
-    "test_search.py::test_a_full_stack_evaluates_its_leaf_node_for_node[1-thread]",   # 6-ply
-    "test_search.py::test_a_full_stack_evaluates_its_leaf_node_for_node[2-threads]",  # long tier
+    # the 6-ply cores (long tier)
+    "test_search.py::test_a_full_stack_evaluates_its_leaf_node_for_node[1-thread]",
+    "test_search.py::test_a_full_stack_evaluates_its_leaf_node_for_node[2-threads]",
     "test_backends.py::test_the_rtl_backend_on_the_verilator_core",          # the search core
     "test_search.py::test_search_matches_model[2-threads]",                  # the 2-thread core
     "test_boardsim.py::test_jobs_over_the_pty_equal_the_model[1-core-2-threads]",  # board 1c2t
