@@ -14,6 +14,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+#: one wheel for the module's tests: under xdist they stay on one worker (--dist loadgroup), which
+#: builds it once (the build compiles the host's library, about 20 CPU s)
+pytestmark = pytest.mark.xdist_group("packaging")
+
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
