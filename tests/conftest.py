@@ -74,7 +74,7 @@ RUN_FIRST = (
     "test_search.py::test_a_full_stack_evaluates_its_leaf_node_for_node[2-threads]",
     "test_backends.py::test_the_rtl_backend_on_the_verilator_core",          # the search core
     "test_search.py::test_search_matches_model[2-threads]",                  # the 2-thread core
-    "test_boardsim.py::test_jobs_over_the_pty_equal_the_model[1-core-2-threads]",  # board 1c2t
+    "test_boardsim.py::test_jobs_over_the_pty_equal_the_model[1-core-2-threads]",  # 1c2t (long)
     "test_movegen.py::test_walker_matches_model_full_width",                 # gate-mapped walker
     # then the longest runs on those builds, each well after its builds' first test
     "test_search.py::test_search_with_terms_matches_model",

@@ -120,9 +120,16 @@ needs_core = pytest.mark.skipif(_core_available() is not None, reason=f"{_core_a
 #: Boards of JOB_CORES job slots: JOB_CORES plain cores, and one core interleaving two jobs
 #: (SearchCore threads=2, hdl/interleave.py), which the link and the host see as two cores.
 BOARD_LAYOUTS = {"2-cores": (JOB_CORES, 1), "1-core-2-threads": (JOB_CORES // 2, 2)}
+#: The layouts whose tests are the long tier's: the one-core-two-thread board is a Verilator build
+#: of its own (some 2.5 min of the fast tier's wall); the fast tier checks its parts, the
+#: two-thread core (tests/test_search.py, job by job, aborts and bad jobs) and the board with
+#: two cores (here).
+LONG_LAYOUTS = {"1-core-2-threads"}
 
 
-@pytest.fixture(scope="module", params=sorted(BOARD_LAYOUTS))
+@pytest.fixture(scope="module", params=[
+    pytest.param(name, marks=pytest.mark.long) if name in LONG_LAYOUTS else name
+    for name in sorted(BOARD_LAYOUTS)])
 def search_board(request):
     cores, threads = BOARD_LAYOUTS[request.param]
     with BoardSim(cores=cores, threads=threads) as sim:
