@@ -136,6 +136,11 @@ class SimulatedBoardBackend(BoardBackend):
     evaluations = EVALUATIONS
     auto_evaluation = DEFAULT_EVALUATION
 
+    def __init__(self, transport, name, sim=None, timeout=DEFAULT_TIMEOUT, log=None,
+                 evaluation=DEFAULT_EVALUATION):
+        self.evaluation = evaluation        # what its cores were built with (BoardSim checked it)
+        super().__init__(transport, name, sim=sim, timeout=timeout, log=log)
+
     @classmethod
     def from_spec(cls, spec, *, accelerators=None, log=None, evaluation=DEFAULT_EVALUATION):
         count = simulated_boards(spec)
@@ -233,6 +238,5 @@ def open_simulated_board(cores=None, log=None, name="verilator", evaluation=DEFA
     except TransportError as error:
         sim.close()
         raise BackendError(str(error)) from None
-    backend = SimulatedBoardBackend(transport, name, sim=sim, timeout=SIM_REPLY_TIMEOUT, log=log)
-    backend.evaluation = evaluation
-    return backend
+    return SimulatedBoardBackend(transport, name, sim=sim, timeout=SIM_REPLY_TIMEOUT, log=log,
+                                 evaluation=evaluation)
