@@ -336,22 +336,17 @@ def test_positions_without_one_king_a_side_are_bad_jobs(threads):
 SMALL_MAX_PLY = 6
 
 
-#: The small-stack cores, the long tier's: each is a Verilator build of its own (about 1.5 CPU
+#: The small-stack cores are the long tier's: each is a Verilator build of its own (about 1.5 CPU
 #: min, and over 2 min of the fast tier's wall with its lock waits) for 12 jobs. The fast tier
 #: checks the stack-full rule in the model (test_model_search.py) and the OpenCL kernels
 #: (test_opencl.py, a small MAX_PLY), and the cores node for node at MAX_PLY
 #: (test_search_matches_model).
-small_stack_cores = pytest.mark.parametrize("threads", (
-    pytest.param(1, marks=pytest.mark.long, id="1-thread"),
-    pytest.param(2, marks=pytest.mark.long, id="2-threads")))
-
-
-@small_stack_cores
+@pytest.mark.long
+@both_cores
 def test_a_full_stack_evaluates_its_leaf_node_for_node(threads):
     """With ``max_ply`` = SMALL_MAX_PLY on both sides, the core equals the model node by node
     (walks compared) on jobs chosen because their walk reaches ply SMALL_MAX_PLY, where the
-    documented rule holds: the node is counted and evaluated, never expanded. The two-thread
-    small-stack core is the long tier's (``small_stack_cores``)."""
+    documented rule holds: the node is counted and evaluated, never expanded."""
     rng = random.Random(SEED)
     fens = [r.fen for r in suites.perft_records(("perftsuite.epd",))] + suites.epd_positions(
         ("wac.epd",))

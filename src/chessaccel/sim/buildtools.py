@@ -271,7 +271,6 @@ def split_false_loops(verilog, top, workdir=None, passes=_SPLIT_PASSES):
     the checking pass cost as much again (3.6 CPU s on the core, 11.5 on the terms core).
     """
     import tempfile
-    from pathlib import Path
     with tempfile.TemporaryDirectory(dir=workdir) as folder:
         source = Path(folder) / f"{top}.v"
         for _ in range(passes):

@@ -69,6 +69,8 @@ YOSYS_SCRIPT = ("read_rtlil design.il\n"
 #: LUT mapping to the library ``abc -lut 4:7`` writes (LUT4, and LUT5..7 for the slice's PFU
 #: muxes), without abc9's resynthesis and don't-care optimisation.
 FAST_ABC_SCRIPT = "+strash;dch,-f;if;"
+#: The LUT mapping command of ``--mapper abc``.
+ABC_MAPPING = f"abc -lut 4:7 -script {FAST_ABC_SCRIPT}"
 #: The script of ``--mapper abc``: synth_ecp5 up to its LUT mapping, Yosys' older ``abc`` pass
 #: with FAST_ABC_SCRIPT in place of ``abc9 -W 300``, then synth_ecp5's cell mapping. For blocks
 #: abc9 does not finish: the EvaluateTerms block (132 k AND gates after techmap) ran 90 minutes
@@ -77,7 +79,7 @@ FAST_ABC_SCRIPT = "+strash;dch,-f;if;"
 YOSYS_SCRIPT_ABC = ("read_rtlil design.il\n"
                     + HIDE_ELEMENT_NAMES
                     + "synth_ecp5 -top top -run :map_luts\n"
-                    f"abc -lut 4:7 -script {FAST_ABC_SCRIPT}\n"
+                    f"{ABC_MAPPING}\n"
                     "clean\n"
                     "synth_ecp5 -top top -run map_cells: -json netlist.json\n"
                     "tee -q -o stat.json stat -json\n")
@@ -261,7 +263,7 @@ def synthesise_component(component, work_dir, options=SynthOptions(), progress=p
             "seconds": seconds}
 
 
-_MAPPER_TEXT = {"abc9": "abc9", "abc": f"abc -lut 4:7 -script {FAST_ABC_SCRIPT}"}
+_MAPPER_TEXT = {"abc9": "abc9", "abc": ABC_MAPPING}
 
 
 def _difference(total, harness):
