@@ -259,6 +259,66 @@ def test_native_launches_end_at_a_deadline_a_stop_and_a_node_limit(pocl):
         search.close()
 
 
+@pytest.mark.parametrize("budget", [30, 300])
+def test_launches_split_on_the_device_search_the_whole_launches_tree(pocl, budget):
+    """SplitBudget: the native launches run search_jobs_split, with lanes beyond the jobs that
+    search the children of the jobs' long nodes; one thread's tree is the whole launches' node
+    for node, and nodes were split and children searched by helpers."""
+    whole = CompiledSearch(pocl, 16, SearchOptions(hardware_plies=3, split_budget=0))
+    split = CompiledSearch(pocl, 16, SearchOptions(hardware_plies=3, split_budget=budget,
+                                                   split_lanes=8))
+    try:
+        for fen in (KIWIPETE, ITALIAN):
+            a = whole.search(chess.Board(fen), Limits(depth=5))
+            b = split.search(chess.Board(fen), Limits(depth=5))
+            assert _iterations(b) == _iterations(a), fen
+            assert (b.score, b.best_move, b.pv) == (a.score, a.best_move, a.pv), fen
+        stats = split.split_stats()
+        assert whole.split_stats()["launches"] == 0
+        assert stats["launches"] == split.launches > 0
+        assert stats["split_points"] > 0 and stats["helped"] > 0
+    finally:
+        whole.close()
+        split.close()
+
+
+def test_split_launches_end_at_a_deadline_and_a_stop(pocl):
+    """Jobs stopped mid-launch give up their split nodes too: threads, a deadline and a stop
+    end the search in time with a legal move."""
+    stop = threading.Event()
+    search = CompiledSearch(pocl, 16, SearchOptions(hardware_plies=3, threads=4, split_budget=50,
+                                                    split_lanes=8), stop=stop)
+    try:
+        _ends_at_a_deadline_and_a_stop(search, stop)
+        assert search.native and search.split_stats()["helped"] > 0
+    finally:
+        search.close()
+
+
+def test_the_split_defaults_to_the_gpus_and_stays_off_on_a_cpu(pocl):
+    """SplitBudget -1 (the default): GPU_SPLIT_BUDGET and GPU_SPLIT_LANES where the launcher's
+    devices are GPUs, no split on a CPU device (its few lanes gain nothing); -1 and 0 are the
+    only settings below a budget."""
+    from chessaccel.host.engine import hostsearch
+    search = CompiledSearch(pocl, 16, SearchOptions(hardware_plies=2))
+    try:
+        search.search(chess.Board(ITALIAN), Limits(depth=3))
+        assert search._split == (0, hostsearch.SPLIT_MIN_DEPTH, 0)
+        assert search.split_stats()["launches"] == 0
+        search._launcher_gpu = True
+        assert search._split_settings() == (hostsearch.GPU_SPLIT_BUDGET,
+                                            hostsearch.SPLIT_MIN_DEPTH,
+                                            hostsearch.GPU_SPLIT_LANES)
+        search.options = SearchOptions(split_budget=7, split_lanes=9)
+        assert search._split_settings() == (7, hostsearch.SPLIT_MIN_DEPTH, 9)
+    finally:
+        search.close()
+    for bad in (dict(split_budget=-2), dict(split_lanes=-1),
+                dict(split_budget=(1 << 30) + 1)):
+        with pytest.raises(ValueError, match="split"):
+            SearchOptions(**bad).check()
+
+
 def test_the_instant_launcher_answers_as_the_instant_backend():
     """hostlaunch.cpp's instant launcher (the dispatch benchmark's accelerator, answering in the
     searching thread) against InstantBackend's packed launches through the pump: the same

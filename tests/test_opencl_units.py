@@ -211,6 +211,7 @@ def test_the_split_launch_by_default_keeps_no_idle_lanes_and_no_timeline(pocl, m
     out = pocl.run_search_split(positions, params)
     args = rec.args
     assert int(args["max_idle"]) == 0 and int(args["want_times"]) == 0 and "times" not in out
+    assert int(args["use_stop"]) == 0       # the lab's batches run whole
     assert int(args["n_jobs"]) == 1 and int(args["split_budget"]) == 100_000
     assert int(args["tail_budget"]) == 100_000 and int(args["min_depth"]) == 1
     out = pocl.run_search_split(positions, params, timeline=True, max_idle=3, split_budget=7,

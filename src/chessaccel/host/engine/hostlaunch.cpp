@@ -113,6 +113,11 @@ void* aligned(size_t bytes) {
 
 struct Device;
 
+// search_jobs_split's control words (search.cl's CTL_*) and the room of a slot's split table:
+// entries (a published child each, 56 bytes) and split points (a published node each).
+constexpr int CTL_WORDS = 16, CTL_JOBS = 0, CTL_ENTRIES = 1, CTL_SPLITS = 3, CTL_HELPED = 5;
+constexpr uint32_t SPLIT_ENTRIES = 1u << 16, SPLIT_POINTS = SPLIT_ENTRIES / 8;
+
 struct Slot {
     Launcher* owner = nullptr;
     Device* device = nullptr;
@@ -129,6 +134,15 @@ struct Slot {
     int32_t* host_scores = nullptr;
     uint32_t* host_moves = nullptr;
     uint64_t* host_nodes = nullptr;
+    // search_jobs_split (made at the first split launch): its kernel, control words, split
+    // points and entries, and how many entries the last split launch used (cleared before
+    // the next one: a stale entry's state or result would be taken for a new one's)
+    cl_kernel split_kernel = nullptr;
+    cl_mem ctl = nullptr, sp_alpha = nullptr, sp_info = nullptr, e_pos = nullptr,
+           e_state = nullptr, e_sp = nullptr, e_result = nullptr, times = nullptr;
+    uint32_t* host_ctl = nullptr;
+    uint32_t used_entries = 0;
+    bool split_launch = false;      // the launch in flight is a split one
     cl_event done = nullptr;
     std::vector<cl_event> stop_events;
     std::atomic<int> finished{0};
@@ -161,14 +175,17 @@ public:
             if (slot->done) release(slot->index);
             for (cl_mem mem : {slot->positions, slot->params, slot->counter, slot->stops,
                                slot->scores, slot->moves, slot->nodes, slot->pv_moves,
-                               slot->pv_lengths})
+                               slot->pv_lengths, slot->ctl, slot->sp_alpha, slot->sp_info,
+                               slot->e_pos, slot->e_state, slot->e_sp, slot->e_result,
+                               slot->times})
                 if (mem) api.ReleaseMemObject(mem);
             if (slot->kernel) api.ReleaseKernel(slot->kernel);
+            if (slot->split_kernel) api.ReleaseKernel(slot->split_kernel);
             if (slot->queue) api.ReleaseCommandQueue(slot->queue);
             for (void* p : {(void*)slot->host_positions, (void*)slot->host_params,
                             (void*)slot->host_counter, (void*)slot->host_stops,
                             (void*)slot->host_scores, (void*)slot->host_moves,
-                            (void*)slot->host_nodes})
+                            (void*)slot->host_nodes, (void*)slot->host_ctl})
                 std::free(p);
         }
         for (auto& d : devices_) {
@@ -211,17 +228,37 @@ public:
 
     Inputs inputs(int k) override { return {slots_[k]->host_positions, slots_[k]->host_params}; }
 
+    // Later launches split a job's node once its subtree has counted `budget` nodes (0: no
+    // split; nodes of at least `min_depth` plies), on `lanes` lanes a launch (0: the device's
+    // workers), however few its jobs.
+    void set_split(uint64_t budget, int min_depth, int lanes) {
+        split_budget_ = budget;
+        split_min_depth_ = min_depth;
+        split_lanes_ = lanes;
+    }
+
+    // Split launches ended so far, the nodes they published and the children helpers searched.
+    void split_stats(uint64_t* out) const {
+        for (int i = 0; i < 3; i++) out[i] = split_stats_[i];
+    }
+
     bool start(int k, int n, std::string& error) override {
         Slot& s = *slots_[k];
         Device& d = *s.device;
         try {
             s.n = n;
             s.finished = 0;
+            s.split_launch = split_budget_ > 0;
+            cl_kernel kernel = s.kernel;
             cl_uint jobs = (cl_uint)n;
-            check(api.SetKernelArg(s.kernel, 2, sizeof jobs, &jobs), "clSetKernelArg", d.name);
             *s.host_counter = 0;
             for (int i = 0; i < n; i++) s.host_stops[i] = 0;
             size_t workers = std::max<size_t>(1, std::min<size_t>(n, d.workers));
+            if (s.split_launch) {
+                kernel = prepare_split(s, n, workers);
+            } else {
+                check(api.SetKernelArg(kernel, 2, sizeof jobs, &jobs), "clSetKernelArg", d.name);
+            }
             size_t global = (workers + d.local - 1) / d.local * d.local;
             cl_event event = nullptr;
             if (d.gpu) {
@@ -235,9 +272,13 @@ public:
                 check(api.EnqueueWriteBuffer(s.queue, s.stops, 0, 0, 4 * n,
                                              (const void*)s.host_stops, 0, nullptr, nullptr),
                       "clEnqueueWriteBuffer", d.name);
-                check(api.EnqueueNDRangeKernel(s.queue, s.kernel, 1, nullptr, &global, &d.local,
+                check(api.EnqueueNDRangeKernel(s.queue, kernel, 1, nullptr, &global, &d.local,
                                                0, nullptr, nullptr),
                       "clEnqueueNDRangeKernel", d.name);
+                if (s.split_launch)     // how many entries to clear before the next one
+                    check(api.EnqueueReadBuffer(s.queue, s.ctl, 0, 0, 4 * CTL_WORDS, s.host_ctl,
+                                                0, nullptr, nullptr), "clEnqueueReadBuffer",
+                          d.name);
                 check(api.EnqueueReadBuffer(s.queue, s.scores, 0, 0, 4 * n, s.host_scores, 0,
                                             nullptr, nullptr), "clEnqueueReadBuffer", d.name);
                 check(api.EnqueueReadBuffer(s.queue, s.moves, 0, 0, 4 * n, s.host_moves, 0,
@@ -249,7 +290,7 @@ public:
                 std::memset(s.host_nodes, 0, 8 * (size_t)n);
                 s.reported.assign(n, 0);
                 s.unreported = 0;
-                check(api.EnqueueNDRangeKernel(s.queue, s.kernel, 1, nullptr, &global, &d.local,
+                check(api.EnqueueNDRangeKernel(s.queue, kernel, 1, nullptr, &global, &d.local,
                                                0, nullptr, &event),
                       "clEnqueueNDRangeKernel", d.name);
             }
@@ -286,7 +327,9 @@ public:
     int finished_early(int k, int* out, int max) override {
         Slot& s = *slots_[k];
         if (!s.done || s.device->gpu) return 0;
-        int taken = (int)std::min<uint32_t>(__atomic_load_n(s.host_counter, __ATOMIC_ACQUIRE),
+        // search_jobs_split's job queue is its first control word
+        uint32_t* counter = s.split_launch ? s.host_ctl + CTL_JOBS : s.host_counter;
+        int taken = (int)std::min<uint32_t>(__atomic_load_n(counter, __ATOMIC_ACQUIRE),
                                             (uint32_t)s.n);
         int count = 0;
         for (int i = s.unreported; i < taken && count < max; i++) {
@@ -327,6 +370,12 @@ public:
             api.ReleaseEvent(s.done);
             s.done = nullptr;
             s.device->in_flight--;
+            if (s.split_launch) {
+                s.used_entries = std::min<uint32_t>(s.host_ctl[CTL_ENTRIES], SPLIT_ENTRIES);
+                split_stats_[0]++;
+                split_stats_[1] += s.host_ctl[CTL_SPLITS];
+                split_stats_[2] += s.host_ctl[CTL_HELPED];
+            }
         }
         if (!s.stop_events.empty()) {
             // a stop still queued must not land in the slot's next launch
@@ -337,6 +386,80 @@ public:
     }
 
 private:
+    // The split kernel's arguments for a launch of n jobs (its buffers made at the first one),
+    // the last launch's entries cleared; `workers` becomes the launch's lanes.
+    cl_kernel prepare_split(Slot& s, int n, size_t& workers) {
+        Device& d = *s.device;
+        if (!s.split_kernel) make_split(s);
+        std::memset(s.host_ctl, 0, 4 * CTL_WORDS);
+        if (d.gpu)
+            check(api.EnqueueWriteBuffer(s.queue, s.ctl, 0, 0, 4 * CTL_WORDS, s.host_ctl, 0,
+                                         nullptr, nullptr), "clEnqueueWriteBuffer", d.name);
+        if (s.used_entries) {
+            check(api.EnqueueWriteBuffer(s.queue, s.e_state, 0, 0, 4 * (size_t)s.used_entries,
+                                         zeros_.data(), 0, nullptr, nullptr),
+                  "clEnqueueWriteBuffer", d.name);
+            check(api.EnqueueWriteBuffer(s.queue, s.e_result, 0, 0, 8 * (size_t)s.used_entries,
+                                         zeros_.data(), 0, nullptr, nullptr),
+                  "clEnqueueWriteBuffer", d.name);
+            s.used_entries = 0;
+        }
+        workers = std::max<size_t>(workers, split_lanes_ > 0 ? (size_t)split_lanes_ : d.workers);
+        cl_uint jobs = (cl_uint)n, idle = (cl_uint)workers;
+        cl_ulong budget = split_budget_;
+        cl_int min_depth = split_min_depth_;
+        cl_kernel k = s.split_kernel;
+        check(api.SetKernelArg(k, 2, sizeof jobs, &jobs), "clSetKernelArg", d.name);
+        check(api.SetKernelArg(k, 15, sizeof budget, &budget), "clSetKernelArg", d.name);
+        check(api.SetKernelArg(k, 16, sizeof min_depth, &min_depth), "clSetKernelArg", d.name);
+        check(api.SetKernelArg(k, 19, sizeof idle, &idle), "clSetKernelArg", d.name);
+        check(api.SetKernelArg(k, 20, sizeof budget, &budget), "clSetKernelArg", d.name);
+        return k;
+    }
+
+    void make_split(Slot& s) {
+        Device& d = *s.device;
+        cl_int err = 0;
+        s.split_kernel = api.CreateKernel(d.program, "search_jobs_split", &err);
+        check(err, "clCreateKernel(search_jobs_split)", d.name);
+        s.host_ctl = (uint32_t*)aligned(4 * CTL_WORDS);
+        auto buffer = [&](size_t bytes) {
+            cl_mem mem = api.CreateBuffer(d.context, MEM_READ_WRITE, bytes, nullptr, &err);
+            check(err, "clCreateBuffer", d.name);
+            return mem;
+        };
+        // on a CPU device the control words are the host's (finished_early reads the queue)
+        s.ctl = d.gpu ? buffer(4 * CTL_WORDS)
+                      : api.CreateBuffer(d.context, MEM_READ_WRITE | MEM_USE_HOST_PTR, 4096,
+                                         s.host_ctl, &err);
+        check(err, "clCreateBuffer", d.name);
+        s.sp_alpha = buffer(4 * SPLIT_POINTS);
+        s.sp_info = buffer(16 * SPLIT_POINTS);
+        s.e_pos = buffer(8 * POSITION_WORDS * SPLIT_ENTRIES);
+        s.e_state = buffer(4 * SPLIT_ENTRIES);
+        s.e_sp = buffer(4 * SPLIT_ENTRIES);
+        s.e_result = buffer(8 * SPLIT_ENTRIES);
+        s.times = buffer(8);
+        s.used_entries = SPLIT_ENTRIES;     // a new buffer's contents are undefined: clear all
+        if (zeros_.empty()) zeros_.assign(SPLIT_ENTRIES, 0);
+        cl_uint sp_max = SPLIT_POINTS, e_max = SPLIT_ENTRIES, no = 0, yes = 1;
+        cl_int min_depth = 0;
+        cl_ulong budget = 0;
+        const void* args[25] = {&s.positions, &s.params, &no, &s.ctl, &s.scores, &s.moves,
+                                &s.nodes, &s.sp_alpha, &s.sp_info, &sp_max, &s.e_pos,
+                                &s.e_state, &s.e_sp, &s.e_result, &e_max, &budget, &min_depth,
+                                &s.times, &no, &no, &budget, &s.stops, &yes, &d.eval_values,
+                                &d.line_values};
+        const size_t mem = sizeof(cl_mem);
+        const size_t sizes[25] = {mem, mem, sizeof no, mem, mem, mem, mem, mem, mem,
+                                  sizeof sp_max, mem, mem, mem, mem, sizeof e_max,
+                                  sizeof budget, sizeof min_depth, mem, sizeof no, sizeof no,
+                                  sizeof budget, mem, sizeof yes, mem, mem};
+        for (cl_uint a = 0; a < 25; a++)
+            check(api.SetKernelArg(s.split_kernel, a, sizes[a], args[a]), "clSetKernelArg",
+                  d.name);
+    }
+
     void make_slot(Device* d) {
         auto slot = std::make_unique<Slot>();
         Slot& s = *slot;
@@ -391,6 +514,10 @@ private:
     }
 
     int per_device_, capacity_;
+    uint64_t split_budget_ = 0;
+    int split_min_depth_ = 1, split_lanes_ = 0;
+    std::vector<uint64_t> zeros_;               // what the entries are cleared with
+    uint64_t split_stats_[3] = {0, 0, 0};
     std::vector<std::unique_ptr<Device>> devices_;
     std::vector<std::unique_ptr<Slot>> slots_;
     std::vector<uint32_t> ones_;
@@ -528,6 +655,16 @@ int hl_opencl_add(void* launcher, intptr_t context, intptr_t device, intptr_t pr
         return -1;
     }
     return 0;
+}
+
+// Later launches of an OpenCL launcher split long jobs on the device (set_split above).
+void hl_opencl_split(void* launcher, uint64_t budget, int min_depth, int lanes) {
+    static_cast<OpenCLLauncher*>(launcher)->set_split(budget, min_depth, lanes);
+}
+
+// out[3]: split launches ended, nodes published, children searched by helpers (so far).
+void hl_opencl_split_stats(void* launcher, uint64_t* out) {
+    static_cast<OpenCLLauncher*>(launcher)->split_stats(out);
 }
 
 // type_values: the material value of each piece type 0..7 (0 for none).

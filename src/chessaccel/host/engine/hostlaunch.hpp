@@ -5,6 +5,10 @@
 //   and program pyopencl opened (host/opencl: the same program, the same evaluation tables),
 //   with the buffers and command queues of each slot made once and reused. One or several
 //   devices of one platform; a launch goes whole to the device with the fewest in flight.
+//   With a split budget (hl_opencl_split) the launches run search_jobs_split instead: lanes
+//   beyond the jobs wait to search the children of the jobs' long nodes (docs/opencl.md,
+//   "Splitting long jobs on the device"), the same results sooner where a launch's longest
+//   job is its tail.
 // - Instant: every job answered at once with its material balance (the dispatch benchmark's
 //   accelerator, lab/dispatch.py's InstantBackend), in the thread that submits it.
 //

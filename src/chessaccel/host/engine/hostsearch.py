@@ -66,6 +66,16 @@ _IDLE_US = 2000
 #: Microseconds between the native pump's looks at the launches in flight, besides the device's
 #: completion callbacks (which wake it at once where they come at once).
 NATIVE_POLL_US = 500
+#: Plies a node of a job has at least for the device to split it (SearchOptions.split_budget):
+#: a frontier parent's jobs are a few plies deep, and a node of one ply left has children too
+#: short to be worth a helper's start.
+SPLIT_MIN_DEPTH = 1
+#: The split a GPU's launches get by default (SplitBudget -1): a node is split once its subtree
+#: has counted this many nodes, with this many lanes a launch. Measured on the H200 (docs/engine.md,
+#: "Long jobs split on the device"): of budgets 50-50,000 and 256-16,896 lanes, the fastest to
+#: depth 8; a CPU device's few lanes gain nothing.
+GPU_SPLIT_BUDGET = 300
+GPU_SPLIT_LANES = 2048
 #: Fewest jobs one launch takes (more where the backend's launch_jobs says so).
 DEFAULT_LAUNCH_JOBS = 4096
 _POSITION_WORDS = 5
@@ -164,6 +174,9 @@ def library():
         lib.hl_opencl_new.argtypes = [ctypes.c_int, ctypes.c_int]
         lib.hl_opencl_add.argtypes = [ctypes.c_void_p] + [ctypes.c_ssize_t] * 5 + \
             [ctypes.c_int] * 3 + [ctypes.c_char_p, ctypes.c_char_p]
+        lib.hl_opencl_split.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int,
+                                        ctypes.c_int]
+        lib.hl_opencl_split_stats.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
         lib.hl_instant_new.restype = ctypes.c_void_p
         lib.hl_instant_new.argtypes = [ctypes.c_void_p]
         lib.hl_free.argtypes = [ctypes.c_void_p]
@@ -292,15 +305,16 @@ def _opencl_library():
 
 
 def native_launcher(backend, lib):
-    """A hostlaunch.cpp launcher for ``backend`` (one offering ``native_launches``), or None
-    where it offers none: then the pump of this module runs its launches."""
+    """A hostlaunch.cpp launcher for ``backend`` (one offering ``native_launches``), its
+    kind ("opencl" or "instant") and whether its devices are GPUs, or (None, None, False) where
+    it offers none: then the pump of this module runs its launches."""
     describe = getattr(backend, "native_launches", None)
     if describe is None:
-        return None
+        return None, None, False
     kind, what = describe()
     if kind == "instant":
         values = (ctypes.c_int32 * 8)(*what)
-        return lib.hl_instant_new(values)
+        return lib.hl_instant_new(values), kind, False
     error = ctypes.create_string_buffer(200)
     if lib.hl_opencl_load(_opencl_library().encode(), error):
         raise BackendError(error.value.decode(errors="replace"))
@@ -312,7 +326,7 @@ def native_launcher(backend, lib):
                              int(d["gpu"]), str(d["name"]).encode(), error):
             lib.hl_free(launcher)
             raise BackendError(error.value.decode(errors="replace"))
-    return launcher
+    return launcher, kind, any(d["gpu"] for d in what)
 
 
 def launches_for(executor):
@@ -364,6 +378,9 @@ class CompiledSearch:
         #: hostlaunch.cpp's launcher (made at the first search, once the device is open), or
         #: None: this module's pump runs the launches (``native``: whether one is used)
         self._launcher = None
+        self._launcher_kind = None
+        self._launcher_gpu = False
+        self._split = None          # the split settings the OpenCL launcher was last given
         self.native = None if native else False
         self.native_error = None
         self.launches = 0           # launches started, jobs in them, their seconds in flight
@@ -372,6 +389,25 @@ class CompiledSearch:
         #: jobs whose results were handed back while their launch still ran (a CPU device's
         #: kernels write into the host's arrays: hostlaunch.hpp, finished_early)
         self.early_jobs = 0
+
+    def _split_settings(self):
+        """(budget, min depth, lanes) for the OpenCL launcher from the options: the GPU
+        defaults where they say -1 / 0 and the launcher's devices are GPUs."""
+        budget, lanes = self.options.split_budget, self.options.split_lanes
+        if budget < 0:
+            budget = GPU_SPLIT_BUDGET if self._launcher_gpu else 0
+        if not lanes and self._launcher_gpu:
+            lanes = GPU_SPLIT_LANES
+        return budget, SPLIT_MIN_DEPTH, lanes
+
+    def split_stats(self):
+        """The OpenCL launcher's split launches so far: {"launches", "split_points",
+        "helped"} (the nodes published, the children searched by helpers); None without one."""
+        if self._launcher_kind != "opencl":
+            return None
+        out = (ctypes.c_uint64 * 3)()
+        self._lib.hl_opencl_split_stats(self._launcher, out)
+        return dict(zip(("launches", "split_points", "helped"), out))
 
     def close(self):
         if self._handle:
@@ -426,12 +462,18 @@ class CompiledSearch:
         if self.native is None:
             backend = getattr(self.executor, "backend", None)
             try:
-                self._launcher = backend is not None and native_launcher(backend, lib) or None
+                if backend is not None:
+                    self._launcher, self._launcher_kind, self._launcher_gpu = \
+                        native_launcher(backend, lib)
             except (BackendError, hostboard.HostBoardError, OSError) as error:
                 # this module's pump runs the same launches, slower
                 self.native_error = first_line(error)
             self.native = self._launcher is not None
             lib.hs_set_launcher(handle, self._launcher, NATIVE_POLL_US)
+        split = self._split_settings()
+        if self._launcher_kind == "opencl" and split != self._split:
+            self._split = split
+            lib.hl_opencl_split(self._launcher, *split)
         lib.hs_set_root(handle, board._stack, history, len(history), self._option_array,
                         wanted, len(wanted))
         now = time.monotonic()

@@ -63,6 +63,9 @@ _KILLERS = 2
 #: A pruned move's slot in a frontier parent's batch (_brothers): no job.
 _PRUNED = -1
 MAX_THREADS = 4096
+#: Largest split budget (nodes) and lanes a launch of split jobs may be given.
+MAX_SPLIT_BUDGET = 1 << 30
+MAX_SPLIT_LANES = 1 << 20
 #: Lazy SMP: helper thread i skips the iterations where ((depth + SKIP_PHASE[j]) // SKIP_SIZE[j])
 #: is odd, j = (i - 1) mod 20, so the threads spread over neighbouring depths (Stockfish 9's
 #: tables).
@@ -132,6 +135,12 @@ class SearchOptions:
     evaluation: str = "pst"
 
     threads: int = 1            # Lazy SMP: search threads sharing the table (docs/engine.md)
+    # the compiled search's OpenCL launches (hostlaunch.cpp): a job's node whose subtree has
+    # counted split_budget nodes is split on the device (0: never; -1: the device's default,
+    # GPU_SPLIT_BUDGET on a GPU, none on a CPU), on split_lanes lanes a launch (0: the
+    # default); the same results (docs/opencl.md, "Splitting long jobs", docs/engine.md)
+    split_budget: int = -1
+    split_lanes: int = 0
 
     SELECTIVE = ("null_move", "reductions", "job_reductions", "futility", "check_extension",
                  "mate_distance", "iir", "history", "futility_pruning", "late_move_pruning")
@@ -151,6 +160,11 @@ class SearchOptions:
             raise ValueError(f"hardware plies {self.hardware_plies} out of range 0..{MAX_DEPTH}")
         if not 1 <= self.threads <= MAX_THREADS:
             raise ValueError(f"threads {self.threads} out of range 1..{MAX_THREADS}")
+        if not -1 <= self.split_budget <= MAX_SPLIT_BUDGET:
+            raise ValueError(f"split budget {self.split_budget} out of range "
+                             f"-1..{MAX_SPLIT_BUDGET}")
+        if not 0 <= self.split_lanes <= MAX_SPLIT_LANES:
+            raise ValueError(f"split lanes {self.split_lanes} out of range 0..{MAX_SPLIT_LANES}")
 
 
 @dataclass

@@ -36,7 +36,8 @@ from chessaccel.model.position import PositionError, parse_position
 from .executors import make_executor
 from .hostsearch import CompiledSearch
 from .scores import uci_score
-from .search import MAX_THREADS, HostSearch, Limits, SearchOptions
+from .search import (MAX_SPLIT_BUDGET, MAX_SPLIT_LANES, MAX_THREADS, HostSearch, Limits,
+                     SearchOptions)
 from .timeman import DEFAULT_OVERHEAD_MS, GoLimits, LagMeter, plan
 from .tt import MAX_HASH_MB, TranspositionTable
 
@@ -147,6 +148,8 @@ OPTIONS = (
     _Spin("Threads", 1, 1, MAX_THREADS),
     _Combo("Evaluation", AUTO_EVALUATION, ENGINE_EVALUATIONS),
     _Check("CompiledSearch", True),
+    _Spin("SplitBudget", -1, -1, MAX_SPLIT_BUDGET),
+    _Spin("SplitLanes", 0, 0, MAX_SPLIT_LANES),
 )
 #: The selective-search switches (docs/engine.md, "Selective search"): UCI option -> the
 #: SearchOptions field, each a check option, on by default where DEFAULT_SELECTIVE says.
@@ -555,6 +558,8 @@ class UciEngine:
                         root_moves=fields.get("searchmoves"))
         options = SearchOptions(hardware_plies=self.values["HardwarePlies"],
                                 threads=self.values["Threads"],
+                                split_budget=self.values["SplitBudget"],
+                                split_lanes=self.values["SplitLanes"],
                                 evaluation=self._executor_evaluation,
                                 **{field: self.values[name]
                                    for name, field in SELECTIVE_OPTIONS.items()})

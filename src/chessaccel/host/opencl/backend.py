@@ -711,6 +711,7 @@ class OpenCLBackend(Backend):
                   np.uint32(1 if timeline else 0),
                   np.uint32(d.compute_units * SPLIT_IDLE if max_idle is None else max_idle),
                   np.uint64(split_budget if tail_budget is None else tail_budget),
+                  ctl, np.uint32(0),        # no stop flags: the batch runs whole
                   self.device.eval_values)
         seconds = time.perf_counter() - t0
         out = self._read_results(jb["scores"], jb["moves"], jb["nodes"], n)

@@ -561,16 +561,24 @@ static inline bool published_child(Lane *L, const Jobs *J, int entry, int alpha)
     return false;
 }
 
+// Work given up (help): the split points its nodes published are closed, so that the helpers
+// searching their children give those up too.
+static inline void close_stack_splits(const Lane *L, const Jobs *J) {
+    if (!J->help)
+        return;
+    for (int q = L->root_ply; q < L->ply; q++) {
+        int sp = SPLIT_SP(L->stack[q * L->fw + FRAME_WORDS]);
+        if (sp >= 0) J->S->sp_alpha[sp] = SP_CLOSED;
+    }
+}
+
 // Step 10 (help, every 256 nodes). A part whose split point has returned is given up (true);
 // once the queue of jobs is empty the budget becomes the tail budget.
 static inline bool part_given_up(Lane *L, const Jobs *J) {
     const Split *S = J->S;
     if (L->work == WORK_HELP && S->sp_alpha[L->help_sp] == SP_CLOSED) {
         // the node this part belongs to has returned: give the part up
-        for (int q = L->root_ply; q < L->ply; q++) {
-            int sp = SPLIT_SP(L->stack[q * L->fw + FRAME_WORDS]);
-            if (sp >= 0) S->sp_alpha[sp] = SP_CLOSED;
-        }
+        close_stack_splits(L, J);
         L->given_up = true;
         L->ply = L->root_ply;
         L->have_value = true;
@@ -609,6 +617,7 @@ static inline void enter_child(Lane *L, const Jobs *J) {
     L->nodes++;
     if ((J->node_budget && L->nodes > J->node_budget)       // give the job up: straight to the next one
         || ((L->nodes & STOP_POLL_MASK) == 0 && job_stopped(L, J))) {
+        close_stack_splits(L, J);
         L->given_up = true;
         L->ply = L->root_ply;
         L->have_value = true;
@@ -689,7 +698,8 @@ __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS p
     search_body(&J);
 }
 
-// The same jobs with long ones split on the device (above); ctl[CTL_JOBS] is the job queue.
+// The same jobs with long ones split on the device (above); ctl[CTL_JOBS] is the job queue. With
+// `use_stop` the host may stop jobs as in search_jobs (the engine's launches, hostlaunch.cpp).
 __kernel void search_jobs_split(__global const ulong *positions, __global const int4 *params,
                                 const uint n_jobs, __global volatile uint *ctl,
                                 __global int *scores, __global uint *best_moves,
@@ -702,6 +712,8 @@ __kernel void search_jobs_split(__global const ulong *positions, __global const 
                                 __global ulong *times,   // 2 per job, or 0 words: no timeline
                                 const uint want_times, const uint max_idle,
                                 const ulong tail_budget,
+                                __global volatile const uint *stop,  // per job, when use_stop
+                                const uint use_stop,
                                 Values values, Lines lines)
 {
     Split S;
@@ -712,7 +724,7 @@ __kernel void search_jobs_split(__global const ulong *positions, __global const 
     S.e_state = e_state; S.e_sp = e_sp; S.e_result = e_result;
     S.sp_max = sp_max; S.e_max = e_max; S.budget = split_budget; S.min_depth = min_depth;
     Jobs J = {positions, params, n_jobs, 0, ctl + CTL_JOBS, scores, best_moves, node_counts,
-              0, 0, 0, values, lines, true, &S, 0};
+              0, 0, 0, values, lines, true, &S, use_stop ? stop : 0};
     search_body(&J);
 }
 
