@@ -14,7 +14,7 @@ cd /tmp
 python3 -c "from chessaccel.host.engine.hostsearch import library; library(); print('hostsearch ok')" || exit 1
 nvidia-smi --query-gpu=name --format=csv,noheader
 if [ -n "${DIAG:-}" ]; then
-  timeout ${DIAG_LIMIT:-400} python3 -P $REPO/.whl/split_diag.py ${DIAG_SPEC:-opencl:NVIDIA} ${DIAG_POS:-4} $DIAG 2>&1 | tee $OUT/split_diag.log
+  timeout ${DIAG_LIMIT:-400} python3 -P $REPO/docs/benchmarks/engine-h200-split-2026-11-29/split_diag.py ${DIAG_SPEC:-opencl:NVIDIA} ${DIAG_POS:-4} $DIAG 2>&1 | tee $OUT/split_diag.log
 fi
 if [ -n "${CONFIGS:-}" ]; then
   eval "timeout ${LIMIT:-500} python3 -P -m chessaccel.lab.enginebench --movetime 5000 --positions ${POS:-10} --out $OUT/enginebench-split.json $CONFIGS" \
