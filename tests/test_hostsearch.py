@@ -273,8 +273,8 @@ def test_launches_split_on_the_device_search_the_whole_launches_tree(pocl, budge
             b = split.search(chess.Board(fen), Limits(depth=5))
             assert _iterations(b) == _iterations(a), fen
             assert (b.score, b.best_move, b.pv) == (a.score, a.best_move, a.pv), fen
-        stats = split.split_stats()
-        assert whole.split_stats()["launches"] == 0
+        stats = split.opencl_stats()
+        assert whole.opencl_stats()["launches"] == 0
         assert stats["launches"] == split.launches > 0
         assert stats["split_points"] > 0 and stats["helped"] > 0
     finally:
@@ -290,7 +290,7 @@ def test_split_launches_end_at_a_deadline_and_a_stop(pocl):
                                                     split_lanes=8), stop=stop)
     try:
         _ends_at_a_deadline_and_a_stop(search, stop)
-        assert search.native and search.split_stats()["helped"] > 0
+        assert search.native and search.opencl_stats()["helped"] > 0
     finally:
         search.close()
 
@@ -304,7 +304,7 @@ def test_the_split_defaults_to_the_gpus_and_stays_off_on_a_cpu(pocl):
     try:
         search.search(chess.Board(ITALIAN), Limits(depth=3))
         assert search._split == (0, hostsearch.SPLIT_MIN_DEPTH, 0)
-        assert search.split_stats()["launches"] == 0
+        assert search.opencl_stats()["launches"] == 0
         search._launcher_gpu = True
         assert search._split_settings() == (hostsearch.GPU_SPLIT_BUDGET,
                                             hostsearch.SPLIT_MIN_DEPTH,

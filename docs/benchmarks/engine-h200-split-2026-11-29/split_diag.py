@@ -12,6 +12,8 @@ import os
 from chessaccel.host.engine import hostsearch, search as search_module
 if os.environ.get("IN_FLIGHT"):
     hostsearch.IN_FLIGHT = int(os.environ["IN_FLIGHT"])
+if os.environ.get("EARLY_US"):
+    hostsearch.GPU_EARLY_READ_US = int(os.environ["EARLY_US"])
 if os.environ.get("MAX_THREADS"):
     search_module.MAX_THREADS = int(os.environ["MAX_THREADS"])
 spec = sys.argv[1]
@@ -45,7 +47,9 @@ for hp, threads, budget, lanes, depth in configs:
                times=times, used_mnps=round(nodes / sum(times) / 1e6, 2), launches=s.launches,
                jobs_per_launch=round(s.launched_jobs / max(1, s.launches), 1),
                ms_per_launch=round(1e3 * s.launch_seconds / max(1, s.launches), 2),
-               split=s.split_stats(), same_as_unsplit=same, depths=[x[4] for x in results])
+               split=s.opencl_stats(), same_as_unsplit=same,
+               results=results if threads == 1 else None,
+               early_jobs=s.early_jobs, depths=[x[4] for x in results])
     rows.append(row)
     print(json.dumps(row), flush=True)
     s.close()

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -143,12 +144,29 @@ struct Slot {
     uint32_t* host_ctl = nullptr;
     uint32_t used_entries = 0;
     bool split_launch = false;      // the launch in flight is a split one
-    cl_event done = nullptr;
+    cl_event done = nullptr;        // the launch's last command queued so far
+    // GPU: the results are read only once the kernel has ended (`reading`): NVIDIA's driver
+    // runs the copies of all queues in the order they were queued, so a read queued behind
+    // the kernel would hold back every stop flag and early read of the others until it ends
+    bool reading = false;
     std::vector<cl_event> stop_events;
-    std::atomic<int> finished{0};
+    // set by the callbacks of the events they watch (a callback of an older event, which may
+    // come late, is not taken for the current one's)
+    std::atomic<int> finished{0};   // the kernel has ended
+    std::atomic<int> read_end{0};   // GPU: the reads queued after it have ended
+    std::atomic<cl_event> kernel_event{nullptr}, read_event{nullptr}, early_event{nullptr};
     int n = 0;
-    std::vector<char> reported;     // CPU device: jobs handed back by finished_early
+    std::vector<char> reported;     // jobs handed back by finished_early
     int unreported = 0;             // ... and the first job not handed back yet
+    // GPU: the results read while the launch runs (finished_early), on the device's control
+    // queue; `early_status` is set by the read's callback (NVIDIA's driver tells a command's
+    // end through its callbacks at once, through clGetEventInfo only later)
+    int32_t* early_scores = nullptr;
+    uint32_t* early_moves = nullptr;
+    uint64_t* early_nodes = nullptr;
+    cl_event early_read = nullptr;
+    std::atomic<int> early_status{1};
+    std::chrono::steady_clock::time_point early_last;
 };
 
 struct Device {
@@ -163,12 +181,15 @@ struct Device {
     int in_flight = 0;
 };
 
-void on_event(cl_event, cl_int, void* data);
+void on_event(cl_event event, cl_int, void* data);
+void on_early_read(cl_event event, cl_int status, void* data);
+void on_read_end(cl_event event, cl_int, void* data);
 
 class OpenCLLauncher : public Launcher {
 public:
-    OpenCLLauncher(int slots_per_device, int capacity) : per_device_(slots_per_device),
-                                                         capacity_(capacity) {}
+    OpenCLLauncher(int slots_per_device, int capacity)
+        : per_device_(slots_per_device), capacity_(capacity),
+          zeros_(std::max<size_t>(capacity, SPLIT_ENTRIES), 0) {}
 
     ~OpenCLLauncher() override {
         for (auto& slot : slots_) {
@@ -185,7 +206,9 @@ public:
             for (void* p : {(void*)slot->host_positions, (void*)slot->host_params,
                             (void*)slot->host_counter, (void*)slot->host_stops,
                             (void*)slot->host_scores, (void*)slot->host_moves,
-                            (void*)slot->host_nodes, (void*)slot->host_ctl})
+                            (void*)slot->host_nodes, (void*)slot->host_ctl,
+                            (void*)slot->early_scores, (void*)slot->early_moves,
+                            (void*)slot->early_nodes})
                 std::free(p);
         }
         for (auto& d : devices_) {
@@ -237,9 +260,15 @@ public:
         split_lanes_ = lanes;
     }
 
-    // Split launches ended so far, the nodes they published and the children helpers searched.
-    void split_stats(uint64_t* out) const {
+    // A GPU launch's finished jobs are read every `us` microseconds while it runs (0: never).
+    void set_early_reads(int us) { early_read_us_ = std::max(0, us); }
+
+    // Split launches ended so far, the nodes they published and the children helpers searched;
+    // a GPU's reads of finished jobs while their launches ran, and the jobs they handed back.
+    void stats(uint64_t* out) const {
         for (int i = 0; i < 3; i++) out[i] = split_stats_[i];
+        out[3] = early_reads_;
+        out[4] = early_jobs_;
     }
 
     bool start(int k, int n, std::string& error) override {
@@ -247,7 +276,10 @@ public:
         Device& d = *s.device;
         try {
             s.n = n;
+            s.kernel_event = nullptr;   // before the flag: an older event's callback may come
             s.finished = 0;
+            s.reported.assign(n, 0);
+            s.unreported = 0;
             s.split_launch = split_budget_ > 0;
             cl_kernel kernel = s.kernel;
             cl_uint jobs = (cl_uint)n;
@@ -272,30 +304,21 @@ public:
                 check(api.EnqueueWriteBuffer(s.queue, s.stops, 0, 0, 4 * n,
                                              (const void*)s.host_stops, 0, nullptr, nullptr),
                       "clEnqueueWriteBuffer", d.name);
+                s.early_last = std::chrono::steady_clock::now();
                 check(api.EnqueueNDRangeKernel(s.queue, kernel, 1, nullptr, &global, &d.local,
-                                               0, nullptr, nullptr),
+                                               0, nullptr, &event),
                       "clEnqueueNDRangeKernel", d.name);
-                if (s.split_launch)     // how many entries to clear before the next one
-                    check(api.EnqueueReadBuffer(s.queue, s.ctl, 0, 0, 4 * CTL_WORDS, s.host_ctl,
-                                                0, nullptr, nullptr), "clEnqueueReadBuffer",
-                          d.name);
-                check(api.EnqueueReadBuffer(s.queue, s.scores, 0, 0, 4 * n, s.host_scores, 0,
-                                            nullptr, nullptr), "clEnqueueReadBuffer", d.name);
-                check(api.EnqueueReadBuffer(s.queue, s.moves, 0, 0, 4 * n, s.host_moves, 0,
-                                            nullptr, nullptr), "clEnqueueReadBuffer", d.name);
-                check(api.EnqueueReadBuffer(s.queue, s.nodes, 0, 0, 8 * n, s.host_nodes, 0,
-                                            nullptr, &event), "clEnqueueReadBuffer", d.name);
+                s.reading = false;      // the results are read when it ends (poll)
             } else {
                 // a job's nonzero node count says it has finished (finished_early)
                 std::memset(s.host_nodes, 0, 8 * (size_t)n);
-                s.reported.assign(n, 0);
-                s.unreported = 0;
                 check(api.EnqueueNDRangeKernel(s.queue, kernel, 1, nullptr, &global, &d.local,
                                                0, nullptr, &event),
                       "clEnqueueNDRangeKernel", d.name);
             }
             s.done = event;
             d.in_flight++;
+            s.kernel_event = event;
             check(api.SetEventCallback(event, COMPLETE, on_event, &s), "clSetEventCallback",
                   d.name);
             check(api.Flush(s.queue), "clFlush", d.name);
@@ -309,6 +332,7 @@ public:
     int poll(int k, std::string& error) override {
         Slot& s = *slots_[k];
         if (!s.done) return 1;
+        if (s.device->gpu) return gpu_poll(s, error);
         cl_int status = 1;
         cl_int err = api.GetEventInfo(s.done, EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
                                       &status, nullptr);
@@ -326,7 +350,8 @@ public:
     // counter, so only jobs below it can have finished.
     int finished_early(int k, int* out, int max) override {
         Slot& s = *slots_[k];
-        if (!s.done || s.device->gpu) return 0;
+        if (!s.done) return 0;
+        if (s.device->gpu) return gpu_finished_early(s, out, max);
         // search_jobs_split's job queue is its first control word
         uint32_t* counter = s.split_launch ? s.host_ctl + CTL_JOBS : s.host_counter;
         int taken = (int)std::min<uint32_t>(__atomic_load_n(counter, __ATOMIC_ACQUIRE),
@@ -370,12 +395,26 @@ public:
             api.ReleaseEvent(s.done);
             s.done = nullptr;
             s.device->in_flight--;
+            bool unread = s.device->gpu && !s.reading;
+            if (unread)     // given up before its reads: clear its counts
+                api.EnqueueWriteBuffer(s.queue, s.nodes, 1, 0, 8 * (size_t)s.n, zeros_.data(), 0,
+                                       nullptr, nullptr);
+            s.reading = false;
             if (s.split_launch) {
-                s.used_entries = std::min<uint32_t>(s.host_ctl[CTL_ENTRIES], SPLIT_ENTRIES);
+                // its control words unread: every entry may have been used
+                s.used_entries = unread ? SPLIT_ENTRIES
+                                        : std::min<uint32_t>(s.host_ctl[CTL_ENTRIES], SPLIT_ENTRIES);
                 split_stats_[0]++;
-                split_stats_[1] += s.host_ctl[CTL_SPLITS];
-                split_stats_[2] += s.host_ctl[CTL_HELPED];
+                if (!unread) {
+                    split_stats_[1] += s.host_ctl[CTL_SPLITS];
+                    split_stats_[2] += s.host_ctl[CTL_HELPED];
+                }
             }
+        }
+        if (s.early_read) {     // an early read must not land in the slot's next launch either
+            api.WaitForEvents(1, &s.early_read);
+            api.ReleaseEvent(s.early_read);
+            s.early_read = nullptr;
         }
         if (!s.stop_events.empty()) {
             // a stop still queued must not land in the slot's next launch
@@ -386,6 +425,110 @@ public:
     }
 
 private:
+    // A GPU launch: its kernel, then (queued once the kernel has ended) the reads of its
+    // results and the clearing of its node counts for the next launch.
+    int gpu_poll(Slot& s, std::string& error) {
+        Device& d = *s.device;
+        cl_int status = 1;
+        // each phase's own callback flag: the kernel's may come after its event says complete
+        if ((s.reading ? s.read_end : s.finished).load(std::memory_order_acquire))
+            status = COMPLETE;
+        else if (api.GetEventInfo(s.done, EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                                  nullptr) != 0)
+            status = -1;
+        if (status < 0) {
+            error = d.name + ": a search launch failed: " + code_name(status) + " (" +
+                    std::to_string(status) + ")";
+            return -1;
+        }
+        if (status != COMPLETE) return 0;
+        if (s.reading) return 1;
+        // the kernel has ended: read the results (an early read still queued lands first)
+        int n = s.n;
+        cl_event event = nullptr;
+        try {
+            if (s.split_launch)     // how many entries to clear before the next one
+                check(api.EnqueueReadBuffer(s.queue, s.ctl, 0, 0, 4 * CTL_WORDS, s.host_ctl, 0,
+                                            nullptr, nullptr), "clEnqueueReadBuffer", d.name);
+            check(api.EnqueueReadBuffer(s.queue, s.scores, 0, 0, 4 * n, s.host_scores, 0,
+                                        nullptr, nullptr), "clEnqueueReadBuffer", d.name);
+            check(api.EnqueueReadBuffer(s.queue, s.moves, 0, 0, 4 * n, s.host_moves, 0, nullptr,
+                                        nullptr), "clEnqueueReadBuffer", d.name);
+            check(api.EnqueueReadBuffer(s.queue, s.nodes, 0, 0, 8 * n, s.host_nodes, 0, nullptr,
+                                        nullptr), "clEnqueueReadBuffer", d.name);
+            // the node counts cleared for the next launch: a nonzero count read while a launch
+            // runs says its job has finished (finished_early)
+            check(api.EnqueueWriteBuffer(s.queue, s.nodes, 0, 0, 8 * (size_t)n, zeros_.data(), 0,
+                                         nullptr, &event), "clEnqueueWriteBuffer", d.name);
+            api.ReleaseEvent(s.done);
+            s.done = event;
+            s.reading = true;
+            s.read_event = nullptr;
+            s.read_end = 0;
+            s.read_event = event;
+            check(api.SetEventCallback(event, COMPLETE, on_read_end, &s), "clSetEventCallback",
+                  d.name);
+            check(api.Flush(s.queue), "clFlush", d.name);
+        } catch (Failure& f) {
+            error = f.text;
+            return -1;
+        }
+        return 0;
+    }
+
+    // On a GPU the results cannot be read in place: every EARLY_READ_US while the launch runs
+    // the slot's node counts, then its scores and moves, are copied on the control queue (an
+    // in-order queue: the counts are read before the scores and moves; the kernel writes a
+    // job's count last, after a fence), and a job whose count is nonzero has finished.
+    int gpu_finished_early(Slot& s, int* out, int max) {
+        Device& d = *s.device;
+        int count = 0;
+        if (s.early_read) {
+            int status = s.early_status.load(std::memory_order_acquire);
+            if (status > COMPLETE) return 0;        // still reading
+            api.ReleaseEvent(s.early_read);
+            s.early_read = nullptr;
+            early_reads_++;
+            for (int i = s.unreported; status == COMPLETE && i < s.n && count < max; i++) {
+                if (s.reported[i] || !s.early_nodes[i]) continue;
+                // the same values the launch's own read brings back
+                s.host_scores[i] = s.early_scores[i];
+                s.host_moves[i] = s.early_moves[i];
+                s.host_nodes[i] = s.early_nodes[i];
+                s.reported[i] = 1;
+                out[count++] = i;
+            }
+            early_jobs_ += count;
+            while (s.unreported < s.n && s.reported[s.unreported]) s.unreported++;
+        }
+        auto now = std::chrono::steady_clock::now();
+        if (!early_read_us_ || s.reading || now - s.early_last < std::chrono::microseconds(early_read_us_) ||
+            s.unreported >= s.n)
+            return count;
+        s.early_last = now;
+        if (!s.early_scores) {
+            s.early_scores = (int32_t*)aligned(4 * (size_t)capacity_);
+            s.early_moves = (uint32_t*)aligned(4 * (size_t)capacity_);
+            s.early_nodes = (uint64_t*)aligned(8 * (size_t)capacity_);
+        }
+        int first = s.unreported, span = s.n - first;
+        // a read that cannot be queued only loses the early results
+        if (api.EnqueueReadBuffer(d.control, s.nodes, 0, 8 * (size_t)first, 8 * (size_t)span,
+                                  s.early_nodes + first, 0, nullptr, nullptr) == 0 &&
+            api.EnqueueReadBuffer(d.control, s.scores, 0, 4 * (size_t)first, 4 * (size_t)span,
+                                  s.early_scores + first, 0, nullptr, nullptr) == 0 &&
+            api.EnqueueReadBuffer(d.control, s.moves, 0, 4 * (size_t)first, 4 * (size_t)span,
+                                  s.early_moves + first, 0, nullptr, &s.early_read) == 0) {
+            s.early_event = nullptr;
+            s.early_status.store(1, std::memory_order_release);
+            s.early_event = s.early_read;
+            if (api.SetEventCallback(s.early_read, COMPLETE, on_early_read, &s) != 0)
+                s.early_status.store(-1, std::memory_order_release);
+            api.Flush(d.control);
+        }
+        return count;
+    }
+
     // The split kernel's arguments for a launch of n jobs (its buffers made at the first one),
     // the last launch's entries cleared; `workers` becomes the launch's lanes.
     cl_kernel prepare_split(Slot& s, int n, size_t& workers) {
@@ -441,7 +584,6 @@ private:
         s.e_result = buffer(8 * SPLIT_ENTRIES);
         s.times = buffer(8);
         s.used_entries = SPLIT_ENTRIES;     // a new buffer's contents are undefined: clear all
-        if (zeros_.empty()) zeros_.assign(SPLIT_ENTRIES, 0);
         cl_uint sp_max = SPLIT_POINTS, e_max = SPLIT_ENTRIES, no = 0, yes = 1;
         cl_int min_depth = 0;
         cl_ulong budget = 0;
@@ -495,6 +637,9 @@ private:
         s.scores = buffer(MEM_WRITE_ONLY, 4 * cap, s.host_scores);
         s.moves = buffer(MEM_WRITE_ONLY, 4 * cap, s.host_moves);
         s.nodes = buffer(MEM_WRITE_ONLY, 8 * cap, s.host_nodes);
+        if (d->gpu)     // zero between launches (each launch clears its own at its end)
+            check(api.EnqueueWriteBuffer(s.queue, s.nodes, 1, 0, 8 * cap, zeros_.data(), 0,
+                                         nullptr, nullptr), "clEnqueueWriteBuffer", d->name);
         s.pv_moves = api.CreateBuffer(d->context, MEM_READ_WRITE, 8, nullptr, &err);
         check(err, "clCreateBuffer", d->name);
         s.pv_lengths = api.CreateBuffer(d->context, MEM_READ_WRITE, 8, nullptr, &err);
@@ -516,17 +661,36 @@ private:
     int per_device_, capacity_;
     uint64_t split_budget_ = 0;
     int split_min_depth_ = 1, split_lanes_ = 0;
-    std::vector<uint64_t> zeros_;               // what the entries are cleared with
+    int early_read_us_ = 0;
+    uint64_t early_reads_ = 0, early_jobs_ = 0;
+    // what node counts and split entries are cleared with: made once, as the writes that read
+    // it run after the call that queues them returns
+    std::vector<uint64_t> zeros_;
     uint64_t split_stats_[3] = {0, 0, 0};
     std::vector<std::unique_ptr<Device>> devices_;
     std::vector<std::unique_ptr<Slot>> slots_;
     std::vector<uint32_t> ones_;
 };
 
-void on_event(cl_event, cl_int, void* data) {
+void on_event(cl_event event, cl_int, void* data) {
     Slot* s = static_cast<Slot*>(data);
+    if (s->kernel_event.load() != event) return;
     s->finished = 1;
     if (s->owner->on_complete) s->owner->on_complete();
+}
+
+void on_read_end(cl_event event, cl_int, void* data) {
+    Slot* s = static_cast<Slot*>(data);
+    if (s->read_event.load() != event) return;
+    s->read_end = 1;
+    if (s->owner->on_complete) s->owner->on_complete();
+}
+
+void on_early_read(cl_event event, cl_int status, void* data) {
+    Slot* s = static_cast<Slot*>(data);
+    if (s->early_event.load() != event) return;
+    s->early_status.store(status < 0 ? status : COMPLETE, std::memory_order_release);
+    if (s->owner->on_complete) s->owner->on_complete();     // the pump looks at once
 }
 
 // --- the instant launcher ------------------------------------------------------------------------
@@ -662,9 +826,15 @@ void hl_opencl_split(void* launcher, uint64_t budget, int min_depth, int lanes) 
     static_cast<OpenCLLauncher*>(launcher)->set_split(budget, min_depth, lanes);
 }
 
-// out[3]: split launches ended, nodes published, children searched by helpers (so far).
-void hl_opencl_split_stats(void* launcher, uint64_t* out) {
-    static_cast<OpenCLLauncher*>(launcher)->split_stats(out);
+// A GPU launch's finished jobs are read every `us` microseconds while it runs (0: never).
+void hl_opencl_early_reads(void* launcher, int us) {
+    static_cast<OpenCLLauncher*>(launcher)->set_early_reads(us);
+}
+
+// out[5]: split launches ended, nodes published, children searched by helpers; a GPU's reads of
+// finished jobs while their launches ran, and the jobs they handed back (so far).
+void hl_opencl_stats(void* launcher, uint64_t* out) {
+    static_cast<OpenCLLauncher*>(launcher)->stats(out);
 }
 
 // type_values: the material value of each piece type 0..7 (0 for none).

@@ -53,9 +53,10 @@ public:
     virtual int poll(int slot, std::string& error) = 0;
     virtual Outputs outputs(int slot) = 0;
     // Jobs of the slot's launch in flight that have finished since the last call (their
-    // indices into `out`, at most `max`; their outputs are readable), where the device lets the
-    // host see a job's results before its launch ends (a CPU device: the kernel writes into the
-    // host's own arrays). Never a job that was given up. 0 where it cannot tell.
+    // indices into `out`, at most `max`; their outputs are readable), where the host can see a
+    // job's results before its launch ends (a CPU device: the kernel writes into the host's own
+    // arrays; a GPU: the results are copied while the kernel runs, every so often). Never a job
+    // that was given up. 0 where it cannot tell.
     virtual int finished_early(int slot, int* out, int max) { return 0; }
     // Jobs first..end-1 of the slot's launch in flight are given up where they stand.
     virtual void stop(int slot, int first, int end) = 0;

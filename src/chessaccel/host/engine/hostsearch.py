@@ -76,6 +76,10 @@ SPLIT_MIN_DEPTH = 1
 #: depth 8; a CPU device's few lanes gain nothing.
 GPU_SPLIT_BUDGET = 300
 GPU_SPLIT_LANES = 2048
+#: Microseconds between the reads of a GPU launch's finished jobs while it runs (hostlaunch.cpp,
+#: finished_early: a CPU device's are read in place), so that a cutoff stops the jobs behind it
+#: sooner; 0: results only at the launch's end.
+GPU_EARLY_READ_US = 1000
 #: Fewest jobs one launch takes (more where the backend's launch_jobs says so).
 DEFAULT_LAUNCH_JOBS = 4096
 _POSITION_WORDS = 5
@@ -176,7 +180,8 @@ def library():
             [ctypes.c_int] * 3 + [ctypes.c_char_p, ctypes.c_char_p]
         lib.hl_opencl_split.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int,
                                         ctypes.c_int]
-        lib.hl_opencl_split_stats.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        lib.hl_opencl_early_reads.argtypes = [ctypes.c_void_p, ctypes.c_int]
+        lib.hl_opencl_stats.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
         lib.hl_instant_new.restype = ctypes.c_void_p
         lib.hl_instant_new.argtypes = [ctypes.c_void_p]
         lib.hl_free.argtypes = [ctypes.c_void_p]
@@ -320,6 +325,7 @@ def native_launcher(backend, lib):
         raise BackendError(error.value.decode(errors="replace"))
     capacity = max([DEFAULT_LAUNCH_JOBS] + [d["workers"] for d in what])
     launcher = lib.hl_opencl_new(IN_FLIGHT, capacity)
+    lib.hl_opencl_early_reads(launcher, GPU_EARLY_READ_US)
     for d in what:
         if lib.hl_opencl_add(launcher, d["context"], d["device"], d["program"],
                              d["eval_values"], d["line_values"], d["local"], d["workers"],
@@ -400,14 +406,16 @@ class CompiledSearch:
             lanes = GPU_SPLIT_LANES
         return budget, SPLIT_MIN_DEPTH, lanes
 
-    def split_stats(self):
-        """The OpenCL launcher's split launches so far: {"launches", "split_points",
-        "helped"} (the nodes published, the children searched by helpers); None without one."""
+    def opencl_stats(self):
+        """The OpenCL launcher's figures so far: split launches ("launches", "split_points":
+        the nodes published, "helped": the children searched by helpers) and a GPU's reads of
+        finished jobs while their launches ran ("early_reads", "early_jobs": the jobs they
+        handed back); None without an OpenCL launcher."""
         if self._launcher_kind != "opencl":
             return None
-        out = (ctypes.c_uint64 * 3)()
-        self._lib.hl_opencl_split_stats(self._launcher, out)
-        return dict(zip(("launches", "split_points", "helped"), out))
+        out = (ctypes.c_uint64 * 5)()
+        self._lib.hl_opencl_stats(self._launcher, out)
+        return dict(zip(("launches", "split_points", "helped", "early_reads", "early_jobs"), out))
 
     def close(self):
         if self._handle:
