@@ -295,6 +295,44 @@ def test_split_launches_end_at_a_deadline_and_a_stop(pocl):
         search.close()
 
 
+@pytest.mark.parametrize("budget", [0, 300])
+def test_launches_that_copy_their_results_search_the_same_tree(pocl, budget, monkeypatch):
+    """A GPU's launch protocol, run on PoCL (``copied_results``): the results read after the
+    kernel has ended and, every GPU_EARLY_READ_US while it runs, the jobs whose node counts
+    are set handed back early; one thread's tree is the in-place launches' node for node, with
+    and without the split, and jobs were handed back early."""
+    from chessaccel.host.engine import hostsearch
+    monkeypatch.setattr(hostsearch, "GPU_EARLY_READ_US", 100)
+    options = SearchOptions(hardware_plies=3, split_budget=budget, split_lanes=8)
+    in_place = CompiledSearch(pocl, 16, options)
+    copied = CompiledSearch(pocl, 16, options, copied_results=True)
+    try:
+        for fen in (KIWIPETE, ITALIAN):
+            a = in_place.search(chess.Board(fen), Limits(depth=5))
+            b = copied.search(chess.Board(fen), Limits(depth=5))
+            assert _iterations(b) == _iterations(a), fen
+            assert (b.score, b.best_move, b.pv) == (a.score, a.best_move, a.pv), fen
+        stats = copied.opencl_stats()
+        assert stats["early_reads"] > 0 and stats["early_jobs"] == copied.early_jobs > 0
+        assert in_place.opencl_stats()["early_reads"] == 0    # read in place, not copied
+    finally:
+        in_place.close()
+        copied.close()
+
+
+def test_copied_results_end_at_a_deadline_and_a_stop(pocl):
+    """The GPU's protocol with threads, the split and stops arriving while kernels run."""
+    stop = threading.Event()
+    search = CompiledSearch(pocl, 16, SearchOptions(hardware_plies=3, threads=4, split_budget=50,
+                                                    split_lanes=8), stop=stop,
+                            copied_results=True)
+    try:
+        _ends_at_a_deadline_and_a_stop(search, stop)
+        assert search.native and search.opencl_stats()["launches"] > 0
+    finally:
+        search.close()
+
+
 def test_the_split_defaults_to_the_gpus_and_stays_off_on_a_cpu(pocl):
     """SplitBudget -1 (the default): GPU_SPLIT_BUDGET and GPU_SPLIT_LANES where the launcher's
     devices are GPUs, no split on a CPU device (its few lanes gain nothing); -1 and 0 are the

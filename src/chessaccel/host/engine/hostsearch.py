@@ -309,10 +309,12 @@ def _opencl_library():
                                    "process's libraries")
 
 
-def native_launcher(backend, lib):
+def native_launcher(backend, lib, copied=False):
     """A hostlaunch.cpp launcher for ``backend`` (one offering ``native_launches``), its
     kind ("opencl" or "instant") and whether its devices are GPUs, or (None, None, False) where
-    it offers none: then the pump of this module runs its launches."""
+    it offers none: then the pump of this module runs its launches. ``copied``: every device's
+    launches copy their results as a GPU's do (read after the kernel, and while it runs),
+    where a CPU device's are read in place (tests: the GPU's protocol on PoCL)."""
     describe = getattr(backend, "native_launches", None)
     if describe is None:
         return None, None, False
@@ -329,7 +331,7 @@ def native_launcher(backend, lib):
     for d in what:
         if lib.hl_opencl_add(launcher, d["context"], d["device"], d["program"],
                              d["eval_values"], d["line_values"], d["local"], d["workers"],
-                             int(d["gpu"]), str(d["name"]).encode(), error):
+                             int(d["gpu"] or copied), str(d["name"]).encode(), error):
             lib.hl_free(launcher)
             raise BackendError(error.value.decode(errors="replace"))
     return launcher, kind, any(d["gpu"] for d in what)
@@ -352,10 +354,11 @@ class CompiledSearch:
     A backend that offers ``native_launches`` (OpenCL, the dispatch benchmark's instant
     backend) has its launches run by hostlaunch.cpp, with no Python per launch (``native``
     False: by this module's pump instead, as every other backend's are; ``native_error``: why
-    the native launcher could not be made, where it could not)."""
+    the native launcher could not be made, where it could not). ``copied_results``: the native
+    launches copy their results as on a GPU whatever the device (native_launcher)."""
 
     def __init__(self, executor, hash_mb=16, options=None, stop=None, on_info=None,
-                 native=True):
+                 native=True, copied_results=False):
         self.executor = executor
         self.options = options or SearchOptions()
         self.options.check()
@@ -386,6 +389,7 @@ class CompiledSearch:
         self._launcher = None
         self._launcher_kind = None
         self._launcher_gpu = False
+        self._copied_results = copied_results
         self._split = None          # the split settings the OpenCL launcher was last given
         self.native = None if native else False
         self.native_error = None
@@ -472,7 +476,7 @@ class CompiledSearch:
             try:
                 if backend is not None:
                     self._launcher, self._launcher_kind, self._launcher_gpu = \
-                        native_launcher(backend, lib)
+                        native_launcher(backend, lib, self._copied_results)
             except (BackendError, hostboard.HostBoardError, OSError) as error:
                 # this module's pump runs the same launches, slower
                 self.native_error = first_line(error)
