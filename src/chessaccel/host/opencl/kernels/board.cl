@@ -272,51 +272,64 @@ static inline int floor_shift(int x) {
 // model's white-minus-black turned to the side to move's view, plus the tempo. Weights and the
 // passed-pawn tables come from the prelude (contract/evalweights.json).
 #define RANK_7 0x00FF000000000000UL
+#define RANK_1 0x00000000000000FFUL
+#define RANK_2 0x000000000000FF00UL
 
 static inline int mobility_of(int count, int centre) { return count - centre; }
 
-// (mg, eg) of one side's terms; own[t] / enemy[t] are the words of each PieceType t in the
-// side's frame (it plays up the board).
-static inline int2 side_terms(Lines t, const ulong *own, const ulong *enemy) {
-    ulong own_all = own[PAWN] | own[KNIGHT] | own[BISHOP] | own[ROOK] | own[QUEEN] | own[KING];
-    ulong occ = own_all | enemy[PAWN] | enemy[KNIGHT] | enemy[BISHOP] | enemy[ROOK]
-              | enemy[QUEEN] | enemy[KING];
+// Every square at or above (fill_up) / at or below (fill_down) one of x's, on its file.
+static inline ulong fill_up(ulong x) {
+    x |= x << 8; x |= x << 16; x |= x << 32;
+    return x;
+}
+static inline ulong fill_down(ulong x) {
+    x |= x >> 8; x |= x >> 16; x |= x >> 32;
+    return x;
+}
+
+// (mg, eg) of the terms of one side that depend on its frame (it plays up the board): its pawn
+// structure, its king's shield and files. own[t] / enemy[t] are the words of each PieceType t
+// in the side's frame.
+static inline int2 pawn_king_terms(const ulong *own, const ulong *enemy) {
+    ulong occ = own[PAWN] | own[KNIGHT] | own[BISHOP] | own[ROOK] | own[QUEEN] | own[KING]
+              | enemy[PAWN] | enemy[KNIGHT] | enemy[BISHOP] | enemy[ROOK] | enemy[QUEEN]
+              | enemy[KING];
     ulong pawns = own[PAWN], enemy_pawns = enemy[PAWN];
     ulong enemy_pawn_attacks = pawn_attacks_down(enemy_pawns);
     int mg = 0, eg = 0;
-    // pawns: passed (by rank, free path / blocked), isolated, doubled, backward, connected
-    for (ulong x = pawns; x; x &= x - 1) {
+    // pawns: passed (by rank, free path / blocked), isolated, doubled, backward, connected;
+    // each term's pawns found for all pawns at once (file fills), only the passed ones looped
+    ulong ahead = fill_up(pawns << 8);                    // squares in front of own pawns
+    ulong files = fill_down(ahead | pawns);               // files holding own pawns
+    ulong beside = ((files << 1) & NOT_A) | ((files >> 1) & NOT_H);
+    ulong enemy_ahead = fill_down(enemy_pawns >> 8);      // squares behind enemy pawns
+    ulong not_passed = enemy_ahead | ((enemy_ahead << 1) & NOT_A) | ((enemy_ahead >> 1) & NOT_H);
+    for (ulong x = pawns & ~not_passed; x; x &= x - 1) {
         int s = lowest(x), r = s >> 3;
-        ulong bit = BIT(s), file = FILE_A << (s & 7);
-        ulong front = (file << 8) & ~(bit | (bit - 1));
-        ulong span = front | ((front << 1) & NOT_A) | ((front >> 1) & NOT_H);
-        ulong beside = ((file << 1) & NOT_A) | ((file >> 1) & NOT_H);
-        if (!(enemy_pawns & span)) {
-            mg += PASSED_PAWN_MG[r];
-            eg += PASSED_PAWN_EG[r];
-            if (!(occ & front)) {
-                mg += PASSED_PAWN_FREE_PATH_MG; eg += PASSED_PAWN_FREE_PATH_EG;
-            } else if (occ & (bit << 8)) {
-                mg += PASSED_PAWN_BLOCKED_MG; eg += PASSED_PAWN_BLOCKED_EG;
-            }
-        }
-        bool isolated = !(pawns & beside);
-        if (isolated) {
-            mg += ISOLATED_PAWN_MG; eg += ISOLATED_PAWN_EG;
-        }
-        if (pawns & front) {
-            mg += DOUBLED_PAWN_MG; eg += DOUBLED_PAWN_EG;
-        }
-        ulong at_or_below = r < 7 ? (BIT(8 * (r + 1)) - 1) : ~0UL;
-        if (!isolated && !(pawns & beside & at_or_below) && (enemy_pawn_attacks & (bit << 8))) {
-            mg += BACKWARD_PAWN_MG; eg += BACKWARD_PAWN_EG;
-        }
-        ulong phalanx = ((bit << 1) & NOT_A) | ((bit >> 1) & NOT_H);
-        if (pawns & (phalanx | pawn_attacks_down(bit))) {
-            mg += CONNECTED_PAWN_MG; eg += CONNECTED_PAWN_EG;
+        ulong bit = BIT(s);
+        ulong front = fill_up(bit << 8);
+        mg += PASSED_PAWN_MG[r];
+        eg += PASSED_PAWN_EG[r];
+        if (!(occ & front)) {
+            mg += PASSED_PAWN_FREE_PATH_MG; eg += PASSED_PAWN_FREE_PATH_EG;
+        } else if (occ & (bit << 8)) {
+            mg += PASSED_PAWN_BLOCKED_MG; eg += PASSED_PAWN_BLOCKED_EG;
         }
     }
-    // king safety: shield, open and half-open files at the king, attacks on its zone
+    int count = popcount(pawns & ~beside);                // isolated
+    mg += count * ISOLATED_PAWN_MG; eg += count * ISOLATED_PAWN_EG;
+    count = popcount(pawns & fill_down(pawns >> 8));      // doubled: an own pawn in front
+    mg += count * DOUBLED_PAWN_MG; eg += count * DOUBLED_PAWN_EG;
+    // backward: not isolated, no own pawn beside it at its rank or below, the square in front
+    // taken on by an enemy pawn
+    ulong beside_up = fill_up(((pawns << 1) & NOT_A) | ((pawns >> 1) & NOT_H));
+    count = popcount(pawns & beside & ~beside_up & (enemy_pawn_attacks >> 8));
+    mg += count * BACKWARD_PAWN_MG; eg += count * BACKWARD_PAWN_EG;
+    // connected: an own pawn beside it or behind it on a diagonal
+    ulong phalanx = ((pawns << 1) & NOT_A) | ((pawns >> 1) & NOT_H);
+    count = popcount(pawns & (phalanx | pawn_attacks_up(pawns)));
+    mg += count * CONNECTED_PAWN_MG; eg += count * CONNECTED_PAWN_EG;
+    // king safety: shield, open and half-open files at the king (attacks on its zone: piece_terms)
     int k = lowest(own[KING]);
     ulong king = BIT(k);
     ulong row = king | ((king << 1) & NOT_A) | ((king >> 1) & NOT_H);
@@ -333,63 +346,100 @@ static inline int2 side_terms(Lines t, const ulong *own, const ulong *enemy) {
             }
         }
     }
-    ulong zone = king_attacks(king) | king;
-    int n = popcount(((enemy_pawns >> 7) & NOT_A) & zone) + popcount(((enemy_pawns >> 9) & NOT_H) & zone);
-    mg += n * KING_ZONE_ATTACK_PAWN_MG; eg += n * KING_ZONE_ATTACK_PAWN_EG;
-    n = 0;
+    return (int2)(mg, eg);
+}
+
+// One piece's attacks: its mobility (targets in `free`, about its type's centre) added to
+// *mobility, its attacks on the enemy king's zone to *zone.
+#define PIECE_ATTACKS(attacks, free, enemy_zone, centre, mobility, zone) \
+    { ulong a_ = (attacks); *(mobility) += popcount(a_ & (free)) - (centre); \
+      *(zone) += popcount(a_ & (enemy_zone)); }
+
+// (mg, eg) of both sides' piece terms, the side to move's less the enemy's, in the side to
+// move's frame (the counts do not depend on the frame): mobility, attacks on the other king's
+// zone, rooks on open and half-open files and the seventh rank, the bishop pair. Each piece's
+// attacks are found once, for its mobility and for its attacks on the other king's zone.
+static inline int2 piece_terms(Lines t, const ulong *own, const ulong *enemy) {
+    ulong own_all = own[PAWN] | own[KNIGHT] | own[BISHOP] | own[ROOK] | own[QUEEN] | own[KING];
+    ulong enemy_all = enemy[PAWN] | enemy[KNIGHT] | enemy[BISHOP] | enemy[ROOK] | enemy[QUEEN]
+                    | enemy[KING];
+    ulong occ = own_all | enemy_all;
+    ulong pawns = own[PAWN], enemy_pawns = enemy[PAWN];
+    // targets not held by the side's pieces nor taken on by the other side's pawns
+    ulong own_free = ~own_all & ~pawn_attacks_down(enemy_pawns);
+    ulong enemy_free = ~enemy_all & ~pawn_attacks_up(pawns);
+    ulong own_zone = king_attacks(own[KING]) | own[KING];
+    ulong enemy_zone = king_attacks(enemy[KING]) | enemy[KING];
+    // [0]: the side to move's figure, [1]: the enemy's
+    int mob[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}}, zone[5][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}};
+    // pawns on a king's zone, each direction counted apart (a square two pawns attack counts twice)
+    zone[0][0] = popcount(((enemy_pawns >> 7) & NOT_A) & own_zone)
+               + popcount(((enemy_pawns >> 9) & NOT_H) & own_zone);
+    zone[0][1] = popcount(((pawns << 9) & NOT_A) & enemy_zone)
+               + popcount(((pawns << 7) & NOT_H) & enemy_zone);
+    // the zone counted for a side is the number of attacks on ITS king: a piece of the side to
+    // move adds to zone[..][1]
+    for (ulong x = own[KNIGHT]; x; x &= x - 1)
+        PIECE_ATTACKS(KNIGHT_FROM(t, lowest(x)), own_free, enemy_zone, MOBILITY_CENTRE_KNIGHT,
+                      &mob[0][0], &zone[1][1]);
     for (ulong x = enemy[KNIGHT]; x; x &= x - 1)
-        n += popcount(KNIGHT_FROM(t, lowest(x)) & zone);
-    mg += n * KING_ZONE_ATTACK_KNIGHT_MG; eg += n * KING_ZONE_ATTACK_KNIGHT_EG;
-    n = 0;
+        PIECE_ATTACKS(KNIGHT_FROM(t, lowest(x)), enemy_free, own_zone, MOBILITY_CENTRE_KNIGHT,
+                      &mob[0][1], &zone[1][0]);
+    for (ulong x = own[BISHOP]; x; x &= x - 1)
+        PIECE_ATTACKS(diagonal_from(t, lowest(x), occ), own_free, enemy_zone,
+                      MOBILITY_CENTRE_BISHOP, &mob[1][0], &zone[2][1]);
     for (ulong x = enemy[BISHOP]; x; x &= x - 1)
-        n += popcount(diagonal_from(t, lowest(x), occ) & zone);
-    mg += n * KING_ZONE_ATTACK_BISHOP_MG; eg += n * KING_ZONE_ATTACK_BISHOP_EG;
-    n = 0;
-    for (ulong x = enemy[ROOK]; x; x &= x - 1)
-        n += popcount(straight_from(t, lowest(x), occ) & zone);
-    mg += n * KING_ZONE_ATTACK_ROOK_MG; eg += n * KING_ZONE_ATTACK_ROOK_EG;
-    n = 0;
-    for (ulong x = enemy[QUEEN]; x; x &= x - 1) {
-        int s = lowest(x);
-        n += popcount((straight_from(t, s, occ) | diagonal_from(t, s, occ)) & zone);
-    }
-    mg += n * KING_ZONE_ATTACK_QUEEN_MG; eg += n * KING_ZONE_ATTACK_QUEEN_EG;
-    // mobility: targets not held by own pieces nor taken on by an enemy pawn, about a centre
-    ulong free = ~own_all & ~enemy_pawn_attacks;
-    for (ulong x = own[KNIGHT]; x; x &= x - 1) {
-        int c = mobility_of(popcount(KNIGHT_FROM(t, lowest(x)) & free), MOBILITY_CENTRE_KNIGHT);
-        mg += c * MOBILITY_KNIGHT_MG; eg += c * MOBILITY_KNIGHT_EG;
-    }
-    for (ulong x = own[BISHOP]; x; x &= x - 1) {
-        int c = mobility_of(popcount(diagonal_from(t, lowest(x), occ) & free), MOBILITY_CENTRE_BISHOP);
-        mg += c * MOBILITY_BISHOP_MG; eg += c * MOBILITY_BISHOP_EG;
-    }
+        PIECE_ATTACKS(diagonal_from(t, lowest(x), occ), enemy_free, own_zone,
+                      MOBILITY_CENTRE_BISHOP, &mob[1][1], &zone[2][0]);
+    int rook_files[2][2] = {{0, 0}, {0, 0}}, seventh[2] = {0, 0};   // [half-open, open][side]
     for (ulong x = own[ROOK]; x; x &= x - 1) {
         int s = lowest(x);
-        int c = mobility_of(popcount(straight_from(t, s, occ) & free), MOBILITY_CENTRE_ROOK);
-        mg += c * MOBILITY_ROOK_MG; eg += c * MOBILITY_ROOK_EG;
-        // rooks: open / half-open file, the seventh rank
+        PIECE_ATTACKS(straight_from(t, s, occ), own_free, enemy_zone, MOBILITY_CENTRE_ROOK,
+                      &mob[2][0], &zone[3][1]);
         ulong file = FILE_A << (s & 7);
-        if (!(pawns & file)) {
-            if (enemy_pawns & file) {
-                mg += ROOK_HALF_OPEN_FILE_MG; eg += ROOK_HALF_OPEN_FILE_EG;
-            } else {
-                mg += ROOK_OPEN_FILE_MG; eg += ROOK_OPEN_FILE_EG;
-            }
-        }
-        if ((s >> 3) == 6 && ((enemy[KING] & RANK_8) || (enemy_pawns & RANK_7))) {
-            mg += ROOK_SEVENTH_MG; eg += ROOK_SEVENTH_EG;
-        }
+        if (!(pawns & file))
+            rook_files[(enemy_pawns & file) ? 0 : 1][0]++;
+        if ((s >> 3) == 6 && ((enemy[KING] & RANK_8) || (enemy_pawns & RANK_7)))
+            seventh[0]++;
+    }
+    for (ulong x = enemy[ROOK]; x; x &= x - 1) {
+        int s = lowest(x);
+        PIECE_ATTACKS(straight_from(t, s, occ), enemy_free, own_zone, MOBILITY_CENTRE_ROOK,
+                      &mob[2][1], &zone[3][0]);
+        ulong file = FILE_A << (s & 7);
+        if (!(enemy_pawns & file))
+            rook_files[(pawns & file) ? 0 : 1][1]++;
+        // the enemy's seventh rank is the side to move's second
+        if ((s >> 3) == 1 && ((own[KING] & RANK_1) || (pawns & RANK_2)))
+            seventh[1]++;
     }
     for (ulong x = own[QUEEN]; x; x &= x - 1) {
         int s = lowest(x);
-        int c = mobility_of(popcount((straight_from(t, s, occ) | diagonal_from(t, s, occ)) & free),
-                            MOBILITY_CENTRE_QUEEN);
-        mg += c * MOBILITY_QUEEN_MG; eg += c * MOBILITY_QUEEN_EG;
+        PIECE_ATTACKS(straight_from(t, s, occ) | diagonal_from(t, s, occ), own_free, enemy_zone,
+                      MOBILITY_CENTRE_QUEEN, &mob[3][0], &zone[4][1]);
     }
-    if (popcount(own[BISHOP]) >= 2) {
-        mg += BISHOP_PAIR_MG; eg += BISHOP_PAIR_EG;
+    for (ulong x = enemy[QUEEN]; x; x &= x - 1) {
+        int s = lowest(x);
+        PIECE_ATTACKS(straight_from(t, s, occ) | diagonal_from(t, s, occ), enemy_free, own_zone,
+                      MOBILITY_CENTRE_QUEEN, &mob[3][1], &zone[4][0]);
     }
+    int mg = 0, eg = 0, d;
+    d = zone[0][0] - zone[0][1]; mg += d * KING_ZONE_ATTACK_PAWN_MG; eg += d * KING_ZONE_ATTACK_PAWN_EG;
+    d = zone[1][0] - zone[1][1]; mg += d * KING_ZONE_ATTACK_KNIGHT_MG; eg += d * KING_ZONE_ATTACK_KNIGHT_EG;
+    d = zone[2][0] - zone[2][1]; mg += d * KING_ZONE_ATTACK_BISHOP_MG; eg += d * KING_ZONE_ATTACK_BISHOP_EG;
+    d = zone[3][0] - zone[3][1]; mg += d * KING_ZONE_ATTACK_ROOK_MG; eg += d * KING_ZONE_ATTACK_ROOK_EG;
+    d = zone[4][0] - zone[4][1]; mg += d * KING_ZONE_ATTACK_QUEEN_MG; eg += d * KING_ZONE_ATTACK_QUEEN_EG;
+    d = mob[0][0] - mob[0][1]; mg += d * MOBILITY_KNIGHT_MG; eg += d * MOBILITY_KNIGHT_EG;
+    d = mob[1][0] - mob[1][1]; mg += d * MOBILITY_BISHOP_MG; eg += d * MOBILITY_BISHOP_EG;
+    d = mob[2][0] - mob[2][1]; mg += d * MOBILITY_ROOK_MG; eg += d * MOBILITY_ROOK_EG;
+    d = mob[3][0] - mob[3][1]; mg += d * MOBILITY_QUEEN_MG; eg += d * MOBILITY_QUEEN_EG;
+    d = rook_files[0][0] - rook_files[0][1];
+    mg += d * ROOK_HALF_OPEN_FILE_MG; eg += d * ROOK_HALF_OPEN_FILE_EG;
+    d = rook_files[1][0] - rook_files[1][1];
+    mg += d * ROOK_OPEN_FILE_MG; eg += d * ROOK_OPEN_FILE_EG;
+    d = seventh[0] - seventh[1]; mg += d * ROOK_SEVENTH_MG; eg += d * ROOK_SEVENTH_EG;
+    d = (popcount(own[BISHOP]) >= 2) - (popcount(enemy[BISHOP]) >= 2);
+    mg += d * BISHOP_PAIR_MG; eg += d * BISHOP_PAIR_EG;
     return (int2)(mg, eg);
 }
 
@@ -405,8 +455,8 @@ static inline int2 eval_terms(const Board *b) {
         own_flipped[t] = byte_swap(own[t]);
         enemy_flipped[t] = byte_swap(enemy[t]);
     }
-    return side_terms(b->lines, own, enemy) - side_terms(b->lines, enemy_flipped, own_flipped)
-         + (int2)(TEMPO_MG, TEMPO_EG);
+    return pawn_king_terms(own, enemy) - pawn_king_terms(enemy_flipped, own_flipped)
+         + piece_terms(b->lines, own, enemy) + (int2)(TEMPO_MG, TEMPO_EG);
 }
 #endif
 
