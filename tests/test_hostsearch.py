@@ -259,6 +259,16 @@ def test_native_launches_end_at_a_deadline_a_stop_and_a_node_limit(pocl):
         search.close()
 
 
+def _same_trees(first, second, depth=5):
+    """Both compiled searches give the same iterations, score, move and PV on Kiwipete and the
+    Italian game at ``depth``."""
+    for fen in (KIWIPETE, ITALIAN):
+        a = first.search(chess.Board(fen), Limits(depth=depth))
+        b = second.search(chess.Board(fen), Limits(depth=depth))
+        assert _iterations(b) == _iterations(a), fen
+        assert (b.score, b.best_move, b.pv) == (a.score, a.best_move, a.pv), fen
+
+
 @pytest.mark.parametrize("budget", [30, 300])
 def test_launches_split_on_the_device_search_the_whole_launches_tree(pocl, budget):
     """SplitBudget: the native launches run search_jobs_split, with lanes beyond the jobs that
@@ -268,11 +278,7 @@ def test_launches_split_on_the_device_search_the_whole_launches_tree(pocl, budge
     split = CompiledSearch(pocl, 16, SearchOptions(hardware_plies=3, split_budget=budget,
                                                    split_lanes=8))
     try:
-        for fen in (KIWIPETE, ITALIAN):
-            a = whole.search(chess.Board(fen), Limits(depth=5))
-            b = split.search(chess.Board(fen), Limits(depth=5))
-            assert _iterations(b) == _iterations(a), fen
-            assert (b.score, b.best_move, b.pv) == (a.score, a.best_move, a.pv), fen
+        _same_trees(whole, split)
         stats = split.opencl_stats()
         assert whole.opencl_stats()["launches"] == 0
         assert stats["launches"] == split.launches > 0
@@ -307,11 +313,7 @@ def test_launches_that_copy_their_results_search_the_same_tree(pocl, budget, mon
     in_place = CompiledSearch(pocl, 16, options)
     copied = CompiledSearch(pocl, 16, options, copied_results=True)
     try:
-        for fen in (KIWIPETE, ITALIAN):
-            a = in_place.search(chess.Board(fen), Limits(depth=5))
-            b = copied.search(chess.Board(fen), Limits(depth=5))
-            assert _iterations(b) == _iterations(a), fen
-            assert (b.score, b.best_move, b.pv) == (a.score, a.best_move, a.pv), fen
+        _same_trees(in_place, copied)
         stats = copied.opencl_stats()
         assert stats["early_reads"] > 0 and stats["early_jobs"] == copied.early_jobs > 0
         assert in_place.opencl_stats()["early_reads"] == 0    # read in place, not copied
