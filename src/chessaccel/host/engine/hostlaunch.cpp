@@ -159,8 +159,7 @@ struct Slot {
     std::vector<char> reported;     // jobs handed back by finished_early
     int unreported = 0;             // ... and the first job not handed back yet
     // GPU: the results read while the launch runs (finished_early), on the device's control
-    // queue; `early_status` is set by the read's callback (NVIDIA's driver tells a command's
-    // end through its callbacks at once, through clGetEventInfo only later)
+    // queue; `early_status` is set by the read's callback, which also wakes the pump
     int32_t* early_scores = nullptr;
     uint32_t* early_moves = nullptr;
     uint64_t* early_nodes = nullptr;
