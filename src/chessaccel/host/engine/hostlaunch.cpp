@@ -8,8 +8,9 @@
 // is made once per slot. On a CPU device (PoCL) the slots' buffers are the host's own arrays
 // (USE_HOST_PTR: PoCL runs the kernel on them in place, as backend.py's control buffers rely
 // on), so a launch is one enqueued kernel and a stop flag is a store; on a GPU a launch is the
-// jobs' upload, the counter's and flags' reset, the kernel and the results' read, in one
-// in-order queue, and a stop is a write on a second queue.
+// jobs' upload, the counter's and flags' reset and the kernel in the slot's in-order queue, the
+// results' read queued once the kernel has ended (gpu_poll), and a stop or a read of the jobs
+// finished so far (gpu_finished_early) is a copy on the device's control queue.
 
 #include "hostlaunch.hpp"
 
@@ -475,8 +476,9 @@ private:
         return 0;
     }
 
-    // On a GPU the results cannot be read in place: every EARLY_READ_US while the launch runs
-    // the slot's node counts, then its scores and moves, are copied on the control queue (an
+    // On a GPU the results cannot be read in place: every early_read_us_ (hl_opencl_early_reads)
+    // while the launch runs the slot's node counts, then its scores and moves, are copied on
+    // the control queue (an
     // in-order queue: the counts are read before the scores and moves; the kernel writes a
     // job's count last, after a fence), and a job whose count is nonzero has finished.
     int gpu_finished_early(Slot& s, int* out, int max) {
