@@ -145,7 +145,9 @@ def test_last_run_times_the_leaf_kernel_apart_from_the_expansion(backend):
     {"PERFT_COUNT": 2},                                # one loop per kind of own piece
     {"PERFT_COUNT": 4},                                # the flip's byte swap in 32-bit halves
     {"PERFT_COUNT": 8},                                # a position's count in 32 bits
-    {"PERFT_COUNT": 15, "PERFT_SORT_LANES": 1, "PERFT_LOCAL_LINES": 2},   # the GPU's default
+    {"PERFT_COUNT": 15, "PERFT_SORT_LANES": 1, "PERFT_LOCAL_LINES": 2},   # the GPU's before
+    {"PERFT_MAGIC": 1},                                # the sliders by magic bitboards
+    {"PERFT_COUNT": 15, "PERFT_SORT_LANES": 1, "PERFT_MAGIC": 1},   # the GPU's default
 ])
 @pytest.mark.parametrize("local_size", [1, 8, 64])
 def test_bulk_kernels_of_their_own_program(switches, local_size):
@@ -160,6 +162,7 @@ def test_bulk_kernels_of_their_own_program(switches, local_size):
     assert d.perft_local_lines == switches.get("PERFT_LOCAL_LINES", 0)
     assert d.perft_sort_lanes == switches.get("PERFT_SORT_LANES", 0)
     assert d.perft_count == switches.get("PERFT_COUNT", 0)
+    assert d.perft_magic == switches.get("PERFT_MAGIC", 0)
     checked = 0
     for leaf_depth in (1, 2, 3):
         b.bulk_leaf_depth = leaf_depth
@@ -210,15 +213,16 @@ def test_line_table_words():
             == len(layout.line_tables()) == max(layout.LINE_TABLE_OFFSETS.values()) + 64)
 
 
-def test_the_local_tables_are_the_gpu_default_not_the_cpus():
-    """A GPU builds the bulk kernels with the compact tables in local memory, perft_bulk_2's
-    lanes sorted by move count and the count's changes PERFT_COUNT = 15 unless the overrides say
-    otherwise (all measured faster on the H100); PoCL reads the global tables, sorts nothing and
-    counts the plain way, and PERFT_LOCAL_LINES = 0 with PERFT_SORT_LANES = 0 and PERFT_COUNT = 0
-    gives a GPU the one program of before."""
+def test_the_magic_tables_are_the_gpu_default_not_the_cpus():
+    """A GPU builds the bulk kernels with the sliders by magic bitboards (their tables in global
+    memory), perft_bulk_2's lanes sorted by move count and the count's changes PERFT_COUNT = 15
+    unless the overrides say otherwise (all measured faster on the H100 or the H200); PoCL reads
+    the kindergarten tables, sorts nothing and counts the plain way."""
     from chessaccel.host.opencl import device
-    assert device.default_perft_local_lines(True) == device.PERFT_LOCAL_LINES_GPU == 2
+    assert device.default_perft_local_lines(True) == device.PERFT_LOCAL_LINES_GPU == 0
     assert device.default_perft_local_lines(False) == 0
+    assert device.default_perft_magic(True) == device.PERFT_MAGIC_GPU == 1
+    assert device.default_perft_magic(False) == 0
     assert device.default_perft_sort_lanes(True) == device.PERFT_SORT_LANES_GPU == 1
     assert device.default_perft_sort_lanes(False) == 0
     assert device.default_perft_count(True) == device.PERFT_COUNT_GPU == 15
@@ -226,6 +230,16 @@ def test_the_local_tables_are_the_gpu_default_not_the_cpus():
     b = OpenCLBackend("pocl")
     assert b.device.perft_program is None and b.device.perft_local_lines == 0
     assert b.device.perft_sort_lanes == 0 and b.device.perft_count == 0
+    assert b.device.perft_magic == 0
     assert b._perft_local() == 1
     assert OpenCLBackend("pocl", local_size=8)._perft_local() == 8
     assert OpenCLBackend("pocl", local_size=8, perft_local_size=48)._perft_local() == 32
+
+
+def test_the_magic_tables_cannot_be_read_from_local_memory():
+    """PERFT_MAGIC reads its tables from global memory: asked for beside PERFT_LOCAL_LINES, the
+    backend says so in one line; PERFT_LOCAL_LINES alone turns a GPU's default magic off."""
+    from chessaccel.host.opencl.device import OpenCLError
+    with pytest.raises(OpenCLError, match=r"^PERFT_MAGIC reads the tables from global memory: "
+                                          r"it needs PERFT_LOCAL_LINES=0$"):
+        OpenCLBackend("pocl", overrides={"PERFT_MAGIC": 1, "PERFT_LOCAL_LINES": 2}).describe()

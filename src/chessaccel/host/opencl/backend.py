@@ -41,9 +41,9 @@ SPLIT_BUDGET = 100_000
 SPLIT_IDLE = 0
 #: Deepest remainder the bulk leaf kernel finishes per work-item (perft_below).
 _BULK_LEAF_MAX = 3
-#: Work-group size of the bulk perft and expansion kernels on a GPU: with the attack tables in
-#: local memory (device.PERFT_LOCAL_LINES_GPU) 256 work-items share one copy; measured on the H100
-#: against 64 (docs/opencl.md, "Perft").
+#: Work-group size of the bulk perft and expansion kernels on a GPU: measured on the H100 against
+#: 64 when the attack tables were in local memory (256 work-items shared one copy), and with the
+#: magic tables of today's default on the H200 against 128 and 512 (docs/opencl.md, "Perft").
 PERFT_LOCAL_SIZE = 256
 #: The least room (jobs) a search launch's pooled buffers are made with; they grow by powers of
 #: two and never shrink.

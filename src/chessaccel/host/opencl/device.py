@@ -23,8 +23,11 @@ import warnings
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
+
 from chessaccel.host.backends.base import BackendError, first_line
 from .layout import eval_table, kernel_prelude, line_tables
+from .magics import magic_tables
 
 __all__ = ["OpenCLError", "Device", "open_device", "cache_dir", "kernel_source", "perft_source",
            "KERNEL_FILES", "BUILD_SWITCHES", "device_count"]
@@ -40,17 +43,34 @@ _BUILD_OPTIONS = ("-cl-std=CL1.2",)
 #: 2 the same with the rank attacks as bytes; PERFT_SORT_LANES = 1 has the lanes of a work-group
 #: of perft_bulk_2 take its positions sorted by their legal-move counts (``-D PERFT_SORT_LANES=1``,
 #: perft.cl), 2 those of perft_bulk_3 too; PERFT_COUNT = a bit set of changes to the count
-#: (``-D PERFT_COUNT=N``, perft.cl says which).
-BUILD_SWITCHES = ("PERFT_MAXRREG", "PERFT_LOCAL_LINES", "PERFT_SORT_LANES", "PERFT_COUNT")
-#: PERFT_LOCAL_LINES on a GPU unless the overrides say otherwise: the compact copy in local
-#: memory, measured faster on the H100 (docs/opencl.md, "Perft"); a CPU (PoCL) reads the global
-#: tables (its "local memory" is ordinary memory), unless asked.
-PERFT_LOCAL_LINES_GPU = 2
+#: (``-D PERFT_COUNT=N``, perft.cl says which); PERFT_MAGIC = 1 has the bulk kernels find the
+#: sliders' attacks by magic bitboards (host/opencl/magics.py, their tables after the line tables
+#: in the lines buffer; with PERFT_LOCAL_LINES = 0 only).
+BUILD_SWITCHES = ("PERFT_MAXRREG", "PERFT_LOCAL_LINES", "PERFT_SORT_LANES", "PERFT_COUNT",
+                  "PERFT_MAGIC")
+#: PERFT_LOCAL_LINES on a GPU unless the overrides say otherwise: none since the magic tables
+#: (PERFT_MAGIC_GPU), which are read from global memory; the compact copy in local memory (2) was
+#: measured faster than the global kindergarten tables on the H100 and the H200, and the magic
+#: tables from global memory faster than both on the H200 (docs/opencl.md, "Perft"). A CPU
+#: (PoCL) reads the global tables (its "local memory" is ordinary memory), unless asked.
+PERFT_LOCAL_LINES_GPU = 0
 
 
 def default_perft_local_lines(is_gpu):
     """PERFT_LOCAL_LINES when the overrides do not name it."""
     return PERFT_LOCAL_LINES_GPU if is_gpu else 0
+
+
+#: PERFT_MAGIC on a GPU unless the overrides say otherwise (or ask for the tables in local
+#: memory): the sliders by magic bitboards, measured 15 % faster than the local kindergarten
+#: tables on the H200 (start position perft 8 393-397 against 344-346 G leaves/s, Kiwipete perft
+#: 7 642-650 against 559-564; docs/opencl.md, "Beside perft_gpu"). A CPU counts the plain way.
+PERFT_MAGIC_GPU = 1
+
+
+def default_perft_magic(is_gpu):
+    """PERFT_MAGIC when the overrides name neither it nor PERFT_LOCAL_LINES."""
+    return PERFT_MAGIC_GPU if is_gpu else 0
 
 
 #: PERFT_SORT_LANES on a GPU unless the overrides say otherwise: perft_bulk_2's lanes sorted,
@@ -235,8 +255,16 @@ class Device:
         #: PERFT_COUNT: by default PERFT_COUNT_GPU on a GPU, none on a CPU
         self.perft_count = int(self.overrides.get(
             "PERFT_COUNT", default_perft_count(self.is_gpu)) or 0)
+        #: PERFT_MAGIC: by default PERFT_MAGIC_GPU on a GPU whose overrides do not ask for the
+        #: tables in local memory, none on a CPU
+        self.perft_magic = int(self.overrides.get(
+            "PERFT_MAGIC", 0 if self.perft_local_lines else default_perft_magic(self.is_gpu))
+            or 0)
+        if self.perft_magic and self.perft_local_lines:
+            raise OpenCLError("PERFT_MAGIC reads the tables from global memory: it needs "
+                              "PERFT_LOCAL_LINES=0")
         if (self.perft_maxrreg > 0 or self.perft_local_lines or self.perft_sort_lanes
-                or self.perft_count):
+                or self.perft_count or self.perft_magic):
             main_log, main_seconds = self.build_log, self.build_seconds
             extra = []
             if self.perft_maxrreg > 0 and "nvidia" in self.platform_name.lower():
@@ -247,6 +275,8 @@ class Device:
                 extra.append(f"-D PERFT_SORT_LANES={self.perft_sort_lanes}")
             if self.perft_count:
                 extra.append(f"-D PERFT_COUNT={self.perft_count}")
+            if self.perft_magic:
+                extra.append("-D PERFT_MAGIC=1")
             source = perft_source(self.overrides)
             self.perft_source_sha256 = hashlib.sha256(source.encode()).hexdigest()
             self.perft_program = self._build(extra, source)
@@ -259,8 +289,11 @@ class Device:
         self.eval_values = cl.Buffer(self.context, mf.READ_ONLY | mf.COPY_HOST_PTR,
                                      hostbuf=eval_table())
         #: the attack tables every kernel reads (layout.line_tables), the last argument of each
+        lines = line_tables()
+        if self.perft_magic:                # the magic tables after the line tables
+            lines = np.concatenate([lines, magic_tables(len(lines))])
         self.line_values = cl.Buffer(self.context, mf.READ_ONLY | mf.COPY_HOST_PTR,
-                                     hostbuf=line_tables())
+                                     hostbuf=lines)
 
     def describe(self):
         return f"{self.name} ({self.platform_name})"

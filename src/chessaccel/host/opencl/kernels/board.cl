@@ -181,7 +181,24 @@ static inline ulong pawn_attacks_down(ulong p) { return ((p >> 7) & NOT_A) | ((p
 #define FILE_B (FILE_A << 1)
 #define DIAGONAL_C2H7 0x0080402010080400UL
 
-#if defined(PERFT_LOCAL_LINES) && PERFT_LOCAL_LINES == 2
+#if defined(PERFT_MAGIC) && PERFT_MAGIC
+#if defined(PERFT_LOCAL_LINES) && PERFT_LOCAL_LINES
+#error "PERFT_MAGIC reads the lines buffer from global memory: build it with PERFT_LOCAL_LINES=0"
+#endif
+// Magic bitboards (PERFT_MAGIC, a build switch of the bulk perft kernels' program; tables from
+// host/opencl/magics.py after the line tables): each square's entry is four words (mask, magic,
+// the word offset of its attack table, the shift), rooks' entries first, then bishops'.
+static inline ulong magic_attacks(Lines t, int entry, ulong occ) {
+    ulong4 e = vload4(entry, t);
+    return t[(int)e.z + (int)(((occ & e.x) * e.y) >> e.w)];
+}
+static inline ulong straight_from(Lines t, int s, ulong occ) {
+    return magic_attacks(t, LINES_WORDS / 4 + s, occ);
+}
+static inline ulong diagonal_from(Lines t, int s, ulong occ) {
+    return magic_attacks(t, LINES_WORDS / 4 + 64 + s, occ);
+}
+#elif defined(PERFT_LOCAL_LINES) && PERFT_LOCAL_LINES == 2
 // The compact copy (PERFT_LOCAL_LINES = 2): the rank attacks as bytes, FILL_UP's first 512 bytes
 // (the copy in perft.cl), so that a warp's 32 look-ups fall into 128 words of local memory
 // rather than 1,024; the byte is copied onto every rank by one 32-bit multiplication.
