@@ -87,6 +87,7 @@ def _device_info(backend):
                                "PERFT_MAXRREG": d.perft_maxrreg,
                                "PERFT_SORT_LANES": d.perft_sort_lanes,
                                "PERFT_COUNT": d.perft_count,
+                               "PERFT_MAGIC": d.perft_magic,
                                "perft_local_size": backend._perft_local()},
             "defaults": dict(zip(("local_size", "threads_per_unit", "frontier_target"),
                                  backend._defaults())),
