@@ -26,7 +26,7 @@ from chessaccel.contract.geometry import CASTLE_BIT, CODE, COLOR_OF, TYPE_OF
 from chessaccel.contract.relative import MIRROR
 
 __all__ = ["evaluation_overrides", "POSITION_WORDS", "MAX_MOVES", "kernel_prelude", "eval_table", "line_tables",
-           "LINE_TABLE_OFFSETS", "pack_positions",
+           "LINE_TABLE_OFFSETS", "ray_walk", "pack_positions",
            "unpack_positions", "encode_move", "decode_moves", "relative_castling"]
 
 #: ulongs per position in device memory (kernels/board.cl, load_position)
@@ -136,7 +136,7 @@ LINE_TABLE_OFFSETS = {"FILL_UP": 0, "FILE_ATTACKS": 512, "DIAGONAL": 1024, "ANTI
 _LINE_TABLE_SIZE = 1408
 
 
-def _ray_walk(square, occupied, steps):
+def ray_walk(square, occupied, steps):
     """Squares reached from ``square`` along each (file, rank) step, up to and including the
     first occupied square: the slow definition the tables are checked against."""
     out = 0
@@ -162,7 +162,7 @@ def line_tables():
     t = [0] * _LINE_TABLE_SIZE
     for f in range(8):
         for i in range(64):
-            rank = _ray_walk(f, i << 1, ((1, 0), (-1, 0)))
+            rank = ray_walk(f, i << 1, ((1, 0), (-1, 0)))
             t[o["FILL_UP"] + f * 64 + i] = (rank * _FILE_A) & _M64
     for s in range(64):
         diagonal = anti = 0
@@ -173,22 +173,22 @@ def line_tables():
                 anti |= 1 << q
         t[o["DIAGONAL"] + s] = diagonal
         t[o["ANTI_DIAGONAL"] + s] = anti
-        t[o["KNIGHT"] + s] = _ray_walk(s, _M64, ((1, 2), (2, 1), (2, -1), (1, -2),
+        t[o["KNIGHT"] + s] = ray_walk(s, _M64, ((1, 2), (2, 1), (2, -1), (1, -2),
                                                  (-1, -2), (-2, -1), (-2, 1), (-1, 2)))
-        t[o["KING"] + s] = _ray_walk(s, _M64, ((1, 0), (1, 1), (0, 1), (-1, 1),
+        t[o["KING"] + s] = ray_walk(s, _M64, ((1, 0), (1, 1), (0, 1), (-1, 1),
                                                (-1, 0), (-1, -1), (0, -1), (1, -1)))
     for k in range(64):
         zone = t[o["KING"] + k] | (1 << k)
         for z in range(64):
             if zone >> z & 1:
-                t[o["STRAIGHT_ZONE"] + k] |= _ray_walk(z, 0, ((1, 0), (-1, 0), (0, 1), (0, -1)))
-                t[o["DIAGONAL_ZONE"] + k] |= _ray_walk(z, 0, ((1, 1), (-1, -1), (1, -1), (-1, 1)))
+                t[o["STRAIGHT_ZONE"] + k] |= ray_walk(z, 0, ((1, 0), (-1, 0), (0, 1), (0, -1)))
+                t[o["DIAGONAL_ZONE"] + k] |= ray_walk(z, 0, ((1, 1), (-1, -1), (1, -1), (-1, 1)))
     filled = [False] * 512
     for r in range(8):
         for inner in range(64):
             occupied = sum(1 << ((k + 1) * 8) for k in range(6) if inner >> k & 1)
             i = _line_index(occupied, _FILE_A, _DIAGONAL_C2H7)
-            attacks = _ray_walk(r * 8, occupied, ((0, 1), (0, -1)))
+            attacks = ray_walk(r * 8, occupied, ((0, 1), (0, -1)))
             entry = o["FILE_ATTACKS"] + r * 64 + i
             if filled[r * 64 + i] and t[entry] != attacks:
                 raise AssertionError(f"file index collision on rank {r}")
@@ -222,9 +222,9 @@ def _check_line_tables(t):
     occupancies += [0, _M64] + [o & int(m) for o in occupancies[:8] for m in (0x00FF00FF00FF00FF,)]
     for s in range(64):
         for occ in occupancies:
-            if straight_from(t, s, occ) != _ray_walk(s, occ, ((1, 0), (-1, 0), (0, 1), (0, -1))):
+            if straight_from(t, s, occ) != ray_walk(s, occ, ((1, 0), (-1, 0), (0, 1), (0, -1))):
                 raise AssertionError(f"rook attack table wrong on square {s}")
-            if diagonal_from(t, s, occ) != _ray_walk(s, occ, ((1, 1), (-1, -1), (1, -1), (-1, 1))):
+            if diagonal_from(t, s, occ) != ray_walk(s, occ, ((1, 1), (-1, -1), (1, -1), (-1, 1))):
                 raise AssertionError(f"bishop attack table wrong on square {s}")
 
 

@@ -18,6 +18,8 @@ tables, rook squares 0-63 then bishop squares 0-63.
 
 import numpy as np
 
+from .layout import ray_walk as ray_attacks
+
 __all__ = ["ROOK_MAGICS", "BISHOP_MAGICS", "ENTRY_WORDS", "magic_tables", "find_magics",
            "slider_mask", "ray_attacks"]
 
@@ -63,21 +65,6 @@ ENTRY_WORDS = 4
 _STRAIGHT = ((1, 0), (-1, 0), (0, 1), (0, -1))
 _DIAGONAL = ((1, 1), (-1, -1), (1, -1), (-1, 1))
 _M64 = (1 << 64) - 1
-
-
-def ray_attacks(square, occupied, steps):
-    """Squares reached from ``square`` along each (file, rank) step, up to and including the
-    first occupied one."""
-    out = 0
-    f0, r0 = square & 7, square >> 3
-    for df, dr in steps:
-        f, r = f0 + df, r0 + dr
-        while 0 <= f < 8 and 0 <= r < 8:
-            out |= 1 << (r * 8 + f)
-            if occupied >> (r * 8 + f) & 1:
-                break
-            f, r = f + df, r + dr
-    return out
 
 
 def slider_mask(square, steps):
