@@ -4,16 +4,16 @@ A slider's attacks from square s depend only on the occupied squares of its line
 board's edge (the mask). ``((occupied & mask) * magic) >> (64 - bits)`` maps every such
 occupancy to a slot of s's own table of 2^bits attack sets, two occupancies sharing a slot only
 where their attacks are equal. The numbers below were found by ``python -m
-chessaccel.host.opencl.magics`` (a seeded random search, a few minutes; it prints them): the
+chessaccel.host.opencl.magics`` (a seeded random search, about 100 s; it prints them): the
 fewest bits (the mask's popcount) where the search found one within its trials, one more bit
 on the 8 rook squares where it did not. They are not trusted: ``magic_tables`` builds every
 table from a ray walk and refuses a magic that maps two occupancies with different attacks to
 one slot.
 
-Table layout (uint64 words, appended to layout.line_tables in the lines buffer, so the offsets
-below count from the buffer's start, i.e. from LINES_WORDS): 64 rook entries then 64 bishop
-entries of four words (mask, magic, the attack table's word offset, 64 - bits), then the attack
-tables, rook squares 0-63 then bishop squares 0-63.
+Table layout (uint64 words appended to layout.line_tables in the lines buffer, so starting at
+board.cl's LINES_WORDS; the offsets in the entries count from the buffer's start): 64 rook
+entries then 64 bishop entries of four words (mask, magic, the attack table's word offset,
+64 - bits), then the attack tables, rook squares 0-63 then bishop squares 0-63.
 """
 
 import numpy as np
