@@ -8,6 +8,7 @@ docs/benchmarks/selective-2026-11-28/selective-v2-local.pgn (tests/data/SOURCES.
 
 import json
 import os
+import shutil
 
 import chess
 import chess.pgn
@@ -25,6 +26,8 @@ from chessaccel.model.position import board_from_chess
 from chessaccel.model.search import search
 
 GAMES = os.path.join(os.path.dirname(__file__), "data", "tune-games.pgn")
+STOCKFISH = shutil.which("stockfish") or (
+    "/usr/games/stockfish" if shutil.which("/usr/games/stockfish") else None)
 
 
 def run(capsys, *argv):
@@ -239,5 +242,64 @@ def test_bad_data_and_weights_input_is_one_line(capsys, tmp_path, data):
     _bad(capsys, ["tune", "fit", str(data), "--out", w, "--holdout", "1"], "held-out share")
     _bad(capsys, ["tune", "fit", str(data), "--out", w, "--prior-sd", "x"], "--prior-sd")
     _bad(capsys, ["tune", "fit", str(data), "--out", w, "--folds", "13"], "13 folds")
-    _bad(capsys, ["tune"], "{data,fit}")
+    _bad(capsys, ["tune"], "{data,label,fit}")
     assert not os.path.exists(w)
+
+
+# --- a stronger engine's scores: tune label, fit --target --------------------------------------
+
+@pytest.fixture(scope="module")
+def labelled(data, tmp_path_factory):
+    """The data set scored by Debian's stockfish at depth 4 (made once for the module)."""
+    if STOCKFISH is None:
+        pytest.skip("stockfish is not installed")
+    path = tmp_path_factory.mktemp("label") / "labelled.npz"
+    assert main(["tune", "label", str(data), "--engine", STOCKFISH, "--depth", "4",
+                 "--out", str(path)]) == 0
+    return path
+
+
+def test_label_scores_every_position_from_whites_view(labelled, data):
+    """Every position keeps its row and gets a score in range; the scores are white's view:
+    they follow the material + PST balance from white's view (a score from the side to move's
+    view would not, half the positions being black's), and the recipe says who scored them."""
+    d, plain = load_data(labelled), load_data(data)
+    assert list(d["fen"]) == list(plain["fen"]) and (d["counts"] == plain["counts"]).all()
+    cp = d["engine_cp"].astype(np.float64)
+    assert cp.shape == d["result"].shape and np.abs(cp).max() <= 2000
+    white_material = np.array([evaluate(board_from_chess(chess.Board(str(f)))) *
+                               (1 if chess.Board(str(f)).turn == chess.WHITE else -1)
+                               for f in d["fen"]], dtype=np.float64)
+    assert np.corrcoef(cp, white_material)[0, 1] > 0.5
+    assert "Stockfish" in str(d["recipe"]) and "at depth 4" in str(d["recipe"])
+
+
+def test_fit_to_the_engines_scores(capsys, labelled, tmp_path):
+    """--target engine: the targets are the engine's expected results (K_e fitted to the
+    games), and the fit lowers the loss against them; mix:L blends them with the results."""
+    out = tmp_path / "w.json"
+    status, stdout, err = run(capsys, "tune", "fit", str(labelled), "--out", str(out),
+                              "--target", "engine", "--holdout", "0", "--iterations", "6",
+                              "--json")
+    assert status == 0
+    summary = json.loads(stdout)
+    assert summary["target"] == "engine" and summary["K_engine"] > 0
+    assert summary["loss_after"]["train"] < summary["loss_before"]["train"]
+    assert "the engine's scores as expected results" in json.loads(out.read_text())["about"]
+    status, stdout, _ = run(capsys, "tune", "fit", str(labelled), "--out", str(out),
+                            "--target", "mix:0.5", "--holdout", "0", "--iterations", "2",
+                            "--json")
+    assert status == 0 and json.loads(stdout)["target"] == "mix:0.5"
+
+
+def test_bad_label_and_target_input_is_one_line(capsys, tmp_path, data):
+    w, out = str(tmp_path / "w.json"), str(tmp_path / "l.npz")
+    _bad(capsys, ["tune", "fit", str(data), "--out", w, "--target", "engine"],
+         "label the data set first")
+    _bad(capsys, ["tune", "fit", str(data), "--out", w, "--target", "mix:2"],
+         "expected result, engine or mix:L")
+    _bad(capsys, ["tune", "label", str(data), "--engine", "/no/such/engine", "--out", out],
+         "cannot start the engine")
+    _bad(capsys, ["tune", "label", str(data), "--engine", "x", "--out", out, "--depth", "0"],
+         "--depth")
+    assert not os.path.exists(w) and not os.path.exists(out)

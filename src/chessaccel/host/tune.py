@@ -3,9 +3,10 @@ evaluation's weights fitted to the results of the project's own games (docs/engi
 the evaluation").
 
     chessaccel tune data PGN... --out DATA.npz [--skip-plies N]
-    chessaccel tune fit DATA.npz --out WEIGHTS.json [--iterations N] [--holdout F] [--seed S]
-                        [--prior-sd CP] [--free-signs] [--folds N] [--start WEIGHTS.json]
-                        [--plot PNG] [--summary JSON] [--json]
+    chessaccel tune label DATA.npz --engine COMMAND --out LABELLED.npz [--depth N] [--workers N]
+    chessaccel tune fit DATA.npz --out WEIGHTS.json [--target result|engine|mix:L]
+                        [--iterations N] [--holdout F] [--seed S] [--prior-sd CP] [--free-signs]
+                        [--folds N] [--start WEIGHTS.json] [--plot PNG] [--summary JSON] [--json]
 
 ``data`` turns games into a data set: every quiet position after the opening of every finished
 game, labelled with the game's result from white's view (1, 0.5, 0), with the model's feature
@@ -25,6 +26,14 @@ centipawns. The weights are then rounded to integers and clamped to the weight's
 (WEIGHT_BITS), and every loss reported is that of the evaluation exactly as the model computes
 it (integer sums, the floored taper). A share of the games (``--holdout``, by game, never by
 position) is kept out of the fit and its loss reported beside the training loss.
+
+``label`` adds a stronger engine's opinion of every position: a UCI engine (Debian's stockfish)
+searches each one to a fixed depth, and its score (centipawns from white's view; a mate counts
+ENGINE_MATE_CP) is kept as ``engine_cp``. ``fit --target engine`` then fits to that score turned
+into an expected result, ``1 / (1 + exp(-K_e * engine_cp / 400))`` with K_e the constant that
+best maps the engine's scores to the games' results, instead of to the games' results
+themselves (a game's result labels all its positions alike, a blunder's before and after);
+``--target mix:L`` to L times the result plus 1 - L times the engine's expected result.
 """
 
 import json
@@ -40,12 +49,15 @@ from chessaccel.contract.evalweights import (MOBILITY_CENTRE, WEIGHT_BITS, WEIGH
                                              WeightsError, load_weights, raw_weights,
                                              weight_vectors, weights_json)
 
-__all__ = ["TuneError", "make_data", "load_data", "exact_eval", "mse", "fit_k", "bounds", "fit",
-           "cross_validate", "run_fit"]
+__all__ = ["TuneError", "make_data", "load_data", "label_data", "exact_eval", "mse", "fit_k",
+           "bounds", "fit", "cross_validate", "run_fit", "targets"]
 
 #: The data set's format: a data set of another format (or other WEIGHT_NAMES) is refused.
 DATA_FORMAT = 1
 RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+#: The centipawns an engine's mate score counts for in ``label`` (either sign); larger scores are
+#: clipped to it too.
+ENGINE_MATE_CP = 2000
 _MOBILE_NAMES = ("knight", "bishop", "rook", "queen")
 
 
@@ -219,10 +231,103 @@ def load_data(path):
     for key, shape in shapes.items():
         if d[key].shape != shape:
             raise TuneError(f"{path} is damaged: {key} has shape {d[key].shape}, not {shape}")
+    if "engine_cp" in d and (d["engine_cp"].shape != (n,)
+                             or np.abs(d["engine_cp"]).max() > ENGINE_MATE_CP):
+        raise TuneError(f"{path} is damaged: engine_cp has shape {d['engine_cp'].shape} or a "
+                        f"score beyond {ENGINE_MATE_CP}")
     if (not np.isin(d["result"], (0.0, 0.5, 1.0)).all() or not np.isin(d["side"], (0, 1)).all()
             or d["phase"].min() < 0 or d["phase"].max() >= len(PHASE_WEIGHT)):
         raise TuneError(f"{path} is damaged: a result, side or phase out of range")
     return d
+
+
+def label_data(path, out, engine, depth, workers=2, command="", progress=None):
+    """Write the data set of ``path`` to ``out`` with ``engine_cp``: the UCI engine ``engine``'s
+    score of each position at ``depth`` (centipawns, white's view, within +-ENGINE_MATE_CP),
+    ``workers`` engine processes at once (one search thread each); returns a summary dict."""
+    import shlex
+    import threading
+
+    import chess
+    import chess.engine
+    d = load_data(path)
+    fens = [str(f) for f in d["fen"]]
+    scores = np.zeros(len(fens), dtype=np.int32)
+    engines, failures, done = [], [], [0]
+    lock = threading.Lock()
+    t0 = time.perf_counter()
+    try:
+        for _ in range(workers):
+            try:
+                engines.append(chess.engine.SimpleEngine.popen_uci(shlex.split(engine)))
+            except (OSError, chess.engine.EngineError, chess.engine.EngineTerminatedError) as e:
+                raise TuneError(f"cannot start the engine {engine!r}: {e}") from None
+            name = engines[0].id.get("name", engine)
+            for option, value in (("Threads", 1), ("Hash", 16)):
+                if option in engines[-1].options:
+                    engines[-1].configure({option: value})
+
+        def work(k):
+            try:
+                for i in range(k, len(fens), workers):
+                    info = engines[k].analyse(chess.Board(fens[i]),
+                                              chess.engine.Limit(depth=depth))
+                    cp = info["score"].white().score(mate_score=ENGINE_MATE_CP)
+                    scores[i] = max(-ENGINE_MATE_CP, min(ENGINE_MATE_CP, cp))
+                    with lock:
+                        done[0] += 1
+                        if progress and done[0] % 1000 == 0:
+                            progress(f"labelled {done[0]}/{len(fens)} positions "
+                                     f"({time.perf_counter() - t0:.0f} s)")
+            except (chess.engine.EngineError, chess.engine.EngineTerminatedError, KeyError) as e:
+                failures.append(f"the engine {engine!r} failed on {fens[i]!r}: {e or 'no score'}")
+
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(workers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        for e in engines:
+            try:
+                e.quit()
+            except chess.engine.EngineTerminatedError:
+                pass
+    if failures:
+        raise TuneError(failures[0])
+    recipe = (f"{d['recipe']}; each position then scored by {name} at depth {depth} "
+              f"(`{command or 'chessaccel tune label'}`, mates as {ENGINE_MATE_CP} cp)")
+    arrays = {k: v for k, v in d.items() if k not in ("recipe", "engine_cp")}
+    directory = os.path.dirname(out)
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+    try:
+        with open(out, "wb") as f:
+            np.savez_compressed(f, **arrays, engine_cp=scores, recipe=np.array(recipe))
+    except OSError as e:
+        raise TuneError(f"cannot write {out}: {e.strerror}") from None
+    return {"out": out, "positions": len(fens), "engine": name, "depth": depth,
+            "seconds": round(time.perf_counter() - t0, 1), "recipe": recipe}
+
+
+def targets(d, kind, mask):
+    """What ``fit`` fits the evaluation to, per position, and K_e (None for the results):
+    ``result``, the game's result; ``engine``, the engine's score as an expected result with the
+    K_e fitted to the results of the positions of ``mask``; ``mix:L``, L * result + (1 - L) *
+    the engine's."""
+    results = d["result"].astype(np.float64)
+    if kind == "result":
+        return results, None
+    if "engine_cp" not in d:
+        raise TuneError(f"--target {kind} needs the engine's scores: label the data set first "
+                        "(`chessaccel tune label`)")
+    engine = d["engine_cp"].astype(np.float64)
+    k_engine = fit_k(engine[mask], results[mask])
+    expected = _sigmoid(k_engine * engine / 400.0)
+    if kind == "engine":
+        return expected, k_engine
+    share = float(kind.partition(":")[2])
+    return share * results + (1 - share) * expected, k_engine
 
 
 # --- the evaluation as matrix products ---------------------------------------------------------
@@ -433,6 +538,10 @@ def run_fit(args, emit, command, progress=None):
     if args.folds > len(np.unique(d["game"])):
         raise TuneError(f"{args.folds} folds need as many games; the data set holds "
                         f"{len(np.unique(d['game']))}")
+    target = getattr(args, "target", "result")
+    # the engine's K_e from the training games alone (the split is the same before and after)
+    train_games = np.unique(_split(d, args.holdout, args.seed)[0]["game"])
+    d["result"], k_engine = targets(d, target, np.isin(d["game"], train_games))
     train, held, held_games = _split(d, args.holdout, args.seed)
     start_mg, start_eg = weight_vectors(start)
     before = exact_eval(d, start_mg, start_eg)
@@ -458,8 +567,16 @@ def run_fit(args, emit, command, progress=None):
                                keep_signs=not args.free_signs)
     else:
         folds = None
-    about = (f"Tuned from weights version {start['version']} by `{command}` (Texel's method: "
-             f"K = {k:.4f}; loss on the training games {loss_before['train']:.6f} -> "
+    if target == "result":
+        fitted_to = "the games' results"
+    else:
+        engine_part = f"the engine's scores as expected results (K_e = {k_engine:.4f})"
+        fitted_to = (engine_part if target == "engine" else
+                     f"{target.partition(':')[2]} times the games' results plus the rest times "
+                     + engine_part)
+    about = (f"Tuned from weights version {start['version']} by `{command}` (Texel's method, "
+             f"fitted to {fitted_to}: K = {k:.4f}; loss on the training games "
+             f"{loss_before['train']:.6f} -> "
              f"{loss_after['train']:.6f}"
              + (f", on the {held_games} held-out games {loss_before['held_out']:.6f} -> "
                 f"{loss_after['held_out']:.6f}" if held is not None else "")
@@ -484,7 +601,7 @@ def run_fit(args, emit, command, progress=None):
                "train_positions": int(train_mask.sum()),
                "held_out_positions": int((~train_mask).sum()), "held_out_games": held_games,
                "seed": args.seed, "prior_sd": args.prior_sd, "keep_signs": not args.free_signs,
-               "K": k,
+               "target": target, "K_engine": k_engine, "K": k,
                "loss_before": loss_before, "loss_after": loss_after, "cross_validation": folds,
                "iterations": len(history) - 1,
                "history": [{"iteration": i, "train": t, "held_out": h} for i, t, h in history],

@@ -2,12 +2,14 @@
 the project's own games (docs/engine.md, "Tuning the evaluation").
 
     chessaccel tune data PGN... --out DATA.npz [--skip-plies N]
-    chessaccel tune fit DATA.npz --out WEIGHTS.json [--iterations N] [--holdout F] [--seed S]
-                        [--prior-sd CP] [--free-signs] [--folds N] [--start WEIGHTS.json]
-                        [--plot PNG] [--summary JSON] [--json]
+    chessaccel tune label DATA.npz --engine COMMAND --out LABELLED.npz [--depth N] [--workers N]
+    chessaccel tune fit DATA.npz --out WEIGHTS.json [--target result|engine|mix:L]
+                        [--iterations N] [--holdout F] [--seed S] [--prior-sd CP] [--free-signs]
+                        [--folds N] [--start WEIGHTS.json] [--plot PNG] [--summary JSON] [--json]
 
 ``data`` turns games into a data set of quiet positions with their results and feature counts;
-``fit`` fits the weights to it and writes the weights, a plot and a summary. What each does is
+``label`` adds a UCI engine's score of each position; ``fit`` fits the weights to the results
+or the scores and writes the weights, a plot and a summary. What each does is
 host/tune.py's docstring; bad input is one line and exit status 2.
 """
 
@@ -54,9 +56,22 @@ def _sd(text):
     return value
 
 
+def _target(text):
+    if text in ("result", "engine"):
+        return text
+    kind, _, share = text.partition(":")
+    try:
+        if kind == "mix" and 0 <= float(share) <= 1:
+            return f"mix:{float(share):g}"
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(f"expected result, engine or mix:L with L in 0..1, "
+                                     f"got {text!r}")
+
+
 def add_arguments(sp, parser_class):
     """The tune subcommand and its two commands, ``data`` and ``fit``."""
-    sub = sp.add_subparsers(dest="tune_command", metavar="{data,fit}", required=True,
+    sub = sp.add_subparsers(dest="tune_command", metavar="{data,label,fit}", required=True,
                            parser_class=parser_class)
     d = sub.add_parser("data", help="turn PGN games into a data set of quiet positions, each "
                                     "with its game's result and the terms' feature counts")
@@ -65,11 +80,26 @@ def add_arguments(sp, parser_class):
     d.add_argument("--skip-plies", type=_count(0), default=8, metavar="N",
                    help="plies of each game left out as its opening (default 8)")
     d.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    la = sub.add_parser("label", help="score every position of a data set with a UCI engine "
+                                      "(e.g. stockfish) at a fixed depth, for `fit --target`")
+    la.add_argument("data", metavar="DATA", help="a data set of `chessaccel tune data`")
+    la.add_argument("--engine", required=True, metavar="COMMAND",
+                    help="the UCI engine's command (e.g. /usr/games/stockfish)")
+    la.add_argument("--out", required=True, metavar="FILE", help="the labelled data set (.npz)")
+    la.add_argument("--depth", type=_count(1), default=8, metavar="N",
+                    help="the engine's search depth per position (default 8)")
+    la.add_argument("--workers", type=_count(1), default=2, metavar="N",
+                    help="engine processes at once, one thread each (default 2)")
+    la.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     f = sub.add_parser("fit", help="fit the terms' weights to the data set's results "
                                    "(Texel's method); write the weights, a plot and a summary")
     f.add_argument("data", metavar="DATA", help="a data set of `chessaccel tune data`")
     f.add_argument("--out", required=True, metavar="WEIGHTS",
                    help="the weights file to write (evalweights.json's format)")
+    f.add_argument("--target", type=_target, default="result", metavar="result|engine|mix:L",
+                   help="what the evaluation is fitted to: the games' results (default), the "
+                        "engine's scores of `tune label` as expected results, or L times the "
+                        "result plus 1 - L times the engine's")
     f.add_argument("--iterations", type=_count(0), default=50, metavar="N",
                    help="iterations of the fit at most (default 50)")
     f.add_argument("--holdout", type=_fraction, default=0.1, metavar="F",
@@ -101,12 +131,18 @@ def _progress(line):
 def run(args, emit, usage_error, argv=None):
     """Run ``tune data`` or ``tune fit``; TuneError becomes ``usage_error`` (one line)."""
     command = "chessaccel " + shlex.join(argv if argv is not None else sys.argv[1:])
-    from .tune import TuneError, make_data, run_fit      # numpy: only when tuning
+    from .tune import TuneError, label_data, make_data, run_fit      # numpy: only when tuning
     try:
         if args.tune_command == "data":
             obj = make_data(args.pgn, args.out, args.skip_plies, command, _progress)
             emit(obj, [f"wrote {args.out}: {obj['positions']} positions of {obj['games']} games "
                        f"(from {obj['files']} files; skipped: {obj['skipped']})"])
+            return 0
+        if args.tune_command == "label":
+            obj = label_data(args.data, args.out, args.engine, args.depth, args.workers,
+                             command, _progress)
+            emit(obj, [f"wrote {args.out}: {obj['positions']} positions scored by "
+                       f"{obj['engine']} at depth {obj['depth']} ({obj['seconds']} s)"])
             return 0
         return run_fit(args, emit, command, _progress)
     except TuneError as e:
