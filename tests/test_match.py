@@ -693,7 +693,8 @@ def test_self_play_with_another_option_two_games_at_once(tmp_path, capsys):
 def test_self_play_against_a_commit_runs_its_checkout_and_removes_it(tmp_path, capsys,
                                                                         monkeypatch):
     """--opponent-commit HEAD: the opponent runs from a temporary worktree of HEAD (its
-    src/ on PYTHONPATH), which is gone afterwards; a commit from before the src/ layout (the
+    src/ on PYTHONPATH, its compiled host board prepared in our build cache before the first
+    game), which is gone afterwards; a commit from before the src/ layout (the
     parent of the one that added src/chessaccel/host/cli.py) is refused in one line, and
     leaves no worktree either."""
     from chessaccel.host.engine import match
@@ -711,6 +712,9 @@ def test_self_play_against_a_commit_runs_its_checkout_and_removes_it(tmp_path, c
     [(_, _, label, env)] = [a for a in seen if len(a) == 4]
     assert label == "opponent" and env["PYTHONPATH"].endswith("/tree/src")
     assert not Path(env["PYTHONPATH"]).exists()
+    # its compiled host board was built (or found) in our build cache before game 1, not
+    # inside its first move
+    assert list(Path(env["CHESSACCEL_NATIVE_BUILD"]).glob("hostboard-*.so"))
     assert _git("worktree", "list") == before
     added = _git("log", "--format=%H", "--diff-filter=A", "--", "src/chessaccel/host/cli.py")
     old = added.splitlines()[-1] + "^"

@@ -376,10 +376,34 @@ class _Checkout:
             self.__exit__()
             raise MatchError(f"--opponent-commit {self.rev!r}: commit {self.sha[:12]} predates "
                              "the src/ layout (no src/chessaccel/host/cli.py): not supported")
+        try:
+            self.prepare()
+        except MatchError:
+            self.__exit__()
+            raise
         return self
 
     def env(self):
-        return {**os.environ, "PYTHONPATH": os.path.join(self.tree, "src")}
+        """The opponent's environment: its src/ first on the path, and the compiled host board
+        built into (and taken from) our own build cache, where REV's source is usually ours."""
+        from chessaccel.host.engine.hostboard import BUILD_ROOT
+        return {**os.environ, "PYTHONPATH": os.path.join(self.tree, "src"),
+                "CHESSACCEL_NATIVE_BUILD": os.environ.get("CHESSACCEL_NATIVE_BUILD",
+                                                          str(BUILD_ROOT))}
+
+    def prepare(self):
+        """REV's compiled host board, built now if no build of its source is in the cache. Run
+        from src/, a checkout builds it on first use: before this, inside the opponent's first
+        move of game 1 (g++, tens of seconds), which lost that game on time at ply 1 in both
+        runs of a 10 s match on 2026-11-29. Commits without a compiled host board pass."""
+        code = ("try:\n    from chessaccel.host.engine.hostboard import library\n"
+                "except ImportError:\n    raise SystemExit(0)\nlibrary()\n")
+        done = subprocess.run([sys.executable, "-P", "-c", code], env=self.env(), cwd=self.tree,
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            line = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            raise MatchError(f"--opponent-commit {self.rev!r}: its compiled host board does not "
+                             f"build: {line}")
 
     def __exit__(self, *exc):
         if self.tree is not None and os.path.isdir(self.tree):
