@@ -262,10 +262,11 @@ def label_data(path, out, engine, depth, workers=2, command="", progress=None):
                 engines.append(chess.engine.SimpleEngine.popen_uci(shlex.split(engine)))
             except (OSError, chess.engine.EngineError, chess.engine.EngineTerminatedError) as e:
                 raise TuneError(f"cannot start the engine {engine!r}: {e}") from None
-            name = engines[0].id.get("name", engine)
             for option, value in (("Threads", 1), ("Hash", 16)):
                 if option in engines[-1].options:
                     engines[-1].configure({option: value})
+
+        name = engines[0].id.get("name", engine)
 
         def work(k):
             try:
@@ -515,15 +516,20 @@ def _start_weights(path):
         raise TuneError(f"{path}: {e}") from None
 
 
-def _split(d, holdout, seed):
+def _held_out(d, holdout, seed):
+    """(mask of the held-out games' positions, how many games are held out)."""
     games = np.unique(d["game"])
     held_count = int(round(holdout * len(games)))
     if holdout > 0 and len(games) >= 2:
         held_count = max(1, held_count)
     held_count = min(held_count, len(games) - 1)
     held_games = np.random.default_rng(seed).permutation(games)[:held_count]
-    mask = np.isin(d["game"], held_games)
+    return np.isin(d["game"], held_games), held_count
 
+
+def _split(d, holdout, seed, held=None):
+    """(training set, held-out set or None, held-out games); ``held``: _held_out's answer."""
+    mask, held_count = held or _held_out(d, holdout, seed)
     return _subset(d, ~mask), (_subset(d, mask) if held_count else None), held_count
 
 
@@ -539,10 +545,9 @@ def run_fit(args, emit, command, progress=None):
         raise TuneError(f"{args.folds} folds need as many games; the data set holds "
                         f"{len(np.unique(d['game']))}")
     target = getattr(args, "target", "result")
-    # the engine's K_e from the training games alone (the split is the same before and after)
-    train_games = np.unique(_split(d, args.holdout, args.seed)[0]["game"])
-    d["result"], k_engine = targets(d, target, np.isin(d["game"], train_games))
-    train, held, held_games = _split(d, args.holdout, args.seed)
+    split = _held_out(d, args.holdout, args.seed)
+    d["result"], k_engine = targets(d, target, ~split[0])     # K_e from the training games
+    train, held, held_games = _split(d, args.holdout, args.seed, split)
     start_mg, start_eg = weight_vectors(start)
     before = exact_eval(d, start_mg, start_eg)
     train_mask = np.isin(d["game"], np.unique(train["game"]))

@@ -70,7 +70,7 @@ def _target(text):
 
 
 def add_arguments(sp, parser_class):
-    """The tune subcommand and its two commands, ``data`` and ``fit``."""
+    """The tune subcommand and its three commands, ``data``, ``label`` and ``fit``."""
     sub = sp.add_subparsers(dest="tune_command", metavar="{data,label,fit}", required=True,
                            parser_class=parser_class)
     d = sub.add_parser("data", help="turn PGN games into a data set of quiet positions, each "
@@ -129,7 +129,8 @@ def _progress(line):
 
 
 def run(args, emit, usage_error, argv=None):
-    """Run ``tune data`` or ``tune fit``; TuneError becomes ``usage_error`` (one line)."""
+    """Run ``tune data``, ``tune label`` or ``tune fit``; TuneError becomes ``usage_error``
+    (one line)."""
     command = "chessaccel " + shlex.join(argv if argv is not None else sys.argv[1:])
     from .tune import TuneError, label_data, make_data, run_fit      # numpy: only when tuning
     try:

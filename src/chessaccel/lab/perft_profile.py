@@ -57,11 +57,10 @@ def prepare(folder, specs):
     for name, ov in variants.items():
         switches = {"PERFT_LOCAL_LINES": default_perft_local_lines(True),
                     "PERFT_SORT_LANES": default_perft_sort_lanes(True),
-                    "PERFT_COUNT": default_perft_count(True),
-                    "PERFT_MAGIC": default_perft_magic(True)}
+                    "PERFT_COUNT": default_perft_count(True)}
         switches.update(ov)
-        if switches["PERFT_LOCAL_LINES"] and "PERFT_MAGIC" not in ov:
-            switches["PERFT_MAGIC"] = 0     # the magic tables are read from global memory only
+        switches.setdefault("PERFT_MAGIC",
+                            default_perft_magic(True, switches["PERFT_LOCAL_LINES"]))
         options = ["-cl-std=CL1.2"] + (["-cl-nv-verbose"] if d.is_gpu else [])
         options += [f"-D {k}={v}" for k, v in switches.items() if v and k != "PERFT_MAXRREG"]
         prg = cl.Program(d.context, src).build(options=options, devices=[d.device])
@@ -95,16 +94,14 @@ def _load_ptx(cp, text):
 
 def launch(ptx, positions_file, expected):
     import cupy as cp
-    from chessaccel.host.opencl.layout import line_tables
-    from chessaccel.host.opencl.magics import magic_tables
+    from chessaccel.host.opencl.magics import lines_with_magic_tables
     # NVIDIA's OpenCL reads the global offset and the group offset from %envreg registers, which
     # a CUDA launch does not set (the run of 2026-11-25 16:01 read 0 leaves back): they are 0 here
     text = re.sub(r"%envreg\d+", "0", open(ptx).read().replace("\x00", ""))
     f = _load_ptx(cp, text)
     pos = cp.asarray(np.ascontiguousarray(np.load(positions_file)))
     n = pos.shape[0]
-    tables = line_tables()          # the magic tables after them (PERFT_MAGIC's variants)
-    lines = cp.asarray(np.concatenate([tables, magic_tables(len(tables))]))
+    lines = cp.asarray(lines_with_magic_tables())    # PERFT_MAGIC's variants read past the lines
     groups = -(-n // PROFILE_LOCAL)
     partial = cp.zeros(groups, dtype=cp.uint64)
     for rep in range(2):

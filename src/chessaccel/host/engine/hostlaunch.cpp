@@ -478,9 +478,9 @@ private:
 
     // On a GPU the results cannot be read in place: every early_read_us_ (hl_opencl_early_reads)
     // while the launch runs the slot's node counts, then its scores and moves, are copied on
-    // the control queue (an
-    // in-order queue: the counts are read before the scores and moves; the kernel writes a
-    // job's count last, after a fence), and a job whose count is nonzero has finished.
+    // the control queue (an in-order queue: the counts are read before the scores and moves;
+    // the kernel writes a job's count last, after a fence), and a job whose count is nonzero
+    // has finished.
     int gpu_finished_early(Slot& s, int* out, int max) {
         Device& d = *s.device;
         int count = 0;

@@ -23,11 +23,9 @@ import warnings
 from importlib import resources
 from pathlib import Path
 
-import numpy as np
-
 from chessaccel.host.backends.base import BackendError, first_line
 from .layout import eval_table, kernel_prelude, line_tables
-from .magics import magic_tables
+from .magics import lines_with_magic_tables
 
 __all__ = ["OpenCLError", "Device", "open_device", "cache_dir", "kernel_source", "perft_source",
            "KERNEL_FILES", "BUILD_SWITCHES", "device_count"]
@@ -68,9 +66,10 @@ def default_perft_local_lines(is_gpu):
 PERFT_MAGIC_GPU = 1
 
 
-def default_perft_magic(is_gpu):
-    """PERFT_MAGIC when the overrides name neither it nor PERFT_LOCAL_LINES."""
-    return PERFT_MAGIC_GPU if is_gpu else 0
+def default_perft_magic(is_gpu, local_lines=0):
+    """PERFT_MAGIC when the overrides do not name it: none where the tables go to local memory
+    (``local_lines``, PERFT_LOCAL_LINES), whose copy the magic tables cannot share."""
+    return PERFT_MAGIC_GPU if is_gpu and not local_lines else 0
 
 
 #: PERFT_SORT_LANES on a GPU unless the overrides say otherwise: perft_bulk_2's lanes sorted,
@@ -258,8 +257,7 @@ class Device:
         #: PERFT_MAGIC: by default PERFT_MAGIC_GPU on a GPU whose overrides do not ask for the
         #: tables in local memory, none on a CPU
         self.perft_magic = int(self.overrides.get(
-            "PERFT_MAGIC", 0 if self.perft_local_lines else default_perft_magic(self.is_gpu))
-            or 0)
+            "PERFT_MAGIC", default_perft_magic(self.is_gpu, self.perft_local_lines)) or 0)
         if self.perft_magic and self.perft_local_lines:
             raise OpenCLError("PERFT_MAGIC reads the tables from global memory: it needs "
                               "PERFT_LOCAL_LINES=0")
@@ -289,11 +287,9 @@ class Device:
         self.eval_values = cl.Buffer(self.context, mf.READ_ONLY | mf.COPY_HOST_PTR,
                                      hostbuf=eval_table())
         #: the attack tables every kernel reads (layout.line_tables), the last argument of each
-        lines = line_tables()
-        if self.perft_magic:                # the magic tables after the line tables
-            lines = np.concatenate([lines, magic_tables(len(lines))])
         self.line_values = cl.Buffer(self.context, mf.READ_ONLY | mf.COPY_HOST_PTR,
-                                     hostbuf=lines)
+                                     hostbuf=lines_with_magic_tables() if self.perft_magic
+                                     else line_tables())
 
     def describe(self):
         return f"{self.name} ({self.platform_name})"

@@ -18,9 +18,10 @@ entries then 64 bishop entries of four words (mask, magic, the attack table's wo
 
 import numpy as np
 
-from .layout import ray_walk as ray_attacks
+from .layout import line_tables, ray_walk as ray_attacks
 
-__all__ = ["ROOK_MAGICS", "BISHOP_MAGICS", "ENTRY_WORDS", "magic_tables", "find_magics",
+__all__ = ["ROOK_MAGICS", "BISHOP_MAGICS", "ENTRY_WORDS", "magic_tables",
+           "lines_with_magic_tables", "find_magics",
            "slider_mask", "ray_attacks"]
 
 #: (magic, bits) per square, a1 = 0 ... h8 = 63.
@@ -116,6 +117,12 @@ def magic_tables(base):
             tables.append(table)
             offset += len(table)
     return np.concatenate([entries] + tables)
+
+
+def lines_with_magic_tables():
+    """The lines buffer of a PERFT_MAGIC build: layout.line_tables, then the magic tables."""
+    lines = line_tables()
+    return np.concatenate([lines, magic_tables(len(lines))])
 
 
 def find_magics(steps, rng, trials=400_000, batch=256):
