@@ -175,6 +175,22 @@ def test_the_vector_shuffle_byte_swap_searches_the_same():
     assert old.perft(suites.board_of(chess.STARTING_FEN), 4)["nodes"] == 197281
 
 
+def test_pocl_builds_clangs_builtins_and_opencls_own_search_the_same(backend):
+    """PoCL builds CPU_BUILTINS = 1 (board.cl's byte swap, lowest bit and popcount as Clang's
+    builtins); 0, OpenCL's own functions, is what every other device builds: the tests run on
+    PoCL, so that code is held to the model here."""
+    assert backend.device.overrides["CPU_BUILTINS"] == 1
+    assert "#define CPU_BUILTINS 0" in opencl_device.kernel_source()
+    plain = OpenCLBackend("pocl", overrides={"CPU_BUILTINS": 0})
+    try:
+        assert plain.device.overrides["CPU_BUILTINS"] == 0
+        assert_same_as_model(plain, [(fen, 2, -INF, INF)
+                                     for fen in RANDOM_PLAY[:40] + TACTICAL[:10]])
+        assert plain.perft(suites.board_of(chess.STARTING_FEN), 4)["nodes"] == 197281
+    finally:
+        plain.close()
+
+
 @pytest.mark.parametrize("job, problem", [
     ((chess.STARTING_FEN, 9, -INF, INF), "depth"),
     ((chess.STARTING_FEN, -1, -INF, INF), "depth"),

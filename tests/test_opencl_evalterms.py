@@ -103,3 +103,15 @@ def test_backends_without_terms_are_refused_in_one_line():
     with pytest.raises(BackendError, match="unknown evaluation 'nope'"):
         get_backend("model", evaluation="nope")
     assert get_backend("model", evaluation="terms").evaluation == "terms"
+
+
+def test_opencls_own_builtins_evaluate_the_terms_the_same():
+    """The terms (popcounts of every kind) with OpenCL's own popcount and clz, as a GPU builds
+    them (CPU_BUILTINS = 0; PoCL builds Clang's builtins): the model's results too."""
+    plain = OpenCLBackend("pocl", evaluation="terms", overrides={"CPU_BUILTINS": 0})
+    try:
+        assert plain.device.overrides["CPU_BUILTINS"] == 0
+        boards = _suite_boards()[::4]
+        assert_jobs_equal(plain, [(board, 1, -INF, INF) for board in boards])
+    finally:
+        plain.close()

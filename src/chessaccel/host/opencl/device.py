@@ -230,6 +230,8 @@ class Device:
         self.platform_name = device.platform.name.strip()
         self.name = device.name.strip()
         self.is_gpu = bool(device.type & cl.device_type.GPU)
+        if self.is_pocl and "CPU_BUILTINS" not in self.overrides:
+            self.overrides["CPU_BUILTINS"] = 1   # layout.py's prelude, board.cl
         self.compute_units = device.max_compute_units
         try:
             self.context = cl.Context([device])
@@ -290,6 +292,10 @@ class Device:
         self.line_values = cl.Buffer(self.context, mf.READ_ONLY | mf.COPY_HOST_PTR,
                                      hostbuf=lines_with_magic_tables() if self.perft_magic
                                      else line_tables())
+
+    @property
+    def is_pocl(self):
+        return "portable computing language" in self.platform_name.lower()
 
     def describe(self):
         return f"{self.name} ({self.platform_name})"

@@ -72,6 +72,9 @@ def kernel_prelude(overrides=None):
         # board.cl's byte swap (the flip) as shifts and masks of 32-bit halves (1), or as the
         # vector shuffle, which NVIDIA's compiler makes into some 25 instructions a word (0)
         "BYTE_SWAP_HALVES": 1,
+        # board.cl's byte swap, lowest set bit and popcount as Clang's builtins (1: set by
+        # device.py on PoCL, whose library makes calls of the OpenCL ones) or as OpenCL's (0)
+        "CPU_BUILTINS": 0,
         # the evaluation (section 6): 0 "pst", material and piece-square sums only; 1 "terms",
         # the terms computed in full at every evaluation (board.cl, eval_terms)
         "EVAL_TERMS": 0,
