@@ -158,7 +158,10 @@ def test_the_pocl_device_as_opened():
     assert d.describe() == f"{d.name} (Portable Computing Language)"
     assert d.is_gpu is False and d.compute_units == d.device.max_compute_units >= 1
     assert d.device.type & cl.device_type.CPU
-    assert d.source_sha256 == hashlib.sha256(opencl_device.kernel_source().encode()).hexdigest()
+    # PoCL's program takes Clang's builtins (CPU_BUILTINS, board.cl), whatever was asked
+    assert d.overrides == {"CPU_BUILTINS": 1}
+    assert d.source_sha256 == hashlib.sha256(
+        opencl_device.kernel_source({"CPU_BUILTINS": 1}).encode()).hexdigest()
     assert d.kernel("perft_bulk_1") is d.kernel("perft_bulk_1")
     info = d.kernel_info(d.kernel("perft_bulk_1"))
     assert set(info) == {"work_group_size", "private_mem_size", "local_mem_size",
@@ -191,7 +194,8 @@ def test_a_cached_binary_is_loaded_not_built_again():
     cl = _RecordingCL(first.cl)
     again = opencl_device.Device(cl, first.device)
     assert cl.programs == [3] and again.from_cache is True
-    key = again._cache_key(opencl_device.kernel_source(), list(opencl_device._BUILD_OPTIONS))
+    key = again._cache_key(opencl_device.kernel_source(again.overrides),
+                           list(opencl_device._BUILD_OPTIONS))
     log = opencl_device.cache_dir() / f"{key}.log"
     assert (opencl_device.cache_dir() / f"{key}.bin").exists()
     assert again.build_log == (log.read_text() if log.exists() else "")

@@ -82,6 +82,7 @@ static inline void toggle(Board *b, int t, ulong mask) {
 // its library, not instructions: 13 % of a search job's time (perf, 2026-11-29). Clang's
 // builtins are one instruction each (bswap, tzcnt, popcnt) and give the same values.
 static inline ulong byte_swap(ulong x) { return __builtin_bswap64(x); }
+#undef popcount       // PoCL's own is a macro too
 #define popcount(x) __builtin_popcountl((ulong)(x))
 #elif BYTE_SWAP_HALVES || (defined(PERFT_COUNT) && (PERFT_COUNT & 4))
 // the rank order reversed in 32-bit halves, shifts and masks in the pattern compilers know as a
