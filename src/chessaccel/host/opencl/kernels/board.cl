@@ -82,9 +82,11 @@ static inline void toggle(Board *b, int t, ulong mask) {
 // its library, not instructions: 13 % of a search job's time (perf, 2026-11-29). Clang's
 // builtins are one instruction each (bswap, tzcnt, popcnt) and give the same values.
 static inline ulong byte_swap(ulong x) { return __builtin_bswap64(x); }
+static inline int lowest(ulong x) { return x ? __builtin_ctzl(x) : -1; }
 #undef popcount       // PoCL's own is a macro too
 #define popcount(x) __builtin_popcountl((ulong)(x))
-#elif BYTE_SWAP_HALVES || (defined(PERFT_COUNT) && (PERFT_COUNT & 4))
+#else
+#if BYTE_SWAP_HALVES || (defined(PERFT_COUNT) && (PERFT_COUNT & 4))
 // the rank order reversed in 32-bit halves, shifts and masks in the pattern compilers know as a
 // byte swap (NVIDIA's OpenCL compiler makes 16-bit shifts and ors of the vector shuffle below,
 // some 25 instructions a word: docs/opencl.md, "Perft"); every kernel's make and unmake flip
@@ -96,10 +98,6 @@ static inline ulong byte_swap(ulong x) { return upsample(byte_swap32((uint)x), b
 #else
 static inline ulong byte_swap(ulong x) { return as_ulong(as_uchar8(x).s76543210); }
 #endif
-
-#if CPU_BUILTINS
-static inline int lowest(ulong x) { return x ? __builtin_ctzl(x) : -1; }
-#else
 static inline int lowest(ulong x) { return (int)(63 - clz(x & (0UL - x))); }
 #endif
 
