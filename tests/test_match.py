@@ -455,7 +455,7 @@ def test_the_summary_of_scripted_records():
 
 def test_the_plot_titles_the_match_with_its_result(tmp_path, monkeypatch):
     """The chart (8 x 6 inches at 100 dpi): the title names both engines, the time control,
-    wins-draws-losses and the opponent's options; the lower panel's Elo curve ends at the
+    wins-draws-losses and the opponent's settings (none: no second line); the lower panel's Elo curve ends at the
     match's estimate."""
     import matplotlib
     matplotlib.use("Agg")
@@ -481,6 +481,16 @@ def test_the_plot_titles_the_match_with_its_result(tmp_path, monkeypatch):
     finally:
         real_close(fig)
     assert matplotlib.image.imread(path).shape[:2] == (600, 800)
+    # no options: no second line; a self-play opponent's engine options are its settings
+    titles = []
+    monkeypatch.setattr(plt, "close", lambda fig=None: (titles.append(fig.axes[0].get_title()),
+                                                        real_close(fig)))
+    match._plot(match._summary(_args(opponent_option=[]), games, names), str(tmp_path / "plain.png"))
+    match._plot(match._summary(_args(opponent_option=[]), games,
+                               {**names, "their_options": ["JobReductions=false"]}),
+                str(tmp_path / "self.png"))
+    assert titles == ["chessaccel vs Stockfish 15.1 at 10+0.1: 2-1-1",
+                      "chessaccel vs Stockfish 15.1 at 10+0.1: 2-1-1\n(JobReductions=false)"]
     match._plot(match._summary(_args(), [], names), str(tmp_path / "none.png"))
     assert not (tmp_path / "none.png").exists()
 

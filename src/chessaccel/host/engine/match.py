@@ -635,9 +635,11 @@ def _plot(summary, path):
     top.plot(games, running)
     top.axhline(0.5, color="grey", linestyle=":")
     top.set_ylabel("score per game")
+    # the opponent's settings (a self-play opponent's engine options included), where it has any
+    settings = summary.get("opponent_settings") or summary["opponent_options"]
     top.set_title(f"{summary['engine']} vs {summary['opponent']} at {summary['tc']}: "
-                  f"{summary['wins']}-{summary['draws']}-{summary['losses']}\n"
-                  f"({' '.join(summary['opponent_options'])})", fontsize=10)
+                  f"{summary['wins']}-{summary['draws']}-{summary['losses']}"
+                  + (f"\n({' '.join(settings)})" if settings else ""), fontsize=10)
     bottom.plot(games, elos, label="Elo")
     bottom.fill_between(games, lows, highs, alpha=0.3, label="95 %")
     bottom.set_ylabel("Elo difference")
