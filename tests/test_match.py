@@ -455,8 +455,8 @@ def test_the_summary_of_scripted_records():
 
 def test_the_plot_titles_the_match_with_its_result(tmp_path, monkeypatch):
     """The chart (8 x 6 inches at 100 dpi): the title names both engines, the time control,
-    wins-draws-losses and the opponent's settings (none: no second line); the lower panel's Elo curve ends at the
-    match's estimate."""
+    wins-draws-losses and the opponent's settings (none: no second line); the lower panel's Elo
+    curve ends at the match's estimate."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.image
@@ -485,7 +485,8 @@ def test_the_plot_titles_the_match_with_its_result(tmp_path, monkeypatch):
     titles = []
     monkeypatch.setattr(plt, "close", lambda fig=None: (titles.append(fig.axes[0].get_title()),
                                                         real_close(fig)))
-    match._plot(match._summary(_args(opponent_option=[]), games, names), str(tmp_path / "plain.png"))
+    match._plot(match._summary(_args(opponent_option=[]), games, names),
+                str(tmp_path / "plain.png"))
     match._plot(match._summary(_args(opponent_option=[]), games,
                                {**names, "their_options": ["JobReductions=false"]}),
                 str(tmp_path / "self.png"))
