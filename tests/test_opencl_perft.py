@@ -134,17 +134,26 @@ def test_last_run_times_the_leaf_kernel_apart_from_the_expansion(backend):
     assert run["leaf_seconds"] + sum(run["stage_seconds"].values()) <= run["seconds"]
 
 
+#: Each switch set is a program of its own, built for each work-group size: some 15 s of PoCL's
+#: compiler on a fresh machine (measured 2026-11-29). The fast tier builds the sets the devices
+#: use and one with each switch the defaults leave out; each switch alone, where another set
+#: already runs its code, is built under -m long.
+_ALONE = pytest.mark.long
+
+
 @pytest.mark.parametrize("switches", [
     {"PERFT_LOCAL_LINES": 1},                          # the attack tables in local memory
-    {"PERFT_LOCAL_LINES": 2},                          # the same, the rank attacks as bytes
-    {"PERFT_MAXRREG": 64},                             # a register cap (NVIDIA's option only)
+    pytest.param({"PERFT_LOCAL_LINES": 2}, marks=_ALONE),  # the same, the rank attacks as bytes
+    pytest.param({"PERFT_MAXRREG": 64}, marks=_ALONE),     # a register cap (NVIDIA's only)
     {"PERFT_MAXRREG": 64, "PERFT_LOCAL_LINES": 1},
-    {"PERFT_SORT_LANES": 1},                           # perft_bulk_2's lanes take their positions sorted
+    # perft_bulk_2's lanes take their positions sorted
+    pytest.param({"PERFT_SORT_LANES": 1}, marks=_ALONE),
     {"PERFT_SORT_LANES": 2, "PERFT_LOCAL_LINES": 2},   # perft_bulk_3's too
-    {"PERFT_COUNT": 1},                                # enemy sliders that reach the king's zone only
-    {"PERFT_COUNT": 2},                                # one loop per kind of own piece
-    {"PERFT_COUNT": 4},                                # the flip's byte swap in 32-bit halves
-    {"PERFT_COUNT": 8},                                # a position's count in 32 bits
+    # enemy sliders that reach the king's zone only
+    pytest.param({"PERFT_COUNT": 1}, marks=_ALONE),
+    pytest.param({"PERFT_COUNT": 2}, marks=_ALONE),    # one loop per kind of own piece
+    pytest.param({"PERFT_COUNT": 4}, marks=_ALONE),    # the flip's byte swap in 32-bit halves
+    pytest.param({"PERFT_COUNT": 8}, marks=_ALONE),    # a position's count in 32 bits
     {"PERFT_COUNT": 15, "PERFT_SORT_LANES": 1, "PERFT_LOCAL_LINES": 2},   # the GPU's before
     {"PERFT_MAGIC": 1},                                # the sliders by magic bitboards
     {"PERFT_COUNT": 15, "PERFT_SORT_LANES": 1, "PERFT_MAGIC": 1},   # the GPU's default
