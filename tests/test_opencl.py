@@ -168,9 +168,13 @@ def test_results_do_not_depend_on_the_launch_shape():
 
 def test_the_vector_shuffle_byte_swap_searches_the_same():
     """BYTE_SWAP_HALVES = 0 (the flip's byte swap as the vector shuffle it was before the
-    32-bit halves became every program's default) gives the model's results too."""
-    old = OpenCLBackend("pocl", overrides={"BYTE_SWAP_HALVES": 0})
-    assert "#define BYTE_SWAP_HALVES 0" in opencl_device.kernel_source({"BYTE_SWAP_HALVES": 0})
+    32-bit halves became every program's default) gives the model's results too. With OpenCL's
+    own functions (CPU_BUILTINS 0), as on a GPU: PoCL's builtin swaps bytes whatever the switch."""
+    overrides = {"BYTE_SWAP_HALVES": 0, "CPU_BUILTINS": 0}
+    old = OpenCLBackend("pocl", overrides=overrides)
+    source = opencl_device.kernel_source(overrides)
+    assert "#define BYTE_SWAP_HALVES 0" in source and "#define CPU_BUILTINS 0" in source
+    assert old.device.overrides["CPU_BUILTINS"] == 0
     assert_same_as_model(old, [(fen, 2, -INF, INF) for fen in RANDOM_PLAY[:40] + TACTICAL[:10]])
     assert old.perft(suites.board_of(chess.STARTING_FEN), 4)["nodes"] == 197281
 

@@ -152,11 +152,14 @@ _ALONE = pytest.mark.long
     # enemy sliders that reach the king's zone only
     pytest.param({"PERFT_COUNT": 1}, marks=_ALONE),
     pytest.param({"PERFT_COUNT": 2}, marks=_ALONE),    # one loop per kind of own piece
-    pytest.param({"PERFT_COUNT": 4}, marks=_ALONE),    # the flip's byte swap in 32-bit halves
+    # the flip's byte swap in 32-bit halves (OpenCL's functions, not PoCL's builtins, which
+    # swap bytes in one instruction whatever the switch says)
+    pytest.param({"PERFT_COUNT": 4, "CPU_BUILTINS": 0}, marks=_ALONE),
     pytest.param({"PERFT_COUNT": 8}, marks=_ALONE),    # a position's count in 32 bits
-    {"PERFT_COUNT": 15, "PERFT_SORT_LANES": 1, "PERFT_LOCAL_LINES": 2},   # the GPU's before
+    # the GPU's before, and its default, with a GPU's OpenCL functions (CPU_BUILTINS 0)
+    {"PERFT_COUNT": 15, "PERFT_SORT_LANES": 1, "PERFT_LOCAL_LINES": 2, "CPU_BUILTINS": 0},
     {"PERFT_MAGIC": 1},                                # the sliders by magic bitboards
-    {"PERFT_COUNT": 15, "PERFT_SORT_LANES": 1, "PERFT_MAGIC": 1},   # the GPU's default
+    {"PERFT_COUNT": 15, "PERFT_SORT_LANES": 1, "PERFT_MAGIC": 1, "CPU_BUILTINS": 0},
 ])
 @pytest.mark.parametrize("local_size", [1, 8, 64])
 def test_bulk_kernels_of_their_own_program(switches, local_size):
@@ -172,6 +175,7 @@ def test_bulk_kernels_of_their_own_program(switches, local_size):
     assert d.perft_sort_lanes == switches.get("PERFT_SORT_LANES", 0)
     assert d.perft_count == switches.get("PERFT_COUNT", 0)
     assert d.perft_magic == switches.get("PERFT_MAGIC", 0)
+    assert d.overrides["CPU_BUILTINS"] == switches.get("CPU_BUILTINS", 1)
     checked = 0
     for leaf_depth in (1, 2, 3):
         b.bulk_leaf_depth = leaf_depth
