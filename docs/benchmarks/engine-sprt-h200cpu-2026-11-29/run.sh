@@ -3,12 +3,7 @@
 # NAME, CONC, LIMIT, MARGS; resumes from .whl/state/$NAME.json when present.
 set -u
 REPO=$PWD
-mkdir -p /tmp/site && python3 -m pip install -q --no-deps --target /tmp/site .whl/*.whl 2>&1 | grep -v WARNING | tail -2
-[ -d /tmp/site/pocl_binary_distribution ] || tar xJf .whl/pocl.tar.xz -C /tmp/site
-mkdir -p /tmp/icd && cp /tmp/site/pyopencl/.libs/pocl.icd /tmp/icd/ 2>/dev/null || ls /tmp/site/pyopencl/.libs/
-export OCL_ICD_VENDORS=/tmp/icd PYTHONPATH=/tmp/site:$REPO/src POCL_CPU_MAX_CU_COUNT=2
-cd /tmp
-python3 -c "from chessaccel.host.engine.hostsearch import library; library(); print('hostsearch ok')" || exit 1
+. $REPO/docs/benchmarks/pocl-on-gpu-machine.sh
 python3 -c "import pyopencl as cl; print([p.name for p in cl.get_platforms()])"
 nproc; lscpu | grep "Model name"
 resume=""

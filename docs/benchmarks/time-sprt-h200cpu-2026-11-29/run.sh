@@ -5,15 +5,10 @@
 # every engine's PoCL on 2 threads, CONC games at once, 10 s + 0.1 s. Resumes from
 # .whl/state/$NAME.json when present (copy the record back there between calls).
 # NAME, CONC, LIMIT, MARGS. Run from the repository root with .whl/ carried (its wheels and
-# pocl.tar.xz: docs/benchmarks/engine-sprt-h200cpu-2026-11-29/run.sh).
+# pocl.tar.xz: docs/benchmarks/pocl-on-gpu-machine.sh).
 set -u
 REPO=$PWD
-mkdir -p /tmp/site && python3 -m pip install -q --no-deps --target /tmp/site .whl/*.whl 2>&1 | grep -v WARNING | tail -2
-[ -d /tmp/site/pocl_binary_distribution ] || tar xJf .whl/pocl.tar.xz -C /tmp/site
-mkdir -p /tmp/icd && cp /tmp/site/pyopencl/.libs/pocl.icd /tmp/icd/ 2>/dev/null || ls /tmp/site/pyopencl/.libs/
-export OCL_ICD_VENDORS=/tmp/icd PYTHONPATH=/tmp/site:$REPO/src POCL_CPU_MAX_CU_COUNT=2
-cd /tmp
-python3 -c "from chessaccel.host.engine.hostsearch import library; library(); print('hostsearch ok')" || exit 1
+. $REPO/docs/benchmarks/pocl-on-gpu-machine.sh
 PYTHONPATH=/tmp/site:$REPO/.whl/old/src python3 -c "from chessaccel.host.engine.hostsearch import library; library(); print('old hostsearch ok')" || exit 1
 nproc; lscpu | grep "Model name"
 resume=""
