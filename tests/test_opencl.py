@@ -166,6 +166,13 @@ def test_results_do_not_depend_on_the_launch_shape():
     assert a == b
 
 
+def assert_searches_and_counts_as_the_model(backend):
+    """A program built with other switches: 50 jobs at depth 2 equal the model's, and the start
+    position's perft 4 its published count."""
+    assert_same_as_model(backend, [(fen, 2, -INF, INF) for fen in RANDOM_PLAY[:40] + TACTICAL[:10]])
+    assert backend.perft(suites.board_of(chess.STARTING_FEN), 4)["nodes"] == 197281
+
+
 def test_the_vector_shuffle_byte_swap_searches_the_same():
     """BYTE_SWAP_HALVES = 0 (the flip's byte swap as the vector shuffle it was before the
     32-bit halves became every program's default) gives the model's results too. With OpenCL's
@@ -175,8 +182,7 @@ def test_the_vector_shuffle_byte_swap_searches_the_same():
     source = opencl_device.kernel_source(overrides)
     assert "#define BYTE_SWAP_HALVES 0" in source and "#define CPU_BUILTINS 0" in source
     assert old.device.overrides["CPU_BUILTINS"] == 0
-    assert_same_as_model(old, [(fen, 2, -INF, INF) for fen in RANDOM_PLAY[:40] + TACTICAL[:10]])
-    assert old.perft(suites.board_of(chess.STARTING_FEN), 4)["nodes"] == 197281
+    assert_searches_and_counts_as_the_model(old)
 
 
 def test_pocl_builds_clangs_builtins_and_opencls_own_search_the_same(backend):
@@ -188,9 +194,7 @@ def test_pocl_builds_clangs_builtins_and_opencls_own_search_the_same(backend):
     plain = OpenCLBackend("pocl", overrides={"CPU_BUILTINS": 0})
     try:
         assert plain.device.overrides["CPU_BUILTINS"] == 0
-        assert_same_as_model(plain, [(fen, 2, -INF, INF)
-                                     for fen in RANDOM_PLAY[:40] + TACTICAL[:10]])
-        assert plain.perft(suites.board_of(chess.STARTING_FEN), 4)["nodes"] == 197281
+        assert_searches_and_counts_as_the_model(plain)
     finally:
         plain.close()
 

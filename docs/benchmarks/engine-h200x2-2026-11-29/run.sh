@@ -5,7 +5,6 @@
 # Run from the repository root with the wheels of .whl/ carried (docs/benchmarks/*/run.sh).
 set -u
 REPO=$PWD
-
 mkdir -p /tmp/site && python3 -m pip install -q --no-deps --target /tmp/site .whl/*.whl 2>&1 | grep -v WARNING | tail -2
 mkdir -p /tmp/icd && echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
 export OCL_ICD_VENDORS=/tmp/icd PYTHONPATH=/tmp/site:$REPO/src
