@@ -56,10 +56,10 @@ demo: setup
 	@cat out/demo/selfplay.pgn
 
 test: setup
-	$(PY) -m pytest -n $(JOBS) --dist loadgroup -m "not long" --durations=15
+	$(PY) -m pytest -n $(JOBS) --dist loadgroup --max-worker-restart 0 -m "not long" --durations=15
 
 test-long: setup
-	$(PY) -m pytest -n $(JOBS) --dist loadgroup -m "long" --durations=25
+	$(PY) -m pytest -n $(JOBS) --dist loadgroup --max-worker-restart 0 -m "long" --durations=25
 
 # Mutation testing (mutmut 2, JOBS processes on shares of the files, niced; long: hours for the default PATHS on 2 cores;
 # incremental: run it again to go on). `make mutation PATHS=src/chessaccel/contract/position.py` for a subset.

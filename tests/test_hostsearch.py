@@ -17,6 +17,7 @@
   move at the root, searchmoves; and the UCI option.
 """
 
+import sys
 import threading
 import time
 
@@ -259,6 +260,42 @@ def test_native_launches_end_at_a_deadline_a_stop_and_a_node_limit(pocl):
         search.close()
 
 
+#: Native searches made, stopped mid-launch and freed in a row, in a process of their own: PoCL
+#: calls a launch back from its own threads, at times after the event says complete and after
+#: the search (and its launcher) are gone. Before set_on_complete and the launcher's wait for its
+#: callbacks, this crashed the process within 14-173 searches (a pytest-xdist worker lost in CI).
+_MADE_AND_FREED = """
+import sys, threading, time
+import chess
+from chessaccel.host.backends import get_backend
+from chessaccel.host.engine.executors import BatchExecutor
+from chessaccel.host.engine.hostsearch import CompiledSearch
+from chessaccel.host.engine.search import Limits, SearchOptions
+backend = get_backend("opencl")
+backend.open()
+executor = BatchExecutor(backend)
+made, until = 0, time.monotonic() + float(sys.argv[2])
+while made < int(sys.argv[1]) and time.monotonic() < until:
+    stop = threading.Event()
+    search = CompiledSearch(executor, 16, SearchOptions(hardware_plies=2, threads=4), stop=stop)
+    threading.Timer(0.05, stop.set).start()
+    search.search(chess.Board(sys.argv[3]), Limits(deadline=time.monotonic() + 0.1))
+    assert search.native, "the launches went through the Python pump"
+    search.close()
+    made += 1
+print("made and freed", made)
+"""
+
+
+def test_native_searches_made_stopped_and_freed_in_a_row_survive_their_late_callbacks(pocl):
+    import subprocess
+    done = subprocess.run([sys.executable, "-c", _MADE_AND_FREED, "200", "12", KIWIPETE],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, f"status {done.returncode}: {done.stderr[-1500:]}"
+    assert done.stdout.startswith("made and freed ")
+    assert int(done.stdout.split()[-1]) >= 50
+
+
 def _same_trees(first, second, depth=5):
     """Both compiled searches give the same iterations, score, move and PV on Kiwipete and the
     Italian game at ``depth``."""
@@ -387,7 +424,6 @@ def test_an_opencl_library_that_cannot_be_opened_leaves_the_launches_to_the_pump
     """Run apart (a process opens the OpenCL library once): the search still runs, through the
     pump, and says why the native launcher could not be made."""
     import subprocess
-    import sys
     script = tmp_path / "fallback.py"
     script.write_text(
         "import chess\n"

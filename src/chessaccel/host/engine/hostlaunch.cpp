@@ -192,8 +192,15 @@ public:
           zeros_(std::max<size_t>(capacity, SPLIT_ENTRIES), 0) {}
 
     ~OpenCLLauncher() override {
+        for (auto& slot : slots_) release(slot->index);
+        // a launch's callbacks may come after its events say complete: they touch the slots
+        if (!callbacks_over(std::chrono::seconds(10))) {
+            // a driver that never called back: leave the slots (and the buffers its threads
+            // may still write) to the process rather than free them under it
+            for (auto& slot : slots_) slot.release();
+            return;
+        }
         for (auto& slot : slots_) {
-            if (slot->done) release(slot->index);
             for (cl_mem mem : {slot->positions, slot->params, slot->counter, slot->stops,
                                slot->scores, slot->moves, slot->nodes, slot->pv_moves,
                                slot->pv_lengths, slot->ctl, slot->sp_alpha, slot->sp_info,
@@ -319,8 +326,7 @@ public:
             s.done = event;
             d.in_flight++;
             s.kernel_event = event;
-            check(api.SetEventCallback(event, COMPLETE, on_event, &s), "clSetEventCallback",
-                  d.name);
+            watch(event, on_event, s, d);
             check(api.Flush(s.queue), "clFlush", d.name);
         } catch (Failure& f) {
             error = f.text;
@@ -425,6 +431,14 @@ public:
     }
 
 private:
+    // Call `callback` (with the slot) when `event` completes, counted until it has returned.
+    void watch(cl_event event, void (*callback)(cl_event, cl_int, void*), Slot& s, Device& d) {
+        callback_registered();
+        cl_int err = api.SetEventCallback(event, COMPLETE, callback, &s);
+        if (err != 0) callback_returned();
+        check(err, "clSetEventCallback", d.name);
+    }
+
     // A GPU launch: its kernel, then (queued once the kernel has ended) the reads of its
     // results and the clearing of its node counts for the next launch.
     int gpu_poll(Slot& s, std::string& error) {
@@ -466,8 +480,7 @@ private:
             s.read_event = nullptr;
             s.read_end = 0;
             s.read_event = event;
-            check(api.SetEventCallback(event, COMPLETE, on_read_end, &s), "clSetEventCallback",
-                  d.name);
+            watch(event, on_read_end, s, d);
             check(api.Flush(s.queue), "clFlush", d.name);
         } catch (Failure& f) {
             error = f.text;
@@ -523,8 +536,11 @@ private:
             s.early_event = nullptr;
             s.early_status.store(1, std::memory_order_release);
             s.early_event = s.early_read;
-            if (api.SetEventCallback(s.early_read, COMPLETE, on_early_read, &s) != 0)
+            callback_registered();
+            if (api.SetEventCallback(s.early_read, COMPLETE, on_early_read, &s) != 0) {
+                callback_returned();
                 s.early_status.store(-1, std::memory_order_release);
+            }
             api.Flush(d.control);
         }
         return count;
@@ -675,23 +691,32 @@ private:
 
 void on_event(cl_event event, cl_int, void* data) {
     Slot* s = static_cast<Slot*>(data);
-    if (s->kernel_event.load() != event) return;
-    s->finished = 1;
-    if (s->owner->on_complete) s->owner->on_complete();
+    Launcher* owner = s->owner;
+    if (s->kernel_event.load() == event) {
+        s->finished = 1;
+        owner->complete();
+    }
+    owner->callback_returned();     // the last touch: the slot may be freed from here on
 }
 
 void on_read_end(cl_event event, cl_int, void* data) {
     Slot* s = static_cast<Slot*>(data);
-    if (s->read_event.load() != event) return;
-    s->read_end = 1;
-    if (s->owner->on_complete) s->owner->on_complete();
+    Launcher* owner = s->owner;
+    if (s->read_event.load() == event) {
+        s->read_end = 1;
+        owner->complete();
+    }
+    owner->callback_returned();
 }
 
 void on_early_read(cl_event event, cl_int status, void* data) {
     Slot* s = static_cast<Slot*>(data);
-    if (s->early_event.load() != event) return;
-    s->early_status.store(status < 0 ? status : COMPLETE, std::memory_order_release);
-    if (s->owner->on_complete) s->owner->on_complete();     // the pump looks at once
+    Launcher* owner = s->owner;
+    if (s->early_event.load() == event) {
+        s->early_status.store(status < 0 ? status : COMPLETE, std::memory_order_release);
+        owner->complete();      // the pump looks at once
+    }
+    owner->callback_returned();
 }
 
 // --- the instant launcher ------------------------------------------------------------------------

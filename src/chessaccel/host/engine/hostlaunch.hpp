@@ -15,9 +15,13 @@
 // The search's pump thread (hostsearch.cpp) owns the slots' bookkeeping: it fills a free slot's
 // input arrays, starts it, asks whether it is done, reads its results and frees it.
 #pragma once
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace hostlaunch {
@@ -63,8 +67,41 @@ public:
     // Wait until the slot's launch (and its stops) are over, its results dropped: the slot is
     // free again.
     virtual void release(int slot) = 0;
-    // Called from the device's thread when a launch ends, so the pump need not poll.
-    std::function<void()> on_complete;
+    // Who to wake when a launch ends (the search's pump), so the pump need not poll; empty:
+    // nobody. The device's threads call back whenever they like, a launch's callback may come
+    // after its event says complete, even after the search that started it has ended: set and
+    // called under one lock, so that once this returns the old callback is never called again.
+    void set_on_complete(std::function<void()> callback) {
+        std::lock_guard<std::mutex> lock(callback_mutex_);
+        on_complete_ = std::move(callback);
+    }
+
+    // Called by the device's callbacks: wake the pump; then, as a callback's last step, say
+    // that it has returned.
+    void complete() {
+        std::lock_guard<std::mutex> lock(callback_mutex_);
+        if (on_complete_) on_complete_();
+    }
+    void callback_returned() { callbacks_pending_.fetch_sub(1); }
+
+protected:
+    // The device's callbacks registered and not yet returned: a launcher is not freed under
+    // them (a callback touches its slot and its launcher).
+    void callback_registered() { callbacks_pending_.fetch_add(1); }
+    // Wait until every callback registered has returned, or `limit` has passed: false then.
+    bool callbacks_over(std::chrono::milliseconds limit) const {
+        auto give_up = std::chrono::steady_clock::now() + limit;
+        while (callbacks_pending_.load() > 0) {
+            if (std::chrono::steady_clock::now() > give_up) return false;
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+        }
+        return true;
+    }
+
+private:
+    std::mutex callback_mutex_;
+    std::function<void()> on_complete_;
+    std::atomic<int> callbacks_pending_{0};
 };
 
 }  // namespace hostlaunch

@@ -525,13 +525,13 @@ public:
         main.reset(new Worker(*this));
         running = 1;
         if (launcher && !launcher->instant()) {
-            launcher->on_complete = [this] {
+            launcher->set_on_complete([this] {
                 {
                     std::lock_guard<std::mutex> lock(m);
                     completions++;
                 }
                 queue_cv.notify_all();
-            };
+            });
             pumping = true;
             pump = std::thread([this] {
                 run_pump();
@@ -580,6 +580,8 @@ public:
     ~Search() {
         stop = true;
         join();
+        // a launch's callback may come late: it must not reach this search once it is gone
+        if (launcher) launcher->set_on_complete(nullptr);
         {
             std::lock_guard<std::mutex> lock(m);
             quit = true;
@@ -1623,6 +1625,7 @@ void hs_complete(void* h, const uint32_t* tickets, const int32_t* scores, const 
 void hs_set_launcher(void* h, void* launcher, int poll_us) {
     auto* s = static_cast<Search*>(h);
     s->join();
+    if (s->launcher) s->launcher->set_on_complete(nullptr);
     s->launcher = static_cast<hostlaunch::Launcher*>(launcher);
     s->poll_us = std::max(1, poll_us);
 }
