@@ -63,6 +63,37 @@ def test_decoder_reports_each_fault_and_resynchronises():
     assert decoder.feed(good) == [Frame(9, Command.STATUS.value, b"")]
 
 
+def test_the_hosts_decoder_finds_a_reply_a_broken_frame_swallowed():
+    """A reply ending in a start marker byte, every copy after one stray marker: the hardware's
+    rules (never rewind) read each copy's own marker as the length of a false frame opened by
+    the copy before, and lose them all; the host's decoder looks again at the bytes after a bad
+    frame's marker and finds every copy."""
+    seq, first = next((seq, first) for seq in range(256) for first in range(256)
+                      if encode_frame(seq, Command.INFO, bytes([first, 1, 2, 3]))[-1] == START_MARKER)
+    reply = encode_frame(seq, Command.INFO, bytes([first, 1, 2, 3]))
+    stream = bytes([START_MARKER]) + reply * 4
+    swallowed = FrameDecoder().feed(stream)
+    assert [i.code for i in swallowed] == [ErrorCode.BAD_LENGTH] * 4
+    found = FrameDecoder(rescan=True).feed(stream)
+    assert found[0].code == ErrorCode.BAD_LENGTH
+    assert found[1:] == [Frame(seq, Command.INFO.value, bytes([first, 1, 2, 3]))] * 4
+
+
+@given(st.binary(max_size=60), st.lists(frames, min_size=1, max_size=4), st.integers(0, 2 ** 32))
+def test_the_hosts_decoder_finds_every_frame_after_any_junk(junk, frame_list, seed):
+    """Whatever came before (a cut frame, noise, false markers), in any chunking: every frame
+    that follows is decoded by the host's decoder (its bytes may also open false frames)."""
+    stream = junk + b"".join(encode_frame(*f) for f in frame_list)
+    rng = random.Random(seed)
+    decoder, items, i = FrameDecoder(rescan=True), [], 0
+    while i < len(stream):
+        step = rng.randrange(1, 12)
+        items += decoder.feed(stream[i:i + step])
+        i += step
+    decoded = [item for item in items if isinstance(item, Frame)]
+    assert decoded[len(decoded) - len(frame_list):] == [Frame(*f) for f in frame_list]
+
+
 @given(frames)
 def test_valid_frames_round_trip(frame):
     seq, command, payload = frame

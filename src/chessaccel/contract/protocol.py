@@ -238,11 +238,21 @@ class FrameDecoder:
     mismatch drops the whole frame; after an error the decoder hunts for the next start marker,
     from the byte after the bad frame (it never rewinds, like the hardware). ``flush()`` ends a
     frame the line left unfinished (the timeout of the hardware) and reports it as TRUNCATED.
+
+    ``rescan=True`` is the host's decoder (host/backends/board/client.py): after a bad frame it
+    hunts again from the byte after the bad frame's start marker, through the bytes it had taken
+    for that frame. A start marker that a broken frame swallowed (a stray 0xA5 before a reply
+    reads the reply's own marker as a length of 165) is found again. Without it, a reply with a
+    0xA5 byte near its end (in its CRC, say) leaves the decoder inside a false frame once a fault
+    has put it out of step, and every copy of the same reply is swallowed in turn: a client's 31
+    tries of one request all failed (a flake of test_requests_get_through_a_faulty_link).
+    The hardware keeps no bytes; its line timeout ends such a false frame (``flush``).
     """
 
     _HUNT, _HEADER, _BODY = range(3)
 
-    def __init__(self):
+    def __init__(self, rescan=False):
+        self.rescan = rescan
         self.reset()
 
     def reset(self):
@@ -256,7 +266,11 @@ class FrameDecoder:
 
     def feed(self, chunk):
         out = []
-        for byte in bytes(chunk):
+        pending = bytearray(chunk)
+        at = 0
+        while at < len(pending):
+            byte = pending[at]
+            at += 1
             if self._state == self._HUNT:
                 if byte == START_MARKER:
                     self._state, self._buffer = self._HEADER, bytearray()
@@ -268,14 +282,24 @@ class FrameDecoder:
                     out.append(FrameError(ErrorCode.BAD_LENGTH,
                                           f"length {header['length']} > {MAX_PAYLOAD}",
                                           header["seq"], header["command"]))
-                    self.reset()
+                    pending[at:at] = self._drop_bad_frame()
                     continue
                 self._state = self._BODY
                 self._needed = HEADER_BYTES + header["length"] + CRC_BYTES
             elif self._state == self._BODY and len(self._buffer) == self._needed:
-                out.append(self._finish())
-                self.reset()
+                item = self._finish()
+                out.append(item)
+                if isinstance(item, FrameError):
+                    pending[at:at] = self._drop_bad_frame()
+                else:
+                    self.reset()
         return out
+
+    def _drop_bad_frame(self):
+        """Hunt again; the bytes to look at again first (rescan: those after its marker)."""
+        taken = self._buffer if self.rescan else bytearray()
+        self.reset()
+        return taken
 
     def flush(self):
         """End an unfinished frame: [] if none was open, else [FrameError(TRUNCATED)]."""

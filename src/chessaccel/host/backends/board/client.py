@@ -130,7 +130,7 @@ class BoardClient:
         self.transport = transport
         self.timeout = timeout
         self.retries = retries
-        self._decoder = FrameDecoder()
+        self._decoder = FrameDecoder(rescan=True)
         # a random first sequence number, and whatever an earlier session left in the line
         # dropped: a stale reply cannot pass for the answer to this session's first requests
         self._seq = random.randrange(SEQ_SPACE)
