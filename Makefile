@@ -55,11 +55,14 @@ demo: setup
 	  --name demo-selfplay --out out/demo/selfplay.json
 	@cat out/demo/selfplay.pgn
 
+# pytest-xdist's workers; a crashed one ends the run (3.8.0 can hang replacing it: docs/testing.md)
+XDIST = -n $(JOBS) --dist loadgroup --max-worker-restart 0
+
 test: setup
-	$(PY) -m pytest -n $(JOBS) --dist loadgroup --max-worker-restart 0 -m "not long" --durations=15
+	$(PY) -m pytest $(XDIST) -m "not long" --durations=15
 
 test-long: setup
-	$(PY) -m pytest -n $(JOBS) --dist loadgroup --max-worker-restart 0 -m "long" --durations=25
+	$(PY) -m pytest $(XDIST) -m "long" --durations=25
 
 # Mutation testing (mutmut 2, JOBS processes on shares of the files, niced; long: hours for the default PATHS on 2 cores;
 # incremental: run it again to go on). `make mutation PATHS=src/chessaccel/contract/position.py` for a subset.

@@ -326,7 +326,7 @@ public:
             s.done = event;
             d.in_flight++;
             s.kernel_event = event;
-            watch(event, on_event, s, d);
+            check(watch(event, on_event, s), "clSetEventCallback", d.name);
             check(api.Flush(s.queue), "clFlush", d.name);
         } catch (Failure& f) {
             error = f.text;
@@ -431,12 +431,13 @@ public:
     }
 
 private:
-    // Call `callback` (with the slot) when `event` completes, counted until it has returned.
-    void watch(cl_event event, void (*callback)(cl_event, cl_int, void*), Slot& s, Device& d) {
+    // Call `callback` (with the slot) when `event` completes, counted until it has returned;
+    // clSetEventCallback's status.
+    cl_int watch(cl_event event, void (*callback)(cl_event, cl_int, void*), Slot& s) {
         callback_registered();
         cl_int err = api.SetEventCallback(event, COMPLETE, callback, &s);
         if (err != 0) callback_returned();
-        check(err, "clSetEventCallback", d.name);
+        return err;
     }
 
     // A GPU launch: its kernel, then (queued once the kernel has ended) the reads of its
@@ -480,7 +481,7 @@ private:
             s.read_event = nullptr;
             s.read_end = 0;
             s.read_event = event;
-            watch(event, on_read_end, s, d);
+            check(watch(event, on_read_end, s), "clSetEventCallback", d.name);
             check(api.Flush(s.queue), "clFlush", d.name);
         } catch (Failure& f) {
             error = f.text;
@@ -536,11 +537,8 @@ private:
             s.early_event = nullptr;
             s.early_status.store(1, std::memory_order_release);
             s.early_event = s.early_read;
-            callback_registered();
-            if (api.SetEventCallback(s.early_read, COMPLETE, on_early_read, &s) != 0) {
-                callback_returned();
+            if (watch(s.early_read, on_early_read, s) != 0)
                 s.early_status.store(-1, std::memory_order_release);
-            }
             api.Flush(d.control);
         }
         return count;
