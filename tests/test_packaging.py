@@ -4,6 +4,7 @@ first use), and, installed on its own, runs OpenCL perft and the UCI engine from
 holds a decoy ``chessaccel/`` package (nothing in the working folder shadows the install)."""
 
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -19,10 +20,28 @@ ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.xdist_group("packaging")
 
 
+def _source_copy(dest):
+    """The checkout's tracked files (all of it but build outputs where it is no git checkout),
+    copied to ``dest``: setuptools builds in its source's ``build/`` folder, which other tests'
+    caches share, and it copies every module of the package; a file another worker writes or
+    removes meanwhile once failed the build (``[Errno 2] No such file or directory``)."""
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], capture_output=True)
+    if listed.returncode == 0 and listed.stdout:
+        for name in listed.stdout.decode().split("\0"):
+            if name and (ROOT / name).is_file():
+                (dest / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(ROOT / name, dest / name)
+    else:
+        shutil.copytree(ROOT, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns(
+            ".git", ".venv", "build", "out", "__pycache__", "*.egg-info"))
+    return dest
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
     out = tmp_path_factory.mktemp("wheel")
-    build = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps",
+    source = _source_copy(tmp_path_factory.mktemp("source"))
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps",
                             "--no-build-isolation", "-q", "-w", str(out)],
                            capture_output=True, text=True, timeout=600)
     assert build.returncode == 0, build.stderr[-3000:]
