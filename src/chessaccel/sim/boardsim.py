@@ -72,9 +72,10 @@ def _key(cores, clocks_per_bit, threads=1, evaluation="pst"):
 def _design_files():
     """What a board build is made from: hdl/boardtop.py and every module it imports (the link,
     the UART and, for a board with cores, the SearchCore's: sim/buildtools.module_files),
-    sim/buildtools.py (the netlist) and this file (the Verilator command)."""
-    return sorted({*module_files("chessaccel.hdl.boardtop"), _BUILDTOOLS,
-                   Path(__file__).resolve()})
+    sim/buildtools.py (the netlist), sim/rtl_search.py (the cores' shared netlist) and this
+    file (the Verilator command)."""
+    return sorted({*module_files("chessaccel.hdl.boardtop", "chessaccel.sim.rtl_search"),
+                   _BUILDTOOLS, Path(__file__).resolve()})
 
 
 _locked = locked
@@ -112,14 +113,30 @@ def build_board_sim(cores=1, clocks_per_bit=SIM_CLOCKS_PER_BIT, log=None, thread
             log(f"building the simulated board ({cores} core(s) of {threads} thread(s), "
                 f"{evaluation} evaluation, {clocks_per_bit} clocks/bit) into {folder} ...")
         from chessaccel.hdl.boardtop import BoardTop
+        from chessaccel.hdl.search import SearchCore
+        from chessaccel.sim.rtl_search import CoreInstance, core_netlist
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=BUILD_ROOT))
+        # the cores are one shared netlist's instances (sim/rtl_search.core_netlist): made
+        # once for the core's harness and every board of that core, compiled once a board
+        sources, factory = [], None
+        if cores:
+            module, netlist = core_netlist(threads=threads, evaluation=evaluation)
+            sources.append(netlist)
+            if cores > 1:       # one class for all the cores (Verilator inlines them otherwise)
+                control = staging / "cores.vlt"
+                control.write_text(f'`verilator_config\nno_inline -module "{module}"\n')
+                sources.insert(0, control)
+
+            def factory():
+                return CoreInstance(SearchCore(threads=threads, evaluation=evaluation), module)
         top = BoardTop(cores=cores, clock_hz=SIM_CLOCK_HZ, clocks_per_bit=clocks_per_bit,
-                       build_id=int(key[:8], 16), threads=threads, evaluation=evaluation)
-        verilog = verilator_netlist(top, TOP_NAME)
+                       build_id=int(key[:8], 16), threads=threads, evaluation=evaluation,
+                       core_factory=factory)
+        verilog = verilator_netlist(top, TOP_NAME, libraries=sources)
         command = ["verilator", "--cc", "--exe", "--build", *_VERILATOR_FLAGS,
                    *make_arguments(), "--top-module", TOP_NAME, "-o", "boardsim", "-j", "2",
                    "-CFLAGS", f"-DCLOCKS_PER_BIT={clocks_per_bit}",
-                   f"{TOP_NAME}.v", str(_HARNESS)]
+                   f"{TOP_NAME}.v", *map(str, sources), str(_HARNESS)]
         status, output = verilator_build(verilog, TOP_NAME, command, staging)
         if status != 0:
             raise BoardSimError(f"Verilator could not build the board (log in {staging / 'build.log'}):\n"
