@@ -116,11 +116,23 @@ def _count(bits):
     return _tree_sum(chunks)
 
 
+def _held(m, bits, name):
+    """``bits`` (1-bit values) held in one Signal, as its bits. Why: Amaranth 0.5 computes an
+    expression's shape afresh at each read (no cache), and a count's tree reads every bit's
+    expression many times over. Held, the terms core's export (``rtlil.convert``) takes 38-42
+    CPU s instead of 46 (2026-11-29); the logic is the same."""
+    held = Signal(len(bits), name=name)
+    m.d.comb += held.eq(Cat(*bits))
+    return list(held)
+
+
 def _difference(m, white_bits, black_bits, name):
     """popcount(white_bits) - popcount(black_bits), a signed Signal."""
     width = max(len(white_bits), len(black_bits), 1).bit_length() + 1
     diff = Signal(signed(width), name=name)
-    m.d.comb += diff.eq(_count(white_bits) - _count(black_bits))
+    white = _held(m, white_bits, f"{name}_white") if white_bits else []
+    black = _held(m, black_bits, f"{name}_black") if black_bits else []
+    m.d.comb += diff.eq(_count(white) - _count(black))
     return diff
 
 
@@ -414,7 +426,7 @@ class EvaluateTerms(wiring.Component):
                     if not bits:
                         counts.append(None)
                         continue
-                    n = _count(bits)
+                    n = _count(_held(m, bits, f"attacks_{colour}_{PieceType(t).name.lower()}_{s}"))
                     count = Signal(range(len(bits) + 1),
                                    name=f"attackers_{colour}_{PieceType(t).name.lower()}_{s}")
                     m.d.comb += count.eq(n)
