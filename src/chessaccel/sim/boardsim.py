@@ -132,7 +132,7 @@ def build_board_sim(cores=1, clocks_per_bit=SIM_CLOCKS_PER_BIT, log=None, thread
         top = BoardTop(cores=cores, clock_hz=SIM_CLOCK_HZ, clocks_per_bit=clocks_per_bit,
                        build_id=int(key[:8], 16), threads=threads, evaluation=evaluation,
                        core_factory=factory)
-        verilog = verilator_netlist(top, TOP_NAME, libraries=sources)
+        verilog = verilator_netlist(top, TOP_NAME, lint=not cores)
         command = ["verilator", "--cc", "--exe", "--build", *_VERILATOR_FLAGS,
                    *make_arguments(), "--top-module", TOP_NAME, "-o", "boardsim", "-j", "2",
                    "-CFLAGS", f"-DCLOCKS_PER_BIT={clocks_per_bit}",

@@ -225,21 +225,20 @@ def netlist_tools():
             f"{verilator_version()}|{_first_line(['c++', '--version'])}")
 
 
-def verilator_netlist(component, name, libraries=()):
+def verilator_netlist(component, name, lint=True):
     """Word-level Verilog of ``component`` as top module ``name``, ready for ``verilator_build``:
     the vectors of the false loops one lint pass reports are marked split (``split_false_loops``
     with ``passes=1``); ``verilator_build`` finds any left in its own Verilator run.
-    ``libraries``: Verilog files defining the modules of the design's ``Instance`` black boxes
-    (a shared core's netlist, sim/rtl_search.core_netlist, its own loops split already). Such a
-    design is left to the build's check: the lint pass reads the libraries too (6-10 CPU s for
-    a core), and the logic around the cores (input registers, the link) had no false loop."""
+    ``lint=False`` leaves even that pass to the build: for the logic around a shared core's
+    netlist (sim/rtl_search.core_netlist, its own loops split already), whose lint would read
+    the core again (6-10 CPU s) and which had no false loop (input registers, the link)."""
     from amaranth._toolchain.yosys import find_yosys
     from amaranth.back import rtlil
     text = rtlil.convert(component, name=name, emit_src=False)
     yosys = find_yosys(lambda version: version >= (0, 40))
     verilog = yosys.run(["-q", "-"], f"read_rtlil <<rtlil\n{text}\nrtlil\n{NETLIST_SCRIPT}\n"
                                      "write_verilog -noattr\n", ignore_warnings=True)
-    return split_false_loops(verilog, name, passes=0 if libraries else 1)
+    return split_false_loops(verilog, name, passes=1 if lint else 0)
 
 
 def _declaration(name):

@@ -41,7 +41,7 @@ from chessaccel.sim.buildtools import (NETLIST_SCRIPT, VERILATOR_FLAGS, VERILATO
 
 __all__ = ["RtlJob", "RtlResult", "RtlError", "run_jobs", "rtl_search", "rtl_search_many",
            "rtl_perft", "bench_jobs", "toolchain_missing", "default_simulator", "SIMULATORS",
-           "build_verilator", "parse_results", "CoreInstance", "core_netlist", "core_instance"]
+           "build_verilator", "parse_results", "CoreInstance", "core_netlist"]
 
 #: Verilog top-level name of the search core in the build caches.
 TOP_NAME = "searchcore"
@@ -205,12 +205,6 @@ def core_netlist(max_ply=MAX_PLY, threads=1, evaluation=DEFAULT_EVALUATION):
     return module, path
 
 
-def core_instance(max_ply=MAX_PLY, threads=1, evaluation=DEFAULT_EVALUATION):
-    """(a ``CoreInstance`` of that SearchCore, the path of its netlist)."""
-    module, path = core_netlist(max_ply, threads, evaluation)
-    return CoreInstance(_core(max_ply, threads, evaluation), module), path
-
-
 def build_verilator(max_ply=MAX_PLY, threads=1, evaluation=DEFAULT_EVALUATION):
     """Path of the Verilator-compiled SearchCore harness, built on first use (minutes).
 
@@ -231,8 +225,9 @@ def build_verilator(max_ply=MAX_PLY, threads=1, evaluation=DEFAULT_EVALUATION):
             return executable
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=VERILATOR_BUILD))
         # the core behind input registers (LatchedInputs: a third faster under Verilator)
-        core, netlist = core_instance(max_ply, threads, evaluation)
-        verilog = verilator_netlist(LatchedInputs(core), TOP_NAME, libraries=[netlist])
+        module, netlist = core_netlist(max_ply, threads, evaluation)
+        core = CoreInstance(_core(max_ply, threads, evaluation), module)
+        verilog = verilator_netlist(LatchedInputs(core), TOP_NAME, lint=False)
         bits = (f"-DJOB_BITS={SearchJob.as_shape().size} "
                 f"-DRESULT_BITS={SearchResult.as_shape().size} -DINPUT_LATCH -DTHREADS={threads}")
         command = ["verilator", "--cc", "--exe", "--build", *_VERILATOR_FLAGS,
