@@ -6,7 +6,9 @@ It shares no code with model/evalterms.py: it works on the absolute board with e
 board into each side's frame; attacks are python-chess's ``Board.attacks`` (a slider's ray
 stops at the first occupied square, which it attacks); the weights are read from the JSON file
 with the json module, not through chessaccel.contract.evalweights. ``reference_terms(cb)``
-returns {term: (mg, eg)} from white's view, material_pst excluded.
+returns {term: (mg, eg)} from white's view, material_pst excluded; ``reference_squares(cb)``
+is material_pst from the file's own tables ("squares"; None when the file has none, the terms
+then using the pst evaluation's, which tests/evalref.py checks).
 """
 
 import json
@@ -14,7 +16,7 @@ from pathlib import Path
 
 import chess
 
-__all__ = ["WEIGHTS", "reference_terms", "side_counts"]
+__all__ = ["WEIGHTS", "reference_terms", "reference_squares", "side_counts"]
 
 WEIGHTS_FILE = (Path(__file__).resolve().parent.parent / "src" / "chessaccel" / "contract"
                 / "evalweights.json")
@@ -22,6 +24,24 @@ WEIGHTS = json.loads(WEIGHTS_FILE.read_text())
 
 _NAMES = {chess.PAWN: "pawn", chess.KNIGHT: "knight", chess.BISHOP: "bishop",
           chess.ROOK: "rook", chess.QUEEN: "queen"}
+
+
+def reference_squares(cb):
+    """(mg, eg) from white's view of the file's "squares": each white piece adds its table's
+    entry on its square, each black piece subtracts the entry of the square seen from black's
+    side (its rank counted from rank 8: python-chess's square_mirror); None without tables."""
+    squares = WEIGHTS.get("squares")
+    if squares is None:
+        return None
+    names = {**_NAMES, chess.KING: "king"}
+    mg = eg = 0
+    for square, piece in cb.piece_map().items():
+        table = squares[names[piece.piece_type]]
+        own = square if piece.color == chess.WHITE else chess.square_mirror(square)
+        sign = 1 if piece.color == chess.WHITE else -1
+        mg += sign * table["mg"][own]
+        eg += sign * table["eg"][own]
+    return mg, eg
 
 
 def _ahead(color, rank_a, rank_b):

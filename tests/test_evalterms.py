@@ -24,7 +24,7 @@ from chessaccel.model.position import board_from_chess
 
 import seeds
 import suites
-from evaltermsref import WEIGHTS, reference_terms
+from evaltermsref import WEIGHTS, reference_squares, reference_terms
 
 W = WEIGHTS
 
@@ -195,6 +195,18 @@ def test_the_model_equals_the_reference_term_by_term():
                                         f"{value} ({seeds.describe()})")
 
 
+def test_the_terms_material_is_the_files_own_tables():
+    """The terms evaluation's material_pst: the weights file's "squares" summed by the
+    reference (tests/evaltermsref.py), or, for a file without them, the pst evaluation's."""
+    from chessaccel.model.evaluate import material_pst
+    seed = seeds.run_seed()
+    for fen in _positions(seed, 200):
+        cb = chess.Board(fen)
+        board = board_from_chess(cb)
+        want = reference_squares(cb) or material_pst(board)
+        assert term_values(board)["material_pst"] == want, f"{fen} ({seeds.describe()})"
+
+
 def test_colour_mirror_scores_alike():
     """evaluate(position) == evaluate(mirror(position)) (python-chess's Board.mirror: ranks
     flipped, colours and the side to move swapped), and each term negates."""
@@ -261,6 +273,7 @@ def _use_weights(monkeypatch, weights):
     for key in ("passed_pawn_mg", "passed_pawn_eg", "king_zone_attack", "mobility_per_square",
                 *(name for name in evalweights.WEIGHT_NAMES if "[" not in name and "." not in name)):
         monkeypatch.setattr(evalterms, key.upper(), weights[key])
+    monkeypatch.setattr(evalterms, "_SQUARES", (weights["square_mg"], weights["square_eg"]))
 
 
 def test_feature_counts_times_any_weights_are_the_terms(monkeypatch):
@@ -283,7 +296,7 @@ def test_feature_counts_times_any_weights_are_the_terms(monkeypatch):
         for fen in _positions(seed + 2 + trial, 100):
             board = board_from_chess(chess.Board(fen))
             counts = feature_counts(board)
-            base = material_pst(board)
+            base = material_pst(board, (weights["square_mg"], weights["square_eg"]))
             want_mg = sum(v[0] for v in term_values(board).values())
             want_eg = sum(v[1] for v in term_values(board).values())
             got_mg = base[0] + sum(c * w for c, w in zip(counts, mg))
@@ -300,5 +313,8 @@ def test_the_file_is_written_back_byte_for_byte():
     text = resources.files(evalweights.__name__.rsplit(".", 1)[0]).joinpath(
         "evalweights.json").read_text()
     mg, eg = evalweights.weight_vectors()
-    raw = evalweights.raw_weights(mg, eg, W["version"], W["about"])
+    loaded = evalweights.WEIGHTS
+    squares = ((loaded["square_mg"], loaded["square_eg"]) if "squares" in json.loads(text)
+               else None)
+    raw = evalweights.raw_weights(mg, eg, W["version"], W["about"], squares=squares)
     assert evalweights.weights_json(raw) == text

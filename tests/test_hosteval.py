@@ -16,6 +16,7 @@ tests/test_hostsearch.py.
 import chess
 import pytest
 
+from chessaccel.contract import evalweights
 from chessaccel.contract.evalweights import EvaluationError
 from chessaccel.host.engine import hostsearch
 from chessaccel.host.engine.hostboard import HostBoard
@@ -102,8 +103,12 @@ def test_the_weights_come_from_the_weights_file():
     lib = hostsearch.library()
     values = hostsearch._contract()
     weights = hostsearch._term_weights()
-    assert values[-len(weights):] == weights
-    tempo = len(values) - len(weights) + 16 + 2 * 14      # passed tables, then 14 pairs before it
+    tables = 2 * 8 * 64                  # then the terms evaluation's mg and eg tables by type
+    assert values[-tables - len(weights):-tables] == weights
+    square_mg, square_eg = evalweights.square_tables("terms")
+    assert values[-tables:] == [v for table in (square_mg, square_eg) for t in range(8)
+                                for v in (table[t] if t in table else [0] * 64)]
+    tempo = len(values) - tables - len(weights) + 16 + 2 * 14   # passed tables, 14 pairs before it
     assert values[tempo:tempo + 2] == list(hostsearch.WEIGHTS["tempo"])
     hb = HostBoard(chess.Board())
     changed = list(values)
@@ -115,6 +120,28 @@ def test_the_weights_come_from_the_weights_file():
     finally:
         lib.hs_configure((hostsearch.ctypes.c_int32 * len(values))(*values), len(values))
     assert eval_terms(hb)["tempo"] == tuple(hostsearch.WEIGHTS["tempo"])
+
+
+def test_each_evaluation_reads_its_own_tables():
+    """The contract's last 1,024 numbers are the terms evaluation's tables: a change to the
+    white knight's value on its square moves the terms evaluation by it (before the taper) and
+    leaves the pst evaluation alone."""
+    lib = hostsearch.library()
+    values = hostsearch._contract()
+    # white's knight on b1, black's on c6 (b8's mirror, b1, is then white's alone); phase 24
+    hb = HostBoard(chess.Board("r1bqkbnr/pppppppp/2n5/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 2 2"))
+    pst, terms = static_eval(hb, "pst"), static_eval(hb, "terms")
+    knight = evalweights.SQUARE_PIECES["knight"]
+    changed = list(values)
+    changed[len(values) - 2 * 8 * 64 + knight * 64 + chess.B1] += 40     # mg of a knight on b1
+    try:
+        assert lib.hs_configure((hostsearch.ctypes.c_int32 * len(changed))(*changed),
+                                len(changed)) == 0
+        assert static_eval(hb, "pst") == pst
+        assert static_eval(hb, "terms") == terms + 40
+    finally:
+        lib.hs_configure((hostsearch.ctypes.c_int32 * len(values))(*values), len(values))
+    assert static_eval(hb, "terms") == terms
 
 
 def test_an_unknown_evaluation_is_refused_in_one_line():

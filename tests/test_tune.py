@@ -106,6 +106,7 @@ def _use_weights(monkeypatch, weights):
     for key in ("passed_pawn_mg", "passed_pawn_eg", "king_zone_attack", "mobility_per_square",
                 *(n for n in evalweights.WEIGHT_NAMES if "[" not in n and "." not in n)):
         monkeypatch.setattr(evalterms, key.upper(), weights[key])
+    monkeypatch.setattr(evalterms, "_SQUARES", (weights["square_mg"], weights["square_eg"]))
 
 
 def _loss(d, k):
@@ -156,6 +157,42 @@ def test_fit_lowers_the_training_loss_as_the_model_evaluates(capsys, data, tmp_p
     # the plot and the summary beside the weights
     assert (tmp_path / "w.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert json.loads((tmp_path / "w-summary.json").read_text())["K"] == k
+
+
+def test_fit_with_squares_fits_the_tables_as_the_model_evaluates(capsys, data, tmp_path,
+                                                                 monkeypatch):
+    """``--squares``: the material + piece-square tables are fitted with the weights; the file
+    holds them as ``squares``, the model's terms evaluation with the written file gives the
+    summary's loss (recomputed here), lower than before; a later fit from that file without
+    ``--squares`` keeps its tables."""
+    out = tmp_path / "sq.json"
+    status, stdout, err = run(capsys, "tune", "fit", str(data), "--out", str(out), "--holdout",
+                              "0", "--iterations", "4", "--squares", "20", "--json")
+    assert status == 0
+    summary = json.loads(stdout)
+    assert summary["squares_sd"] == 20 and summary["square_changes"]
+    raw = json.loads(out.read_text())
+    assert set(raw["squares"]) == set(evalweights.SQUARE_PIECES)
+    new = evalweights.load_weights(out.read_text())
+    pst = evalweights.square_tables("pst")
+    assert (new["square_mg"], new["square_eg"]) != (dict(pst[0]), dict(pst[1]))
+    for change in summary["square_changes"][:20]:
+        name, square = change["weight"][len("squares."):-1].split("[")
+        t = evalweights.SQUARE_PIECES[name]
+        index = "abcdefgh".index(square[0]) + 8 * (int(square[1]) - 1)
+        assert new[f"square_{change['phase']}"][t][index] == change["after"]
+    d = load_data(data)
+    k = summary["K"]
+    assert summary["loss_before"]["train"] == pytest.approx(_loss(d, k), abs=1e-9)
+    _use_weights(monkeypatch, new)
+    after = _loss(d, k)
+    assert summary["loss_after"]["train"] == pytest.approx(after, abs=1e-9)
+    assert after < summary["loss_before"]["train"] - 1e-4
+    again = tmp_path / "again.json"
+    status, _, _ = run(capsys, "tune", "fit", str(data), "--out", str(again), "--holdout", "0",
+                       "--iterations", "2", "--start", str(out))
+    assert status == 0
+    assert json.loads(again.read_text())["squares"] == raw["squares"]
 
 
 def test_fit_holds_out_whole_games_and_cross_validates(capsys, data, tmp_path):
@@ -239,6 +276,19 @@ def test_bad_data_and_weights_input_is_one_line(capsys, tmp_path, data):
                                   {t: c + 1 for t, c in evalweights.MOBILITY_CENTRE.items()})
     moved = _write(tmp_path, "moved.json", evalweights.weights_json(raw))
     _bad(capsys, ["tune", "fit", str(data), "--out", w, "--start", moved], "mobility centres")
+    short = json.loads(evalweights.weights_json(evalweights.raw_weights(
+        *evalweights.weight_vectors(), 1, "", squares=evalweights.square_tables("pst"))))
+    short["squares"]["knight"]["mg"] = short["squares"]["knight"]["mg"][:63]
+    short_path = _write(tmp_path, "short.json", json.dumps(short))
+    _bad(capsys, ["tune", "fit", str(data), "--out", w, "--start", short_path],
+         "squares.knight.mg must list 64 integers")
+    wide = json.loads(evalweights.weights_json(evalweights.raw_weights(
+        *evalweights.weight_vectors(), 1, "", squares=evalweights.square_tables("pst"))))
+    wide["squares"]["queen"]["eg"][27] = 5000
+    wide_path = _write(tmp_path, "wide.json", json.dumps(wide))
+    _bad(capsys, ["tune", "fit", str(data), "--out", w, "--start", wide_path],
+         "squares.queen.eg: 5000 does not fit")
+    _bad(capsys, ["tune", "fit", str(data), "--out", w, "--squares", "-3"], "--squares")
     _bad(capsys, ["tune", "fit", str(data), "--out", w, "--holdout", "1"], "held-out share")
     _bad(capsys, ["tune", "fit", str(data), "--out", w, "--prior-sd", "x"], "--prior-sd")
     _bad(capsys, ["tune", "fit", str(data), "--out", w, "--folds", "13"], "13 folds")

@@ -75,7 +75,8 @@ class EvalSums(data.Struct):
 
 class SquareValue(data.Struct):
     """One entry of the (piece type, square) table: SQUARE_MG and SQUARE_EG of a white piece
-    (every value lies in -105 .. 1012)."""
+    (the pst tables' values lie in -105 .. 1012; the terms evaluation's own, evalweights.json's
+    "squares", are checked against this width when they are loaded)."""
     mg: signed(12)
     eg: signed(12)
 

@@ -19,7 +19,7 @@ from amaranth.hdl import signed, unsigned
 from amaranth.lib import data
 
 from .defs import PieceType
-from .evaltables import EvalSums, SQUARE_EG, SQUARE_MG
+from .evaltables import EvalSums, SQUARE_EG, SQUARE_MG, SquareValue
 
 __all__ = ["EVALUATIONS", "DEFAULT_EVALUATION", "EvaluationError", "check_evaluation",
            "WeightsError", "load_weights", "WEIGHTS", "WEIGHTS_VERSION", "TERMS",
@@ -29,7 +29,9 @@ __all__ = ["EVALUATIONS", "DEFAULT_EVALUATION", "EvaluationError", "check_evalua
            "KING_ZONE_ATTACK", "MOBILITY_PER_SQUARE", "MOBILITY_CENTRE", "BISHOP_PAIR",
            "ROOK_OPEN_FILE", "ROOK_HALF_OPEN_FILE", "ROOK_SEVENTH", "TEMPO",
            "WEIGHT_BITS", "Weight", "WeightPair", "MobilityCentre", "SUM_BOUND", "SUM_BITS", "pair_weights", "scalar_weights", "markdown_weights",
-           "rank_tables", "WEIGHT_NAMES", "weight_vectors", "raw_weights", "weights_json"]
+           "rank_tables", "WEIGHT_NAMES", "weight_vectors", "raw_weights", "weights_json",
+           "SQUARE_PIECES", "TERMS_SQUARE_MG", "TERMS_SQUARE_EG", "square_tables",
+           "markdown_squares"]
 
 #: The evaluations an implementation may offer, by name; the first is the default.
 EVALUATIONS = ("pst", "terms")
@@ -78,6 +80,13 @@ _PAIRS = ("passed_pawn_free_path", "passed_pawn_blocked", "isolated_pawn", "doub
           "backward_pawn", "connected_pawn", "king_shield_near", "king_shield_far",
           "king_open_file", "king_half_open_file", "bishop_pair", "rook_open_file",
           "rook_half_open_file", "rook_seventh", "tempo")
+
+
+#: The pieces of the terms evaluation's own table of material + piece-square values (the file's
+#: optional "squares"), by name and PieceType value.
+SQUARE_PIECES = {"pawn": _P, "knight": _N, "bishop": _B, "rook": _R, "queen": _Q, "king": _K}
+#: The range of one entry of that table: the hardware's SquareValue.
+_SQUARE_BITS = data.Layout.cast(SquareValue)["mg"].shape.width
 
 
 class WeightsError(ValueError):
@@ -142,11 +151,39 @@ def load_weights(text=None):
             raise WeightsError(f"mobility.{name}.centre must be 0..{_MOST_TARGETS[t]}, "
                                f"got {centre!r}")
         out["mobility_centre"][t] = centre
+    out["square_mg"], out["square_eg"] = _squares(raw)
     bound = _sum_bound(out)
     if bound >= 1 << (SUM_BITS - 1):
         raise WeightsError(f"with these weights the sums can reach {bound}, more than "
                            f"{SUM_BITS}-bit sums hold")
     out["sum_bound"] = bound
+    return out
+
+
+def _squares(raw):
+    """(mg, eg): {PieceType value: 64 values} of the file's "squares", the material +
+    piece-square value of a white piece on each square (index = square, a1 = 0) that the terms
+    evaluation uses instead of the pst evaluation's (contract/evaltables.py); those tables when
+    the file has none."""
+    if "squares" not in raw:
+        return dict(SQUARE_MG), dict(SQUARE_EG)
+    squares = raw["squares"]
+    if not isinstance(squares, dict) or set(squares) != set(SQUARE_PIECES):
+        raise WeightsError(f"squares must hold a table for each of "
+                           f"{', '.join(SQUARE_PIECES)}, got {sorted(squares) if isinstance(squares, dict) else squares!r}")
+    low, high = -(1 << (_SQUARE_BITS - 1)), (1 << (_SQUARE_BITS - 1)) - 1
+    out = ({}, {})
+    for name, t in SQUARE_PIECES.items():
+        for i, phase in enumerate(("mg", "eg")):
+            table = _read(squares[name], phase, f"squares.{name}")
+            if (not isinstance(table, list) or len(table) != 64
+                    or not all(type(v) is int for v in table)):
+                raise WeightsError(f"squares.{name}.{phase} must list 64 integers (a1 .. h8)")
+            bad = [v for v in table if not low <= v <= high]
+            if bad:
+                raise WeightsError(f"squares.{name}.{phase}: {bad[0]} does not fit a table "
+                                   f"entry ({low}..{high})")
+            out[i][t] = tuple(table)
     return out
 
 
@@ -164,7 +201,7 @@ def _sum_bound(w):
     king files, plus the tempo."""
     bound = 0
     for phase, i in (("mg", 0), ("eg", 1)):
-        square = SQUARE_MG if phase == "mg" else SQUARE_EG
+        square = w[f"square_{phase}"]
         pawn = (max(abs(v) for v in w[f"passed_pawn_{phase}"])
                 + max(abs(w["passed_pawn_free_path"][i]), abs(w["passed_pawn_blocked"][i]))
                 + sum(abs(w[k][i]) for k in ("isolated_pawn", "doubled_pawn", "backward_pawn",
@@ -215,6 +252,18 @@ ROOK_OPEN_FILE = WEIGHTS["rook_open_file"]
 ROOK_HALF_OPEN_FILE = WEIGHTS["rook_half_open_file"]
 ROOK_SEVENTH = WEIGHTS["rook_seventh"]
 TEMPO = WEIGHTS["tempo"]
+#: PieceType value -> the 64 material + piece-square values (mg, eg) of a white piece in the
+#: terms evaluation: the file's "squares", or the pst evaluation's tables when it has none.
+TERMS_SQUARE_MG = WEIGHTS["square_mg"]
+TERMS_SQUARE_EG = WEIGHTS["square_eg"]
+
+
+def square_tables(evaluation):
+    """(SQUARE_MG, SQUARE_EG) of ``evaluation``: {PieceType value: 64 values}, material + the
+    piece-square value of a white piece on each square. EvaluationError for an unknown name."""
+    if check_evaluation(evaluation) == "terms":
+        return TERMS_SQUARE_MG, TERMS_SQUARE_EG
+    return SQUARE_MG, SQUARE_EG
 
 
 def pair_weights():
@@ -274,10 +323,12 @@ def weight_vectors(weights=None):
     return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
 
 
-def raw_weights(mg, eg, version, about, centres=None):
+def raw_weights(mg, eg, version, about, centres=None, squares=None):
     """The JSON object of a weights file (evalweights.json's keys, in its order) from the vectors
-    ``mg`` and ``eg`` (WEIGHT_NAMES order, integers), a version, an ``about`` text and the
-    mobility centres ({PieceType value: centre}; default the package's)."""
+    ``mg`` and ``eg`` (WEIGHT_NAMES order, integers), a version, an ``about`` text, the
+    mobility centres ({PieceType value: centre}; default the package's) and the terms
+    evaluation's own material + piece-square tables (``squares``: (mg, eg), each {PieceType
+    value: 64 integers}; None for a file without them, whose terms use the pst tables)."""
     centres = MOBILITY_CENTRE if centres is None else centres
     by_name = {name: [int(m), int(e)] for name, m, e in zip(WEIGHT_NAMES, mg, eg, strict=True)}
     out = {"version": version, "about": about,
@@ -290,6 +341,10 @@ def raw_weights(mg, eg, version, about, centres=None):
                        for name, t in _MOBILE.items()}
     for key in _PAIRS[10:]:
         out[key] = by_name[key]
+    if squares is not None:
+        out["squares"] = {name: {"mg": [int(v) for v in squares[0][t]],
+                                 "eg": [int(v) for v in squares[1][t]]}
+                          for name, t in SQUARE_PIECES.items()}
     return out
 
 
@@ -301,14 +356,34 @@ def weights_json(raw):
             return "{" + ", ".join(f"{json.dumps(k)}: {inline(v)}" for k, v in value.items()) + "}"
         return json.dumps(value)
 
-    def block(value, indent):
+    def block(value, indent, parent=None):
         pad = "  " * (indent + 1)
+        # the top level's objects, and the squares' tables (one piece's 64 values a line)
         rows = [f"{pad}{json.dumps(k)}: "
-                + (block(v, indent + 1) if indent == 0 and isinstance(v, dict) else inline(v))
+                + (block(v, indent + 1, k) if (indent == 0 or parent == "squares")
+                   and isinstance(v, dict) else inline(v))
                 for k, v in value.items()]
         return "{\n" + ",\n".join(rows) + "\n" + "  " * indent + "}"
     return block(raw, 0) + "\n"
 
 
+def markdown_squares():
+    """docs/semantics.md's appendix of the terms evaluation's material + piece-square tables
+    (rank 8 at the top), or a line saying it uses the pst tables."""
+    if TERMS_SQUARE_MG == dict(SQUARE_MG) and TERMS_SQUARE_EG == dict(SQUARE_EG):
+        return "The terms evaluation uses the pst evaluation's tables (the file has no `squares`)."
+    out = []
+    for name, t in SQUARE_PIECES.items():
+        for phase, table in (("mg", TERMS_SQUARE_MG), ("eg", TERMS_SQUARE_EG)):
+            out += [f"squares.{name}.{phase} (material included), white's view (a1 bottom left):",
+                    "", "```"]
+            out += [" ".join(f"{table[t][rank * 8 + f]:5d}" for f in range(8))
+                    for rank in range(7, -1, -1)]
+            out += ["```", ""]
+    return "\n".join(out)
+
+
 if __name__ == "__main__":
     print(markdown_weights())
+    print()
+    print(markdown_squares())

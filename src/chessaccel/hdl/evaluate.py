@@ -36,14 +36,14 @@ from chessaccel.contract.defs import (EnPassant, Move, Piece, Position, Score, S
 from chessaccel.contract.evaltables import (SQUARE_MG, SQUARE_EG, PHASE_INC, PHASE_MAX, PHASE_WEIGHT,
                                    TAPER_SHIFT, EvalSums, SquareValue)
 from chessaccel.contract.geometry import CODE
-from chessaccel.contract.evalweights import SUM_BITS
+from chessaccel.contract.evalweights import SUM_BITS, square_tables
 from chessaccel.contract.relative import (CASTLE_KING_FILE, CASTLE_ROOK_SQUARES, EP_RANK, MIRROR,
                                           PAWN_STEP)
 
 from .squarearray import square_on
 
 __all__ = ["Evaluate", "LATENCY", "square_terms", "IncrementalEvaluate", "EvalOp",
-           "square_value_table", "CASTLE_ROOK_DELTA", "EvalTerms", "BOUND_BITS", "score_at_least"]
+           "square_value_table", "castle_rook_delta", "EvalTerms", "BOUND_BITS", "score_at_least"]
 
 #: Cycles from a change of ``position`` to the matching ``score``, at most (the default).
 LATENCY = 3
@@ -178,11 +178,16 @@ class Evaluate(wiring.Component):
 
 # --- the incremental form (the SearchCore's) ---------------------------------------------------
 
-#: What a castling adds to the mover's (mg, eg): the rook's value on its new square less the old.
-CASTLE_ROOK_DELTA = {
-    kingside: (SQUARE_MG[PieceType.ROOK.value][to] - SQUARE_MG[PieceType.ROOK.value][frm],
-               SQUARE_EG[PieceType.ROOK.value][to] - SQUARE_EG[PieceType.ROOK.value][frm])
-    for kingside, (frm, to) in CASTLE_ROOK_SQUARES.items()}
+def castle_rook_delta(evaluation="pst"):
+    """{kingside: (mg, eg)}: what a castling adds to the mover's sums under ``evaluation``, the
+    rook's table value on its new square less its old one."""
+    square_mg, square_eg = square_tables(evaluation)
+    rook = PieceType.ROOK.value
+    return {kingside: (square_mg[rook][to] - square_mg[rook][frm],
+                       square_eg[rook][to] - square_eg[rook][frm])
+            for kingside, (frm, to) in CASTLE_ROOK_SQUARES.items()}
+
+
 class EvalTerms(data.Struct):
     """The terms evaluation's terms (``hdl/evalterms.py``'s total: everything but material and
     piece-square values) of a position, from its side to move's view."""
@@ -194,14 +199,16 @@ class EvalTerms(data.Struct):
 _TABLE_DEPTH = 64 * 8
 
 
-def square_value_table():
-    """The (piece type, square) table: entry ``type * 64 + square`` is (SQUARE_MG, SQUARE_EG)
-    of a white piece; type NONE (and the unused code 7) reads (0, 0)."""
+def square_value_table(evaluation="pst"):
+    """The (piece type, square) table of ``evaluation`` (its ``square_tables``): entry
+    ``type * 64 + square`` is (mg, eg) of a white piece; type NONE (and the unused code 7)
+    reads (0, 0)."""
+    square_mg, square_eg = square_tables(evaluation)
     rows = []
     for kind in range(8):
         for sq in range(64):
-            if kind in SQUARE_MG:
-                rows.append({"mg": SQUARE_MG[kind][sq], "eg": SQUARE_EG[kind][sq]})
+            if kind in square_mg:
+                rows.append({"mg": square_mg[kind][sq], "eg": square_eg[kind][sq]})
             else:
                 rows.append({"mg": 0, "eg": 0})
     return rows
@@ -249,7 +256,8 @@ class IncrementalEvaluate(wiring.Component):
     total, hdl/evalterms.py), from that position's side to move's view, given in the cycle
     ``after`` shows its sums. They are added into the taper (so into ``after_score``,
     ``at_least`` and ``score``), never into ``after``: the sums kept per ply stay material and
-    piece-square values, which the makes update.
+    piece-square values, which the makes update. Its table is the terms evaluation's
+    (evalweights.json's "squares", where the file has them).
 
     ``split=True`` (the core of two interleaved threads, hdl/interleave.py) registers the
     mover's sums and the two products as well: ``after``, ``after_score`` and ``at_least`` then
@@ -285,8 +293,10 @@ class IncrementalEvaluate(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
+        evaluation = "terms" if self.with_terms else "pst"
         m.submodules.table = table = Memory(shape=SquareValue, depth=_TABLE_DEPTH,
-                                            init=square_value_table())
+                                            init=square_value_table(evaluation))
+        castle_delta = castle_rook_delta(evaluation)
         landing, leaving, taken = (table.read_port() for _ in range(3))
 
         # a HOLD addresses type NONE on every read (the table's zero row): the sums then
@@ -332,7 +342,7 @@ class IncrementalEvaluate(wiring.Component):
         # the mover's new sums (``moved``: sums + landing - leaving + taken + rook), and their
         # negation (the child's view) beside them: the register terms (sums, rook) are added
         # first, the table reads last
-        rook = {name: Mux(kingside, CASTLE_ROOK_DELTA[True][i], CASTLE_ROOK_DELTA[False][i])
+        rook = {name: Mux(kingside, castle_delta[True][i], castle_delta[False][i])
                 for i, name in enumerate(("mg", "eg"))}
         moved, turned = {}, {}
         after = Signal(EvalSums, name="after_now")   # the op's result, before the split register

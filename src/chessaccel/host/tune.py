@@ -6,7 +6,8 @@ the evaluation").
     chessaccel tune label DATA.npz --engine COMMAND --out LABELLED.npz [--depth N] [--workers N]
     chessaccel tune fit DATA.npz --out WEIGHTS.json [--target result|engine|mix:L]
                         [--iterations N] [--holdout F] [--seed S] [--prior-sd CP] [--free-signs]
-                        [--folds N] [--start WEIGHTS.json] [--plot PNG] [--summary JSON] [--json]
+                        [--folds N] [--start WEIGHTS.json] [--squares CP] [--plot PNG]
+                        [--summary JSON] [--json]
 
 ``data`` turns games into a data set: every quiet position after the opening of every finished
 game, labelled with the game's result from white's view (1, 0.5, 0), with the model's feature
@@ -19,10 +20,11 @@ once.
 
 ``fit`` first fits the scaling constant K of the logistic p = 1 / (1 + exp(-K * eval / 400))
 (eval in centipawns from white's view) to the results with the starting weights, then the
-weights (mg and eg of every WEIGHT_NAMES entry; material + PST and the mobility centres stay
-fixed) by damped Gauss-Newton (Levenberg-Marquardt) on the mean squared error between p and the
-results, pulled towards the starting weights as by a Gaussian prior of ``--prior-sd``
-centipawns. The weights are then rounded to integers and clamped to the weight's width
+weights (mg and eg of every WEIGHT_NAMES entry; the mobility centres stay fixed, and so do the
+material + piece-square tables unless ``--squares`` fits the terms evaluation's own tables too,
+every entry mg and eg, with a prior of its own) by damped Gauss-Newton (Levenberg-Marquardt)
+on the mean squared error between p and the results, pulled towards the starting weights as by
+a Gaussian prior of ``--prior-sd`` centipawns. The weights are then rounded to integers and clamped to the weight's width
 (WEIGHT_BITS), and every loss reported is that of the evaluation exactly as the model computes
 it (integer sums, the floored taper). A share of the games (``--holdout``, by game, never by
 position) is kept out of the fit and its loss reported beside the training loss.
@@ -42,15 +44,17 @@ import time
 import zipfile
 
 import numpy as np
+from amaranth.lib.data import Layout
 
 from chessaccel.contract.defs import EVAL_MAX, INF
-from chessaccel.contract.evaltables import PHASE_WEIGHT, TAPER_SHIFT
-from chessaccel.contract.evalweights import (MOBILITY_CENTRE, WEIGHT_BITS, WEIGHT_NAMES,
-                                             WeightsError, load_weights, raw_weights,
-                                             weight_vectors, weights_json)
+from chessaccel.contract.evaltables import (PHASE_WEIGHT, SQUARE_EG, SQUARE_MG, TAPER_SHIFT,
+                                            SquareValue)
+from chessaccel.contract.evalweights import (MOBILITY_CENTRE, SQUARE_PIECES, WEIGHT_BITS,
+                                             WEIGHT_NAMES, WeightsError, load_weights,
+                                             raw_weights, weight_vectors, weights_json)
 
-__all__ = ["TuneError", "make_data", "load_data", "label_data", "exact_eval", "mse", "fit_k",
-           "bounds", "fit", "cross_validate", "run_fit", "targets"]
+__all__ = ["TuneError", "make_data", "load_data", "label_data", "square_features", "exact_eval",
+           "mse", "fit_k", "Start", "bounds", "fit", "cross_validate", "run_fit", "targets"]
 
 #: The data set's format: a data set of another format (or other WEIGHT_NAMES) is refused.
 DATA_FORMAT = 1
@@ -333,14 +337,66 @@ def targets(d, kind, mask):
 
 # --- the evaluation as matrix products ---------------------------------------------------------
 
-def exact_eval(d, mg, eg):
+#: The piece types of the terms evaluation's table, in the order of square_features' columns.
+_SQUARE_TYPES = tuple(sorted(SQUARE_PIECES.values()))
+_FEN_TYPES = {c: _SQUARE_TYPES[i] for i, c in enumerate("pnbrqk")}
+#: The range of one table entry (the hardware's SquareValue).
+_SQUARE_BITS = Layout.cast(SquareValue)["mg"].shape.width
+
+
+def square_features(d):
+    """n x 384 (int16): for each position of ``d``, how often each (piece type, square) entry
+    of the material + piece-square table is added from white's view: +1 for a white piece on
+    the square, -1 for a black piece on its mirrored square. Column ``i * 64 + s`` is the i-th
+    type of _SQUARE_TYPES on square s. Read from the positions' FENs once, then kept in ``d``."""
+    if "_squares" in d:
+        return d["_squares"]
+    out = np.zeros((len(d["fen"]), 64 * len(_SQUARE_TYPES)), dtype=np.int16)
+    column = {t: i * 64 for i, t in enumerate(_SQUARE_TYPES)}
+    for row, fen in enumerate(d["fen"]):
+        rank, file = 7, 0
+        for c in str(fen).split(" ", 1)[0]:
+            if c == "/":
+                rank, file = rank - 1, 0
+            elif c.isdigit():
+                file += int(c)
+            else:
+                square = rank * 8 + file
+                if c.isupper():
+                    out[row, column[_FEN_TYPES[c.lower()]] + square] += 1
+                else:
+                    out[row, column[_FEN_TYPES[c]] + (square ^ 56)] -= 1
+                file += 1
+    d["_squares"] = out
+    return out
+
+
+def _square_vectors(squares):
+    """(mg, eg): the 384 values of the tables ``squares`` ((mg, eg), each {PieceType value: 64
+    values}) in square_features' column order."""
+    return tuple(np.array([v for t in _SQUARE_TYPES for v in table[t]], dtype=np.int64)
+                 for table in squares)
+
+
+def _square_tables(mg, eg):
+    """The inverse of _square_vectors."""
+    return tuple({t: tuple(int(v) for v in vector[i * 64:(i + 1) * 64])
+                  for i, t in enumerate(_SQUARE_TYPES)} for vector in (mg, eg))
+
+
+def exact_eval(d, mg, eg, squares=None):
     """The terms evaluation of every position of ``d`` with the integer weight vectors ``mg``
-    and ``eg`` (WEIGHT_NAMES order), from white's view: exactly the model's evaluate_terms
-    (negated with black to move), since the sums are integers and the taper and clamp are the
-    model's."""
+    and ``eg`` (WEIGHT_NAMES order) and the material + piece-square tables ``squares`` ((mg,
+    eg) tables; default the package's terms tables), from white's view: exactly the model's
+    evaluate_terms (negated with black to move), since the sums are integers and the taper and
+    clamp are the model's."""
+    if squares is None:
+        squares = (load_weights()["square_mg"], load_weights()["square_eg"])
+    square_mg, square_eg = _square_vectors(squares)
     counts = d["counts"].astype(np.int64)
-    mg_sum = d["material"][:, 0].astype(np.int64) + counts @ np.asarray(mg, dtype=np.int64)
-    eg_sum = d["material"][:, 1].astype(np.int64) + counts @ np.asarray(eg, dtype=np.int64)
+    table = square_features(d).astype(np.int64)
+    mg_sum = table @ square_mg + counts @ np.asarray(mg, dtype=np.int64)
+    eg_sum = table @ square_eg + counts @ np.asarray(eg, dtype=np.int64)
     sign = np.where(d["side"] == 0, 1, -1).astype(np.int64)
     w = np.asarray(PHASE_WEIGHT, dtype=np.int64)[d["phase"].astype(np.int64)]
     score = (sign * mg_sum * w + sign * eg_sum * ((1 << TAPER_SHIFT) - w)) >> TAPER_SHIFT
@@ -374,17 +430,72 @@ def fit_k(evals, results):
     return (lo + hi) / 2
 
 
-def _design(d):
-    """(offset, D): the evaluation from white's view without the floor is offset + D @ theta,
-    theta = (mg weights, eg weights)."""
-    w = np.asarray(PHASE_WEIGHT, dtype=np.float64)[d["phase"].astype(np.int64)] / (1 << TAPER_SHIFT)
-    counts = d["counts"].astype(np.float64)
-    offset = d["material"][:, 0] * w + d["material"][:, 1] * (1 - w)
-    return offset, np.hstack([counts * w[:, None], counts * (1 - w)[:, None]])
+class Start:
+    """What a fit starts from and may change: the weight vectors ``mg`` and ``eg`` (WEIGHT_NAMES
+    order), the material + piece-square tables ``squares`` ((mg, eg) tables), and whether the
+    tables are fitted too (``fit_squares``, pulled towards the start by their own prior,
+    ``squares_sd`` centipawns). theta, the fitted vector, is (mg weights, [mg table], eg weights,
+    [eg table]), the tables' 384 entries each in square_features' order."""
+
+    def __init__(self, mg, eg, squares, fit_squares=False, squares_sd=0.0):
+        self.mg, self.eg, self.squares = tuple(mg), tuple(eg), squares
+        self.fit_squares, self.squares_sd = fit_squares, squares_sd
+        self.table_mg, self.table_eg = _square_vectors(squares)
+
+    def theta(self):
+        if self.fit_squares:
+            return np.concatenate([self.mg, self.table_mg, self.eg, self.table_eg]).astype(np.float64)
+        return np.concatenate([self.mg, self.eg]).astype(np.float64)
+
+    def split(self, theta):
+        """(mg, eg, squares) of a theta, rounded to integers and clamped to their widths."""
+        n = len(WEIGHT_NAMES)
+        half = len(theta) // 2
+        low, high = -(1 << (WEIGHT_BITS - 1)), (1 << (WEIGHT_BITS - 1)) - 1
+        mg = np.clip(np.rint(theta[:n]), low, high).astype(int)
+        eg = np.clip(np.rint(theta[half:half + n]), low, high).astype(int)
+        if not self.fit_squares:
+            return [int(v) for v in mg], [int(v) for v in eg], self.squares
+        low, high = -(1 << (_SQUARE_BITS - 1)), (1 << (_SQUARE_BITS - 1)) - 1
+        tables = (np.clip(np.rint(theta[n:half]), low, high),
+                  np.clip(np.rint(theta[half + n:]), low, high))
+        return [int(v) for v in mg], [int(v) for v in eg], _square_tables(*tables)
+
+    def prior_sd(self, weights_sd):
+        """Each entry of theta's prior standard deviation."""
+        n, tables = len(WEIGHT_NAMES), len(self.table_mg) if self.fit_squares else 0
+        half = np.concatenate([np.full(n, float(weights_sd)), np.full(tables, float(self.squares_sd))])
+        return np.concatenate([half, half])
+
+    def design(self, d):
+        """(offset, D): the evaluation from white's view without the floor is offset + D @ theta."""
+        w = (np.asarray(PHASE_WEIGHT, dtype=np.float64)[d["phase"].astype(np.int64)]
+             / (1 << TAPER_SHIFT))
+        counts = d["counts"].astype(np.float64)
+        table = square_features(d).astype(np.float64)
+        if self.fit_squares:
+            features = np.hstack([counts, table])
+            return np.zeros(len(w)), np.hstack([features * w[:, None], features * (1 - w)[:, None]])
+        offset = (table @ self.table_mg) * w + (table @ self.table_eg) * (1 - w)
+        return offset, np.hstack([counts * w[:, None], counts * (1 - w)[:, None]])
+
+    def bounds(self, keep_signs=True):
+        """(low, high) of each entry of theta: a weight's width and, with ``keep_signs``, its
+        sign (a bonus stays >= 0 and a penalty <= 0, the sign being that of the starting value,
+        or of the other phase's where it is 0 (the king-safety weights' eg), or free where both
+        are 0); a table entry's width."""
+        low, high = bounds(self.mg, self.eg, keep_signs)
+        if not self.fit_squares:
+            return low, high
+        n, tables = len(WEIGHT_NAMES), len(self.table_mg)
+        t_low = np.full(tables, -(1 << (_SQUARE_BITS - 1)), dtype=np.float64)
+        t_high = np.full(tables, (1 << (_SQUARE_BITS - 1)) - 1, dtype=np.float64)
+        return (np.concatenate([low[:n], t_low, low[n:], t_low]),
+                np.concatenate([high[:n], t_high, high[n:], t_high]))
 
 
 def bounds(start_mg, start_eg, keep_signs=True):
-    """(low, high): the range of each weight of theta = (mg, eg), the weight's width; with
+    """(low, high): the range of each weight of (mg, eg), the weight's width; with
     ``keep_signs`` also its sign: a bonus stays >= 0 and a penalty <= 0, the sign being that of
     the starting value, or of the other phase's where it is 0 (the king-safety weights' eg), or
     free where both are 0."""
@@ -396,19 +507,18 @@ def bounds(start_mg, start_eg, keep_signs=True):
     return low, high
 
 
-def fit(train, held, start_mg, start_eg, k, iterations, prior_sd, progress=None,
-        keep_signs=True):
+def fit(train, held, start, k, iterations, prior_sd, progress=None, keep_signs=True):
     """Levenberg-Marquardt on the mean squared error of the logistic over ``train`` (a data-set
-    dict), from the starting vectors, plus the prior's pull, each step clipped to ``bounds``.
-    Returns (theta, history): the real-valued (mg, eg) weights and per iteration (iteration,
-    train loss, held-out loss or None), both losses without the prior and without the
-    floor."""
-    offset, design = _design(train)
+    dict), from ``start`` (a Start), plus the prior's pull, each step clipped to its bounds.
+    Returns (theta, history): the real-valued theta (Start's layout) and per iteration
+    (iteration, train loss, held-out loss or None), both losses without the prior and without
+    the floor."""
+    offset, design = start.design(train)
     y = train["result"].astype(np.float64)
-    theta0 = np.concatenate([start_mg, start_eg]).astype(np.float64)
-    low, high = bounds(start_mg, start_eg, keep_signs)
+    theta0 = start.theta()
+    low, high = start.bounds(keep_signs)
     games = len(np.unique(train["game"]))
-    held_design = _design(held) if held is not None else None
+    held_design = start.design(held) if held is not None else None
 
     def loss(theta):
         p = _sigmoid(k * (offset + design @ theta) / 400.0)
@@ -421,11 +531,13 @@ def fit(train, held, start_mg, start_eg, k, iterations, prior_sd, progress=None,
         return float(np.mean((p - held["result"]) ** 2))
 
     base = loss(theta0)
-    # the prior: (base loss / games) * sum(((theta - theta0) / sd)^2), one game one observation
-    lam = base / games / prior_sd ** 2 if prior_sd > 0 else 0.0
+    # the prior: (base loss / games) * sum(((theta - theta0) / sd)^2), one game one observation;
+    # an sd of 0 is no prior
+    sd = start.prior_sd(prior_sd)
+    lam = np.where(sd > 0, base / games / np.where(sd > 0, sd, 1.0) ** 2, 0.0)
 
     def objective(theta):
-        return loss(theta) + lam * float(np.sum((theta - theta0) ** 2))
+        return loss(theta) + float(np.sum(lam * (theta - theta0) ** 2))
 
     theta, damping = theta0.copy(), 1e-3
     history = [(0, base, held_loss(theta))]
@@ -438,7 +550,7 @@ def fit(train, held, start_mg, start_eg, k, iterations, prior_sd, progress=None,
         p = _sigmoid(k * (offset + design @ theta) / 400.0)
         jac = design * (k / 400.0 * p * (1 - p))[:, None]
         grad = 2.0 / n * jac.T @ (p - y) + 2 * lam * (theta - theta0)
-        hess = 2.0 / n * jac.T @ jac + 2 * lam * np.eye(len(theta))
+        hess = 2.0 / n * jac.T @ jac + np.diag(2 * lam)
         improved, previous = False, current
         for _ in range(20):
             step = np.linalg.solve(hess + damping * np.diag(np.diag(hess) + 1e-12), -grad)
@@ -457,36 +569,28 @@ def fit(train, held, start_mg, start_eg, k, iterations, prior_sd, progress=None,
     return theta, history
 
 
-def _rounded(theta):
-    low, high = -(1 << (WEIGHT_BITS - 1)), (1 << (WEIGHT_BITS - 1)) - 1
-    rounded = np.clip(np.rint(theta), low, high).astype(int)
-    n = len(WEIGHT_NAMES)
-    return [int(v) for v in rounded[:n]], [int(v) for v in rounded[n:]]
-
-
 def _subset(d, mask):
     n = len(d["game"])
     return {k: (v[mask] if getattr(v, "shape", ()) and v.shape[0] == n else v)
             for k, v in d.items()}
 
 
-def cross_validate(d, start_mg, start_eg, folds, iterations, prior_sd, seed, progress=None,
-                   keep_signs=True):
-    """Split the games into ``folds`` parts; fit K and the weights without each part and measure
-    the part's loss before and after (integer weights). Returns {"folds", "before", "after"
-    (the losses over every position, each scored by the fit that did not see it),
-    "folds_worse"}."""
+def cross_validate(d, start, folds, iterations, prior_sd, seed, progress=None, keep_signs=True):
+    """Split the games into ``folds`` parts; fit K and the weights (and tables, as ``start``
+    says) without each part and measure the part's loss before and after (integer values).
+    Returns {"folds", "before", "after" (the losses over every position, each scored by the fit
+    that did not see it), "folds_worse"}."""
     games = np.random.default_rng(seed).permutation(np.unique(d["game"]))
-    before = exact_eval(d, start_mg, start_eg).astype(np.float64)
+    before = exact_eval(d, start.mg, start.eg, start.squares).astype(np.float64)
     y = d["result"].astype(np.float64)
     se_before = se_after = 0.0
     worse = 0
     for i, part in enumerate(np.array_split(games, folds), 1):
         mask = np.isin(d["game"], part)
         k = fit_k(before[~mask], y[~mask])
-        theta, _ = fit(_subset(d, ~mask), None, start_mg, start_eg, k, iterations, prior_sd,
+        theta, _ = fit(_subset(d, ~mask), None, start, k, iterations, prior_sd,
                        keep_signs=keep_signs)
-        after = exact_eval(d, *_rounded(theta)).astype(np.float64)
+        after = exact_eval(d, *start.split(theta)).astype(np.float64)
         b, a = mse(before[mask], y[mask], k), mse(after[mask], y[mask], k)
         se_before += b * mask.sum()
         se_after += a * mask.sum()
@@ -549,16 +653,19 @@ def run_fit(args, emit, command, progress=None):
     d["result"], k_engine = targets(d, target, ~split[0])     # K_e from the training games
     train, held, held_games = _split(d, args.holdout, args.seed, split)
     start_mg, start_eg = weight_vectors(start)
-    before = exact_eval(d, start_mg, start_eg)
+    squares_sd = getattr(args, "squares_sd", None)
+    begin = Start(start_mg, start_eg, (start["square_mg"], start["square_eg"]),
+                  fit_squares=squares_sd is not None, squares_sd=squares_sd or 0.0)
+    before = exact_eval(d, start_mg, start_eg, begin.squares)
     train_mask = np.isin(d["game"], np.unique(train["game"]))
     k = fit_k(before[train_mask].astype(np.float64), train["result"].astype(np.float64))
     if progress:
         progress(f"{len(d['result'])} positions of {len(np.unique(d['game']))} games "
                  f"({held_games} games held out); K = {k:.4f}")
-    theta, history = fit(train, held, start_mg, start_eg, k, args.iterations, args.prior_sd,
+    theta, history = fit(train, held, begin, k, args.iterations, args.prior_sd,
                          progress, keep_signs=not args.free_signs)
-    mg, eg = _rounded(theta)
-    after = exact_eval(d, mg, eg)
+    mg, eg, squares = begin.split(theta)
+    after = exact_eval(d, mg, eg, squares)
 
     def losses(evals):
         out = {"train": mse(evals[train_mask], d["result"][train_mask], k)}
@@ -567,7 +674,7 @@ def run_fit(args, emit, command, progress=None):
         return out
     loss_before, loss_after = losses(before), losses(after)
     if args.folds:
-        folds = cross_validate(d, start_mg, start_eg, args.folds, args.iterations,
+        folds = cross_validate(d, begin, args.folds, args.iterations,
                                args.prior_sd, args.seed, progress,
                                keep_signs=not args.free_signs)
     else:
@@ -585,10 +692,16 @@ def run_fit(args, emit, command, progress=None):
              f"{loss_after['train']:.6f}"
              + (f", on the {held_games} held-out games {loss_before['held_out']:.6f} -> "
                 f"{loss_after['held_out']:.6f}" if held is not None else "")
+             + (f"; the material + piece-square tables fitted too (prior {squares_sd} cp)"
+                if squares_sd is not None else "")
              + f"), over the data set made by {str(d['recipe'])}. Each entry is [mg, eg] in "
-             "centipawns for one occurrence of the feature, from the side that has it "
+             "centipawns for one occurrence of the feature, from the side that has it; "
+             "`squares`, where present, are the terms evaluation's material + piece-square "
+             "values of a white piece on each square a1..h8 "
              "(docs/semantics.md section 6); read only through chessaccel.contract.evalweights.")
-    raw = raw_weights(mg, eg, start["version"] + 1, about, start["mobility_centre"])
+    own_squares = squares != (dict(SQUARE_MG), dict(SQUARE_EG))
+    raw = raw_weights(mg, eg, start["version"] + 1, about, start["mobility_centre"],
+                      squares=squares if own_squares else None)
     text = weights_json(raw)
     try:
         load_weights(text)
@@ -598,6 +711,14 @@ def run_fit(args, emit, command, progress=None):
                       for phase, bv, av in (("mg", start_mg, mg), ("eg", start_eg, eg))
                       for name, b, a in zip(WEIGHT_NAMES, bv, av) if a != b),
                      key=lambda c: -abs(c["after"] - c["before"]))
+    piece_names = {t: name for name, t in SQUARE_PIECES.items()}
+    square_changes = sorted(
+        ({"weight": f"squares.{piece_names[t]}[{'abcdefgh'[sq % 8]}{sq // 8 + 1}]",
+          "phase": phase, "before": int(old[t][sq]), "after": int(new[t][sq])}
+         for phase, old, new in (("mg", begin.squares[0], squares[0]),
+                                 ("eg", begin.squares[1], squares[1]))
+         for t in _SQUARE_TYPES for sq in range(64) if old[t][sq] != new[t][sq]),
+        key=lambda c: -abs(c["after"] - c["before"]))
     base = os.path.splitext(args.out)[0]
     plot = args.plot or base + ".png"
     summary_path = args.summary or base + "-summary.json"
@@ -605,13 +726,14 @@ def run_fit(args, emit, command, progress=None):
                "positions": int(len(d["result"])), "games": int(len(np.unique(d["game"]))),
                "train_positions": int(train_mask.sum()),
                "held_out_positions": int((~train_mask).sum()), "held_out_games": held_games,
-               "seed": args.seed, "prior_sd": args.prior_sd, "keep_signs": not args.free_signs,
+               "seed": args.seed, "prior_sd": args.prior_sd, "squares_sd": squares_sd,
+               "keep_signs": not args.free_signs,
                "target": target, "K_engine": k_engine, "K": k,
                "loss_before": loss_before, "loss_after": loss_after, "cross_validation": folds,
                "iterations": len(history) - 1,
                "history": [{"iteration": i, "train": t, "held_out": h} for i, t, h in history],
                "version": raw["version"], "weights": args.out, "plot": plot,
-               "changes": changes}
+               "changes": changes, "square_changes": square_changes}
     for path in (args.out, plot, summary_path):
         directory = os.path.dirname(path)
         if directory:
@@ -633,6 +755,9 @@ def run_fit(args, emit, command, progress=None):
                 "worse)"] if folds else []),
              "largest changes: " + (", ".join(f"{c['weight']} {c['phase']} {c['before']} -> "
                                               f"{c['after']}" for c in changes[:8]) or "none"),
+             *([f"{len(square_changes)} table entries changed, the largest: "
+                + ", ".join(f"{c['weight']} {c['phase']} {c['before']} -> {c['after']}"
+                            for c in square_changes[:6])] if squares_sd is not None else []),
              f"wrote {args.out} (version {raw['version']}), {plot} and {summary_path}"]
     emit(summary, lines)
     return 0

@@ -110,6 +110,11 @@ def add_arguments(sp, parser_class):
                    help="pull towards the starting weights: a Gaussian prior of this standard "
                         "deviation in centipawns, weighed against the number of games; 0: none "
                         "(default 20)")
+    f.add_argument("--squares", dest="squares_sd", type=_sd, default=None, metavar="CP",
+                   help="fit the terms evaluation's material + piece-square tables too (every "
+                        "entry, mg and eg), pulled towards the starting ones by a prior of this "
+                        "standard deviation in centipawns (0: none); the weights file then "
+                        "holds them as `squares`")
     f.add_argument("--free-signs", action="store_true",
                    help="let a weight change sign (by default a bonus stays >= 0 and a penalty "
                         "<= 0)")

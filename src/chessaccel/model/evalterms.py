@@ -17,7 +17,8 @@ from chessaccel.contract.evalweights import (
     check_evaluation, BACKWARD_PAWN, BISHOP_PAIR, CONNECTED_PAWN, DOUBLED_PAWN, ISOLATED_PAWN, KING_HALF_OPEN_FILE,
     KING_OPEN_FILE, KING_SHIELD_FAR, KING_SHIELD_NEAR, KING_ZONE_ATTACK, MOBILITY_CENTRE,
     MOBILITY_PER_SQUARE, PASSED_PAWN_BLOCKED, PASSED_PAWN_EG, PASSED_PAWN_FREE_PATH,
-    PASSED_PAWN_MG, ROOK_HALF_OPEN_FILE, ROOK_OPEN_FILE, ROOK_SEVENTH, TEMPO, TERMS, WEIGHT_NAMES)
+    PASSED_PAWN_MG, ROOK_HALF_OPEN_FILE, ROOK_OPEN_FILE, ROOK_SEVENTH, TEMPO, TERMS, WEIGHT_NAMES,
+    square_tables)
 from chessaccel.contract.geometry import (BISHOP_DIRS, COLOR_OF, EMPTY, KING_TARGETS,
                                           KNIGHT_TARGETS, ROOK_DIRS, TYPE_OF, ray)
 from .evaluate import evaluate, material_pst, phase, taper
@@ -248,13 +249,19 @@ def frames(board):
     return (white, black), (black_flipped, white_flipped)
 
 
+#: The terms evaluation's material + piece-square tables (evalweights.json's "squares", or the
+#: pst evaluation's).
+_SQUARES = square_tables("terms")
+
+
 def term_values(board):
-    """{term: (mg, eg)} from white's view, in TERMS order: material + piece-square tables,
-    then each term's white value minus black's, and the tempo of the side to move."""
+    """{term: (mg, eg)} from white's view, in TERMS order: material + piece-square values (the
+    terms evaluation's tables), then each term's white value minus black's, and the tempo of
+    the side to move."""
     white_frame, black_frame = frames(board)
     w = _side_terms(side_features(*white_frame))
     b = _side_terms(side_features(*black_frame))
-    out = {"material_pst": material_pst(board)}
+    out = {"material_pst": material_pst(board, _SQUARES)}
     for name in TERMS[1:-1]:
         out[name] = (w[name][0] - b[name][0], w[name][1] - b[name][1])
     out["tempo"] = TEMPO if board.side == 0 else (-TEMPO[0], -TEMPO[1])
@@ -297,7 +304,7 @@ def feature_counts(board):
     of how many times each weight is added from white's view (white's count minus black's; the
     tempo +1 with white to move, -1 with black; a mobility count is the sum of (targets - centre)
     over the pieces, the centres being fixed). So the terms' sums are linear in the weights:
-    ``sum(term_values(board).values())`` is ``material_pst(board)`` plus the dot products of
+    ``sum(term_values(board).values())`` is ``material_pst(board, square_tables("terms"))`` plus the dot products of
     these counts with the mg and eg weights, and evaluate_terms is their taper (a tuner's
     features, host/tunecli.py)."""
     white_frame, black_frame = frames(board)

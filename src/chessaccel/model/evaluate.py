@@ -23,19 +23,22 @@ from chessaccel.contract.relative import CASTLE_ROOK_MOVE, CASTLE_STEP, MIRROR, 
 __all__ = ["evaluate", "material_pst", "phase", "taper", "TERMS", "side_sums", "sums_score",
            "sums_after_make"]
 
-def material_pst(board):
-    """(mg, eg) of material and piece-square values, white minus black."""
+def material_pst(board, squares=None):
+    """(mg, eg) of material and piece-square values, white minus black; ``squares``: the tables
+    (SQUARE_MG, SQUARE_EG) to read, by default the pst evaluation's (contract/evalweights.py's
+    ``square_tables`` gives each evaluation's)."""
+    square_mg, square_eg = squares or (SQUARE_MG, SQUARE_EG)
     mg = eg = 0
     for s, code in enumerate(board.sq):
         if code == EMPTY:
             continue
         k = TYPE_OF[code]
         if COLOR_OF[code] == 0:
-            mg += SQUARE_MG[k][s]
-            eg += SQUARE_EG[k][s]
+            mg += square_mg[k][s]
+            eg += square_eg[k][s]
         else:
-            mg -= SQUARE_MG[k][s ^ MIRROR]
-            eg -= SQUARE_EG[k][s ^ MIRROR]
+            mg -= square_mg[k][s ^ MIRROR]
+            eg -= square_eg[k][s ^ MIRROR]
     return mg, eg
 
 
@@ -73,10 +76,11 @@ def evaluate(board):
 _PAWN, _KING, _ROOK = PieceType.PAWN.value, PieceType.KING.value, PieceType.ROOK.value
 
 
-def side_sums(board):
-    """(mg, eg, phase) of material and piece-square values from the side to move's view, the
-    phase before the cap at PHASE_MAX (the state IncrementalEvaluate keeps per ply)."""
-    mg, eg = material_pst(board)
+def side_sums(board, squares=None):
+    """(mg, eg, phase) of material and piece-square values (of the tables ``squares``, as
+    material_pst) from the side to move's view, the phase before the cap at PHASE_MAX (the
+    state IncrementalEvaluate keeps per ply)."""
+    mg, eg = material_pst(board, squares)
     if board.side == 1:
         mg, eg = -mg, -eg
     return mg, eg, sum(_PHASE_OF_CODE[c] for c in board.sq)
@@ -88,13 +92,14 @@ def sums_score(mg, eg, game_phase):
     return max(-EVAL_MAX, min(EVAL_MAX, score))
 
 
-def sums_after_make(sums, board, move):
+def sums_after_make(sums, board, move, squares=None):
     """The ``side_sums`` of the child of ``board`` (not yet made) by ``move`` (from, to, promo),
     from ``sums``, the board's own: the mover's sums gain the value of the piece landing on the
     to-square, lose the piece leaving the from-square, gain the value of the enemy piece taken
     (on the to-square, or behind it en passant) and the castling rook's move; then the view
     turns to the child's side. The phase gains the promoted piece's increment and loses the
-    taken piece's."""
+    taken piece's. ``squares``: the tables, as material_pst."""
+    square_mg, square_eg = squares or (SQUARE_MG, SQUARE_EG)
     mg, eg, game_phase = sums
     f, t, promo = move
     mover = board.side
@@ -106,16 +111,16 @@ def sums_after_make(sums, board, move):
     if moving == _PAWN and t == board.ep:
         victim_sq = t - PAWN_PUSH[mover]
     victim = board.sq[victim_sq]
-    d_mg = SQUARE_MG[placed][own(t)] - SQUARE_MG[moving][own(f)]
-    d_eg = SQUARE_EG[placed][own(t)] - SQUARE_EG[moving][own(f)]
+    d_mg = square_mg[placed][own(t)] - square_mg[moving][own(f)]
+    d_eg = square_eg[placed][own(t)] - square_eg[moving][own(f)]
     d_phase = PHASE_INC[placed] - PHASE_INC[moving]
     if victim != EMPTY:
         k = TYPE_OF[victim]
-        d_mg += SQUARE_MG[k][own(victim_sq) ^ MIRROR]
-        d_eg += SQUARE_EG[k][own(victim_sq) ^ MIRROR]
+        d_mg += square_mg[k][own(victim_sq) ^ MIRROR]
+        d_eg += square_eg[k][own(victim_sq) ^ MIRROR]
         d_phase -= PHASE_INC[k]
     if moving == _KING and abs(t - f) == CASTLE_STEP:
         rook_from, rook_to = CASTLE_ROOK_MOVE[t]
-        d_mg += SQUARE_MG[_ROOK][own(rook_to)] - SQUARE_MG[_ROOK][own(rook_from)]
-        d_eg += SQUARE_EG[_ROOK][own(rook_to)] - SQUARE_EG[_ROOK][own(rook_from)]
+        d_mg += square_mg[_ROOK][own(rook_to)] - square_mg[_ROOK][own(rook_from)]
+        d_eg += square_eg[_ROOK][own(rook_to)] - square_eg[_ROOK][own(rook_from)]
     return -(mg + d_mg), -(eg + d_eg), game_phase + d_phase

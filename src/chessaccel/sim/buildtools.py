@@ -132,7 +132,8 @@ def module_files(*names):
     __init__ files. What a build cache key hashes: the same files in every process, whatever it
     has imported so far (a key that followed the imported modules' attributes differed between
     pytest-xdist workers, which then built the same design twice), and never short of a module
-    the design reads (a hand-kept list missed one)."""
+    the design reads (a hand-kept list missed one). A JSON file beside a module whose source
+    names it (evalweights.json) counts as well."""
     files, seen, stack = set(), set(), list(names)
     while stack:
         name = stack.pop()
@@ -145,10 +146,14 @@ def module_files(*names):
         if path is None:
             continue        # outside the package, or a name imported from a module
         files.add(path)
+        text = path.read_text()
+        # the data a module reads beside it (contract/evalweights.py's evalweights.json): a
+        # design built from other weights is another design
+        files.update(data for data in path.parent.glob("*.json") if data.name in text)
         parts = name.split(".")
         stack += [".".join(parts[:i]) for i in range(1, len(parts))]
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in ast.walk(ast.parse(text, str(path))):
             if isinstance(node, ast.Import):
                 stack += [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom):

@@ -59,6 +59,8 @@ struct Contract {
     int late_move_plies, late_move_base, late_move_factor;
     int square_mg[8][64], square_eg[8][64], phase_inc[8], phase_weight[64];
     hosteval::TermWeights terms;        // contract/evalweights.py's (hostsearch.py's _term_weights)
+    // the terms evaluation's own material + piece-square values (evalweights.py's square_tables)
+    int terms_square_mg[8][64], terms_square_eg[8][64];
 };
 static_assert(sizeof(Contract) % sizeof(int) == 0, "hs_configure's array is of ints");
 Contract C;
@@ -133,42 +135,48 @@ int from_tt(int score, int ply) {
 
 enum Evaluation { EVAL_PST = 0, EVAL_TERMS = 1 };     // contract/evalweights.py's EVALUATIONS
 
-// The contract's piece-square values by piece code and square, signed from white's view (a
-// black piece's the negated value of its mirrored square), and the phase increments by code;
-// an empty square's all 0. Made from C by hs_configure: the sum over the occupied squares takes no
-// branch on a piece's colour.
+// Each evaluation's piece-square values (EVAL_PST's and EVAL_TERMS' tables of the contract) by
+// piece code and square, signed from white's view (a black piece's the negated value of its
+// mirrored square), and the phase increments by code; an empty square's all 0. Made from C by
+// hs_configure: the sum over the occupied squares takes no branch on a piece's colour.
 struct CodeTables {
     int mg[16][64], eg[16][64], phase[16];
 };
-CodeTables by_code;
+CodeTables by_code[2];
 
 void make_code_tables() {
-    for (int code = 0; code < 16; code++) {
-        int t = type_of(code), black = color_of(code) == 1;
-        bool piece = t >= PAWN && t <= KING && code != EMPTY;
-        by_code.phase[code] = piece ? C.phase_inc[t] : 0;
-        for (int s = 0; s < 64; s++) {
-            by_code.mg[code][s] = !piece ? 0 : black ? -C.square_mg[t][s ^ 56] : C.square_mg[t][s];
-            by_code.eg[code][s] = !piece ? 0 : black ? -C.square_eg[t][s ^ 56] : C.square_eg[t][s];
+    for (int evaluation = EVAL_PST; evaluation <= EVAL_TERMS; evaluation++) {
+        CodeTables& out = by_code[evaluation];
+        const auto& square_mg = evaluation == EVAL_TERMS ? C.terms_square_mg : C.square_mg;
+        const auto& square_eg = evaluation == EVAL_TERMS ? C.terms_square_eg : C.square_eg;
+        for (int code = 0; code < 16; code++) {
+            int t = type_of(code), black = color_of(code) == 1;
+            bool piece = t >= PAWN && t <= KING && code != EMPTY;
+            out.phase[code] = piece ? C.phase_inc[t] : 0;
+            for (int s = 0; s < 64; s++) {
+                out.mg[code][s] = !piece ? 0 : black ? -square_mg[t][s ^ 56] : square_mg[t][s];
+                out.eg[code][s] = !piece ? 0 : black ? -square_eg[t][s ^ 56] : square_eg[t][s];
+            }
         }
     }
 }
 
-// Material and piece-square values, white minus black (model/evaluate.py's material_pst), and
-// the game phase before its cap.
-void material_pst(const Pos& p, int& mg, int& eg, int& phase) {
+// Material and piece-square values of ``evaluation``'s tables, white minus black
+// (model/evaluate.py's material_pst), and the game phase before its cap.
+void material_pst(const Pos& p, int evaluation, int& mg, int& eg, int& phase) {
+    const CodeTables& tables = by_code[evaluation];
     mg = eg = phase = 0;
     for (uint64_t x = hosteval::occupied_squares(p); x; x &= x - 1) {
         int s = __builtin_ctzll(x), code = p.sq[s] & 15;
-        mg += by_code.mg[code][s];
-        eg += by_code.eg[code][s];
-        phase += by_code.phase[code];
+        mg += tables.mg[code][s];
+        eg += tables.eg[code][s];
+        phase += tables.phase[code];
     }
 }
 
 int static_eval(const Pos& p, int evaluation) {
     int mg, eg, phase;
-    material_pst(p, mg, eg, phase);
+    material_pst(p, evaluation, mg, eg, phase);
     if (evaluation == EVAL_TERMS) hosteval::add_terms(p, C.terms, mg, eg);
     if (p.side == 1) { mg = -mg; eg = -eg; }
     int w = C.phase_weight[std::min(phase, C.phase_max)];
@@ -1512,7 +1520,7 @@ int hs_static_eval(const Pos* p, int evaluation) { return static_eval(*p, evalua
 // number of terms.
 int hs_eval_terms(const Pos* p, int32_t* out) {
     int mg, eg, phase;
-    material_pst(*p, mg, eg, phase);
+    material_pst(*p, EVAL_TERMS, mg, eg, phase);
     out[0] = mg;
     out[1] = eg;
     int terms[hosteval::TERM_COUNT][2];

@@ -36,7 +36,8 @@ from amaranth.lib import data
 from chessaccel.contract.defs import EVAL_MAX, INF, MATE, MAX_PLY, Move
 from chessaccel.contract.evaltables import (PHASE_INC, PHASE_MAX, PHASE_WEIGHT, SQUARE_EG,
                                             SQUARE_MG, TAPER_SHIFT)
-from chessaccel.contract.evalweights import EVALUATIONS, TERMS, WEIGHTS, check_evaluation
+from chessaccel.contract.evalweights import (EVALUATIONS, TERMS, WEIGHTS, check_evaluation,
+                                             square_tables)
 from chessaccel.host.backends.base import BackendError, first_line
 from . import hostboard
 from .executors import Job
@@ -115,7 +116,11 @@ def _contract():
     if len(weights) > 64:
         raise AssertionError("hostsearch.cpp holds 64 phase weights")
     values += weights + [0] * (64 - len(weights))
-    return values + _term_weights()
+    values += _term_weights()
+    for table in square_tables("terms"):
+        for piece in range(8):
+            values += list(table[piece]) if piece in table else [0] * 64
+    return values
 
 
 def _term_weights(weights=WEIGHTS):

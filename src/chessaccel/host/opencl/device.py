@@ -24,6 +24,7 @@ from importlib import resources
 from pathlib import Path
 
 from chessaccel.host.backends.base import BackendError, first_line
+from chessaccel.contract.evalweights import EVALUATIONS
 from .layout import eval_table, kernel_prelude, line_tables
 from .magics import lines_with_magic_tables
 
@@ -285,9 +286,11 @@ class Device:
             self.build_seconds += main_seconds
         self._kernels = {}
         mf = cl.mem_flags
-        #: the evaluation tables the search kernel reads (layout.eval_table)
+        #: the evaluation tables the search kernel reads (layout.eval_table): the program's
+        #: evaluation's (EVAL_TERMS)
+        self.evaluation = EVALUATIONS[int(self.overrides.get("EVAL_TERMS", 0) or 0)]
         self.eval_values = cl.Buffer(self.context, mf.READ_ONLY | mf.COPY_HOST_PTR,
-                                     hostbuf=eval_table())
+                                     hostbuf=eval_table(self.evaluation))
         #: the attack tables every kernel reads (layout.line_tables), the last argument of each
         self.line_values = cl.Buffer(self.context, mf.READ_ONLY | mf.COPY_HOST_PTR,
                                      hostbuf=lines_with_magic_tables() if self.perft_magic

@@ -18,10 +18,10 @@ from amaranth.lib import data
 
 from chessaccel.contract.defs import (INF, MATE, MAX_DEPTH, MAX_PLY, EVAL_MAX, Move, PieceType,
                              PROMOTION_ORDER)
-from chessaccel.contract.evaltables import (PHASE_INC, PHASE_MAX, PHASE_WEIGHT, SQUARE_EG, SQUARE_MG,
-                                   TAPER_SHIFT)
-from chessaccel.contract.evalweights import (EVALUATIONS, check_evaluation, pair_weights,
-                                             rank_tables, scalar_weights)
+from chessaccel.contract.evaltables import PHASE_INC, PHASE_MAX, PHASE_WEIGHT, TAPER_SHIFT
+from chessaccel.contract.evalweights import (DEFAULT_EVALUATION, EVALUATIONS, check_evaluation,
+                                             pair_weights, rank_tables, scalar_weights,
+                                             square_tables)
 from chessaccel.contract.geometry import CASTLE_BIT, CODE, COLOR_OF, TYPE_OF
 from chessaccel.contract.relative import MIRROR
 
@@ -102,14 +102,15 @@ def evaluation_overrides(evaluation):
     return {"EVAL_TERMS": EVALUATIONS.index(check_evaluation(evaluation))}
 
 
-def eval_table():
-    """The evaluation's tables as the kernels read them (board.cl, "evaluation"): int4 entries,
-    t * 64 + s -> (SQUARE_MG, SQUARE_EG, PHASE_INC, 0) of a white piece of type t on square s;
-    7 * 64 + p -> (PHASE_WEIGHT[p], 0, 0, 0)."""
+def eval_table(evaluation=DEFAULT_EVALUATION):
+    """The tables of ``evaluation`` as the kernels read them (board.cl, "evaluation"): int4
+    entries, t * 64 + s -> (mg, eg, PHASE_INC, 0) of a white piece of type t on square s (the
+    evaluation's ``square_tables``); 7 * 64 + p -> (PHASE_WEIGHT[p], 0, 0, 0)."""
+    square_mg, square_eg = square_tables(evaluation)
     table = np.zeros((7 * 64 + PHASE_MAX + 1, 4), dtype=np.int32)
-    for t in SQUARE_MG:
-        table[t * 64:(t + 1) * 64, 0] = SQUARE_MG[t]
-        table[t * 64:(t + 1) * 64, 1] = SQUARE_EG[t]
+    for t in square_mg:
+        table[t * 64:(t + 1) * 64, 0] = square_mg[t]
+        table[t * 64:(t + 1) * 64, 1] = square_eg[t]
         table[t * 64:(t + 1) * 64, 2] = PHASE_INC.get(t, 0)
     table[7 * 64:, 0] = PHASE_WEIGHT
     return table
