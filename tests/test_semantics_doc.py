@@ -13,7 +13,8 @@ DOC = (pathlib.Path(__file__).parent.parent / "docs" / "semantics.md").read_text
 
 
 def test_appendix_tables_are_the_generated_ones():
-    appendix = DOC[DOC.index("## Appendix: piece-square tables"):].strip()
+    appendix = DOC[DOC.index("## Appendix: piece-square tables"):]
+    appendix = appendix.partition("## Appendix: the terms evaluation's tables")[0].strip()
     assert appendix == markdown_tables().strip(), \
         "docs/semantics.md appendix is stale: regenerate with `python -m chessaccel.contract.evaltables`"
 
@@ -49,8 +50,11 @@ def test_start_position_order_example():
 
 
 def test_the_weights_table_is_the_file():
-    from chessaccel.contract.evalweights import SUM_BOUND, markdown_weights
+    from chessaccel.contract.evalweights import SUM_BOUND, markdown_squares, markdown_weights
     assert markdown_weights() in DOC, \
         "docs/semantics.md 6.1's weights are stale: regenerate with `python -m chessaccel.contract.evalweights`"
+    assert markdown_squares() in DOC.partition("## Appendix: the terms evaluation's tables")[2], \
+        ("docs/semantics.md's appendix of the terms evaluation's tables is stale: regenerate "
+         "with `python -m chessaccel.contract.evalweights`")
     assert f"at most\n{SUM_BOUND:,} < 2^17" in DOC or f"at most {SUM_BOUND:,} < 2^17" in DOC, \
         "the widths paragraph states SUM_BOUND"
