@@ -21,7 +21,7 @@ __all__ = [
     "DATA_DIR", "PerftRecord", "PERFT_SUITES", "perft_records", "suite_lines", "fens",
     "epd_positions", "board_of", "features", "FEATURES", "random_play_positions",
     "chess_perft", "chess_divide", "coverage_positions", "sparse_position", "needs_chess960",
-    "FEN_SUITES", "EPD_SUITES",
+    "FEN_SUITES", "EPD_SUITES", "evaluation_boards",
 ]
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -140,6 +140,16 @@ def epd_positions(names=EPD_SUITES):
 def board_of(fen):
     """The model Board of a FEN or EPD line (through the host's parser)."""
     return parse_position(fen)[0]
+
+
+def evaluation_boards():
+    """The positions an evaluation's jobs are compared on (tests/test_opencl_evalterms.py, and
+    on a GPU docs/benchmarks/eval-squares-2026-11-29/gpu_identity.py): the perft suites' roots,
+    60 WAC positions, 20 mates in two and 10 stalemates, each once, as model Boards."""
+    out = [r.fen for r in perft_records(("standard.perft", "tricky.perft", "perftsuite.epd"))]
+    out += epd_positions(("wac.epd",))[:60]
+    out += fens("mate2.fen")[:20] + fens("stalemate2.fen")[:10]
+    return [board_of(f) for f in dict.fromkeys(out)]
 
 
 # --- python-chess as the oracle ---------------------------------------------------------------

@@ -44,14 +44,6 @@ def assert_jobs_equal(backend, jobs):
                 f"nodes {want.nodes}")
 
 
-def _suite_boards():
-    fens = [r.fen for r in suites.perft_records(("standard.perft", "tricky.perft",
-                                                 "perftsuite.epd"))]
-    fens += suites.epd_positions(("wac.epd",))[:60]
-    fens += suites.fens("mate2.fen")[:20] + suites.fens("stalemate2.fen")[:10]
-    return [suites.board_of(f) for f in dict.fromkeys(fens)]
-
-
 def test_the_prelude_builds_terms_only_when_asked():
     assert "#define EVAL_TERMS 0" in kernel_prelude()
     assert "#define EVAL_TERMS 1" in kernel_prelude(evaluation_overrides("terms"))
@@ -60,13 +52,13 @@ def test_the_prelude_builds_terms_only_when_asked():
 
 def test_suite_jobs_depth_0_and_1(backend):
     """Quiescence alone and one ply above it: every evaluation point of the suites."""
-    boards = _suite_boards()
+    boards = suites.evaluation_boards()
     assert len(boards) >= 150
     assert_jobs_equal(backend, [(b, d, -INF, INF) for b in boards for d in (0, 1)])
 
 
 def test_suite_jobs_depth_2_with_windows(backend):
-    boards = _suite_boards()[:80]
+    boards = suites.evaluation_boards()[:80]
     jobs = [(b, 2, -INF, INF) for b in boards]
     jobs += [(b, 2, -30, 30) for b in boards[:40]] + [(b, 1, 50, 51) for b in boards[:40]]
     assert_jobs_equal(backend, jobs)
@@ -111,7 +103,7 @@ def test_opencls_own_builtins_evaluate_the_terms_the_same():
     plain = OpenCLBackend("pocl", evaluation="terms", overrides={"CPU_BUILTINS": 0})
     try:
         assert plain.device.overrides["CPU_BUILTINS"] == 0
-        boards = _suite_boards()[::4]
+        boards = suites.evaluation_boards()[::4]
         assert_jobs_equal(plain, [(board, 1, -INF, INF) for board in boards])
     finally:
         plain.close()

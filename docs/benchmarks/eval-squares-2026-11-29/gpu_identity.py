@@ -25,18 +25,10 @@ from chessaccel.host.backends import get_backend
 from chessaccel.model.search import search as model_search
 
 
-def suite_boards():
-    fens = [r.fen for r in suites.perft_records(("standard.perft", "tricky.perft",
-                                                 "perftsuite.epd"))]
-    fens += suites.epd_positions(("wac.epd",))[:60]
-    fens += suites.fens("mate2.fen")[:20] + suites.fens("stalemate2.fen")[:10]
-    return [suites.board_of(f) for f in dict.fromkeys(fens)]
-
-
 def main():
     spec, out = sys.argv[1], sys.argv[2]
     backend = get_backend(spec, evaluation="terms")
-    boards = suite_boards()
+    boards = suites.evaluation_boards()
     jobs = [(b, d, -INF, INF) for b in boards for d in (0, 1)]
     jobs += [(b, 2, -INF, INF) for b in boards[:80]]
     jobs += [(b, 2, -30, 30) for b in boards[:40]] + [(b, 1, 50, 51) for b in boards[:40]]
