@@ -30,7 +30,7 @@ __all__ = ["EVALUATIONS", "DEFAULT_EVALUATION", "EvaluationError", "check_evalua
            "ROOK_OPEN_FILE", "ROOK_HALF_OPEN_FILE", "ROOK_SEVENTH", "TEMPO",
            "WEIGHT_BITS", "Weight", "WeightPair", "MobilityCentre", "SUM_BOUND", "SUM_BITS", "pair_weights", "scalar_weights", "markdown_weights",
            "rank_tables", "WEIGHT_NAMES", "weight_vectors", "raw_weights", "weights_json",
-           "SQUARE_PIECES", "TERMS_SQUARE_MG", "TERMS_SQUARE_EG", "square_tables",
+           "SQUARE_PIECES", "SQUARE_BITS", "TERMS_SQUARE_MG", "TERMS_SQUARE_EG", "square_tables",
            "markdown_squares"]
 
 #: The evaluations an implementation may offer, by name; the first is the default.
@@ -85,8 +85,8 @@ _PAIRS = ("passed_pawn_free_path", "passed_pawn_blocked", "isolated_pawn", "doub
 #: The pieces of the terms evaluation's own table of material + piece-square values (the file's
 #: optional "squares"), by name and PieceType value.
 SQUARE_PIECES = {"pawn": _P, "knight": _N, "bishop": _B, "rook": _R, "queen": _Q, "king": _K}
-#: The range of one entry of that table: the hardware's SquareValue.
-_SQUARE_BITS = data.Layout.cast(SquareValue)["mg"].shape.width
+#: The width of one entry of that table: the hardware's SquareValue.
+SQUARE_BITS = data.Layout.cast(SquareValue)["mg"].shape.width
 
 
 class WeightsError(ValueError):
@@ -171,7 +171,7 @@ def _squares(raw):
     if not isinstance(squares, dict) or set(squares) != set(SQUARE_PIECES):
         raise WeightsError(f"squares must hold a table for each of "
                            f"{', '.join(SQUARE_PIECES)}, got {sorted(squares) if isinstance(squares, dict) else squares!r}")
-    low, high = -(1 << (_SQUARE_BITS - 1)), (1 << (_SQUARE_BITS - 1)) - 1
+    low, high = -(1 << (SQUARE_BITS - 1)), (1 << (SQUARE_BITS - 1)) - 1
     out = ({}, {})
     for name, t in SQUARE_PIECES.items():
         for i, phase in enumerate(("mg", "eg")):

@@ -44,14 +44,13 @@ import time
 import zipfile
 
 import numpy as np
-from amaranth.lib.data import Layout
 
 from chessaccel.contract.defs import EVAL_MAX, INF
-from chessaccel.contract.evaltables import (PHASE_WEIGHT, SQUARE_EG, SQUARE_MG, TAPER_SHIFT,
-                                            SquareValue)
-from chessaccel.contract.evalweights import (MOBILITY_CENTRE, SQUARE_PIECES, WEIGHT_BITS,
-                                             WEIGHT_NAMES, WeightsError, load_weights,
-                                             raw_weights, weight_vectors, weights_json)
+from chessaccel.contract.evaltables import PHASE_WEIGHT, TAPER_SHIFT
+from chessaccel.contract.evalweights import (MOBILITY_CENTRE, SQUARE_BITS, SQUARE_PIECES,
+                                             WEIGHT_BITS, WEIGHT_NAMES, WeightsError,
+                                             load_weights, raw_weights, square_tables,
+                                             weight_vectors, weights_json)
 
 __all__ = ["TuneError", "make_data", "load_data", "label_data", "square_features", "exact_eval",
            "mse", "fit_k", "Start", "bounds", "fit", "cross_validate", "run_fit", "targets"]
@@ -340,8 +339,6 @@ def targets(d, kind, mask):
 #: The piece types of the terms evaluation's table, in the order of square_features' columns.
 _SQUARE_TYPES = tuple(sorted(SQUARE_PIECES.values()))
 _FEN_TYPES = {c: _SQUARE_TYPES[i] for i, c in enumerate("pnbrqk")}
-#: The range of one table entry (the hardware's SquareValue).
-_SQUARE_BITS = Layout.cast(SquareValue)["mg"].shape.width
 
 
 def square_features(d):
@@ -391,7 +388,7 @@ def exact_eval(d, mg, eg, squares=None):
     evaluate_terms (negated with black to move), since the sums are integers and the taper and
     clamp are the model's."""
     if squares is None:
-        squares = (load_weights()["square_mg"], load_weights()["square_eg"])
+        squares = square_tables("terms")
     square_mg, square_eg = _square_vectors(squares)
     counts = d["counts"].astype(np.int64)
     table = square_features(d).astype(np.int64)
@@ -456,7 +453,7 @@ class Start:
         eg = np.clip(np.rint(theta[half:half + n]), low, high).astype(int)
         if not self.fit_squares:
             return [int(v) for v in mg], [int(v) for v in eg], self.squares
-        low, high = -(1 << (_SQUARE_BITS - 1)), (1 << (_SQUARE_BITS - 1)) - 1
+        low, high = -(1 << (SQUARE_BITS - 1)), (1 << (SQUARE_BITS - 1)) - 1
         tables = (np.clip(np.rint(theta[n:half]), low, high),
                   np.clip(np.rint(theta[half + n:]), low, high))
         return [int(v) for v in mg], [int(v) for v in eg], _square_tables(*tables)
@@ -488,8 +485,8 @@ class Start:
         if not self.fit_squares:
             return low, high
         n, tables = len(WEIGHT_NAMES), len(self.table_mg)
-        t_low = np.full(tables, -(1 << (_SQUARE_BITS - 1)), dtype=np.float64)
-        t_high = np.full(tables, (1 << (_SQUARE_BITS - 1)) - 1, dtype=np.float64)
+        t_low = np.full(tables, -(1 << (SQUARE_BITS - 1)), dtype=np.float64)
+        t_high = np.full(tables, (1 << (SQUARE_BITS - 1)) - 1, dtype=np.float64)
         return (np.concatenate([low[:n], t_low, low[n:], t_low]),
                 np.concatenate([high[:n], t_high, high[n:], t_high]))
 
@@ -699,7 +696,7 @@ def run_fit(args, emit, command, progress=None):
              "`squares`, where present, are the terms evaluation's material + piece-square "
              "values of a white piece on each square a1..h8 "
              "(docs/semantics.md section 6); read only through chessaccel.contract.evalweights.")
-    own_squares = squares != (dict(SQUARE_MG), dict(SQUARE_EG))
+    own_squares = squares != tuple(dict(t) for t in square_tables("pst"))
     raw = raw_weights(mg, eg, start["version"] + 1, about, start["mobility_centre"],
                       squares=squares if own_squares else None)
     text = weights_json(raw)
