@@ -187,19 +187,35 @@ class _RecordingCL:
         return self._cl.Program(*args)
 
 
-def test_a_cached_binary_is_loaded_not_built_again():
-    """A second Device on the same PoCL device finds the first one's binary in the cache: one
-    program, made from the binary, with the source build's log read back beside it."""
-    first = opencl_device.open_device("pocl")
+def test_a_cached_binary_is_loaded_not_built_again(monkeypatch, tmp_path):
+    """With the binary cache on (a GPU's default; PoCL's only when asked), a second Device on
+    the same device finds the first one's binary: one program, made from the binary, with the
+    source build's log read back beside it."""
+    monkeypatch.setenv("CHESSACCEL_OPENCL_CACHE", str(tmp_path))
+    opened = opencl_device.open_device("pocl")
+    first = opencl_device.Device(opened.cl, opened.device, binary_cache=True)
     cl = _RecordingCL(first.cl)
-    again = opencl_device.Device(cl, first.device)
-    assert cl.programs == [3] and again.from_cache is True
+    again = opencl_device.Device(cl, first.device, binary_cache=True)
+    assert cl.programs == [3] and again.from_cache is True and first.from_cache is False
     key = again._cache_key(opencl_device.kernel_source(again.overrides),
                            list(opencl_device._BUILD_OPTIONS))
-    log = opencl_device.cache_dir() / f"{key}.log"
-    assert (opencl_device.cache_dir() / f"{key}.bin").exists()
+    log = tmp_path / f"{key}.log"
+    assert (tmp_path / f"{key}.bin").exists()
     assert again.build_log == (log.read_text() if log.exists() else "")
     assert again.kernel("perft_bulk_1") is not first.kernel("perft_bulk_1")
+
+
+def test_pocl_programs_are_left_to_pocls_own_cache(monkeypatch, tmp_path):
+    """On PoCL a Device builds from source and writes no binary of its own: PoCL's cache has
+    the build (asking PoCL for the binary would compile every kernel for any work-group size)."""
+    monkeypatch.setenv("CHESSACCEL_OPENCL_CACHE", str(tmp_path))
+    opened = opencl_device.open_device("pocl")
+    cl = _RecordingCL(opened.cl)
+    again = opencl_device.Device(cl, opened.device)
+    assert again.binary_cache is False and again.from_cache is False
+    assert cl.programs == [2], "a program from the source, none from a binary"
+    assert not list(tmp_path.glob("*.bin"))
+    assert again.kernel("search_jobs") is not opened.kernel("search_jobs")
 
 
 def test_one_device_per_process_unless_fresh():
@@ -279,6 +295,7 @@ def _device(cl, platform_name="Fake Platform"):
     d = object.__new__(opencl_device.Device)
     d.cl, d.device, d.context, d.overrides = cl, _FakeDevice(platform_name), None, {}
     d.name, d.platform_name, d.build_log, d.from_cache = "Fake GPU", platform_name, "", False
+    d.binary_cache = True
     return d
 
 

@@ -224,7 +224,7 @@ def _pick(devices, index, where):
 class Device:
     """One OpenCL device with its context, queue and the built program."""
 
-    def __init__(self, cl, device, overrides=None):
+    def __init__(self, cl, device, overrides=None, binary_cache=None):
         self.cl = cl
         self.device = device
         self.overrides = dict(overrides or {})
@@ -233,6 +233,12 @@ class Device:
         self.is_gpu = bool(device.type & cl.device_type.GPU)
         if self.is_pocl and "CPU_BUILTINS" not in self.overrides:
             self.overrides["CPU_BUILTINS"] = 1   # layout.py's prelude, board.cl
+        #: whether programs go through our binary cache: not on PoCL by default, which keeps
+        #: every program it builds in its own cache (POCL_CACHE_DIR, beside ours: a build found
+        #: there takes 0.1 s) and, asked for the binary, compiles every kernel of the program for
+        #: any work-group size first (the search program: 16 s against 1.5 s for the build;
+        #: the kernels that run are compiled again for their work-group sizes anyway)
+        self.binary_cache = (not self.is_pocl) if binary_cache is None else bool(binary_cache)
         self.compute_units = device.max_compute_units
         try:
             self.context = cl.Context([device])
@@ -325,7 +331,7 @@ class Device:
         t0 = time.perf_counter()
         program = None
         log_path = path.with_suffix(".log")
-        if path.exists():
+        if self.binary_cache and path.exists():
             try:
                 program = cl.Program(self.context, [self.device], [path.read_bytes()])
                 self._run_build(program, options)
@@ -337,18 +343,24 @@ class Device:
         if program is None:
             program = cl.Program(self.context, source)
             self._run_build(program, options)
-            try:
-                binary = program.get_info(cl.program_info.BINARIES)[0]
-                folder.mkdir(parents=True, exist_ok=True)
-                for target, data in ((log_path, self.build_log.encode()), (path, binary)):
-                    fd, tmp = tempfile.mkstemp(dir=folder, prefix=path.stem, suffix=".tmp")
-                    with os.fdopen(fd, "wb") as f:
-                        f.write(data)
-                    os.replace(tmp, target)
-            except OSError:
-                pass               # no cache: the next run builds again
+            if self.binary_cache:
+                self._store(program, path, log_path)
         self.build_seconds = time.perf_counter() - t0
         return program
+
+    def _store(self, program, path, log_path):
+        """The built program's binary and the compiler's report into the cache, each written
+        under a temporary name and renamed (pytest-xdist workers share the folder)."""
+        try:
+            binary = program.get_info(self.cl.program_info.BINARIES)[0]
+            path.parent.mkdir(parents=True, exist_ok=True)
+            for target, data in ((log_path, self.build_log.encode()), (path, binary)):
+                fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.stem, suffix=".tmp")
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                os.replace(tmp, target)
+        except OSError:
+            pass               # no cache: the next run builds again
 
     def _run_build(self, program, options):
         cl = self.cl
@@ -403,7 +415,7 @@ def open_device(platform_substring=None, overrides=None, fresh=False, index=None
     (``index``); raises OpenCLError.
 
     A process opens each device once (every backend of it shares the context and the program);
-    ``fresh`` opens it again (loading the program from the binary cache)."""
+    ``fresh`` opens it again (the program from a cache: ours, or PoCL's own)."""
     key = (platform_substring, index, tuple(sorted((overrides or {}).items())))
     if fresh or key not in _OPEN:
         cl = _import_pyopencl()
