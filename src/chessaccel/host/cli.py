@@ -131,7 +131,25 @@ def _add_plugins(command, parser):
         plugin.add_arguments(parser, _depth)
 
 
-def _parser():
+#: The commands cli.py defines itself (plug-ins may add others).
+COMMAND_NAMES = ("moves", "perft", "search", "eval", "compare", "bench", "board-sim", "board", "synth",
+            "uci", "epd", "match", "tune")
+
+
+def _command_of(argv):
+    """The command ``argv`` names, if it is one of COMMAND_NAMES (its first word that is no
+    option)."""
+    words = [word for word in argv if not word.startswith("-")]
+    return words[0] if words and words[0] in COMMAND_NAMES else None
+
+
+def _parser(only=None):
+    """The whole command line; with ``only`` (one of COMMAND_NAMES) the other commands are named but
+    get no options: their modules (the engine's tools, synthesis, tuning, plug-ins) stay
+    unimported, a second less for each ``chessaccel uci`` a GUI or a match starts."""
+    def wanted(name):
+        return only is None or only == name
+
     p = _Parser(prog="chessaccel",
                 description="A Hydra-style chess search accelerator, its model and its host.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -161,8 +179,9 @@ def _parser():
                     help=f"static evaluation: {' or '.join(EVALUATIONS)} "
                          f"(default {DEFAULT_EVALUATION})")
     sp = sub.add_parser("eval", help="the static evaluation of a position and each term's part")
-    from .evalcli import add_arguments as add_eval_arguments
-    add_eval_arguments(sp, common)
+    if wanted("eval"):
+        from .evalcli import add_arguments as add_eval_arguments
+        add_eval_arguments(sp, common)
     sp = sub.add_parser("compare", help="search one position on several backends side by side: "
                                         "the same score, move and nodes, and each one's speed")
     add_compare_arguments(sp, _depth)
@@ -171,44 +190,55 @@ def _parser():
     sp.add_argument("--out", help="JSON file to write (default out/bench-BACKEND.json)")
     sp.add_argument("--plot", help="PNG to draw (default: beside the JSON)")
     # plug-ins' options: the lab's --host and --dispatch (lab/benchcli.py)
-    _add_plugins("bench", sp)
+    if wanted("bench"):
+        _add_plugins("bench", sp)
     # The board commands come from host/boardcli.py; importing it is cheap (no simulator starts).
-    from .boardcli import add_board_info_arguments, add_board_sim_arguments
     sp = sub.add_parser("board-sim", help="serve the simulated board (Verilator) on a pseudo-terminal")
-    add_board_sim_arguments(sp)
+    if wanted("board-sim"):
+        from .boardcli import add_board_sim_arguments
+        add_board_sim_arguments(sp)
     sp = sub.add_parser("board", help="talk to a board (real or simulated) over its serial port; "
                                          "find and program real boards (openFPGALoader)")
-    board_sub = sp.add_subparsers(dest="board_command", required=True, parser_class=_Parser)
-    add_board_info_arguments(board_sub.add_parser("info", help="print what the board reports"))
-    # Programming a board people own (host/boardprog.py, through openFPGALoader).
-    from .boardprog import add_detect_arguments, add_program_arguments
-    add_detect_arguments(board_sub.add_parser(
-        "detect", help="list the cables and boards openFPGALoader sees"))
-    add_program_arguments(board_sub.add_parser(
-        "program", help="load a bitstream (default: the newest `chessaccel synth --board` "
-                        "build) into a board through openFPGALoader"))
+    if wanted("board"):
+        from .boardcli import add_board_info_arguments
+        board_sub = sp.add_subparsers(dest="board_command", required=True, parser_class=_Parser)
+        add_board_info_arguments(board_sub.add_parser("info", help="print what the board reports"))
+        # Programming a board people own (host/boardprog.py, through openFPGALoader).
+        from .boardprog import add_detect_arguments, add_program_arguments
+        add_detect_arguments(board_sub.add_parser(
+            "detect", help="list the cables and boards openFPGALoader sees"))
+        add_program_arguments(board_sub.add_parser(
+            "program", help="load a bitstream (default: the newest `chessaccel synth --board` "
+                            "build) into a board through openFPGALoader"))
     # Bitstreams for real boards come from synth/board.py (importing it starts no tool).
-    from chessaccel.synth.board import add_board_arguments
-    add_board_arguments(sub.add_parser("synth", help="build a bitstream for a real board "
-                                                     "(never programmed; see docs/synthesis.md)"),
-                        board_positional=False)
+    sp = sub.add_parser("synth", help="build a bitstream for a real board (never programmed; see "
+                                      "docs/synthesis.md)")
+    if wanted("synth"):
+        from chessaccel.synth.board import add_board_arguments
+        add_board_arguments(sp, board_positional=False)
     # The host engine and its tools (host/engine/): imported only when run.
     sub.add_parser("uci", help="serve the UCI protocol on stdin/stdout (play from a GUI)")
-    from .engine.epd import add_arguments as add_epd_arguments
-    add_epd_arguments(sub.add_parser("epd", help="run an EPD test suite (bm, am, dm) with the engine"),
-                      _depth)
-    from .engine.match import add_arguments as add_match_arguments
-    add_match_arguments(sub.add_parser("match", help="play a UCI engine: PGN, score and Elo"))
+    sp = sub.add_parser("epd", help="run an EPD test suite (bm, am, dm) with the engine")
+    if wanted("epd"):
+        from .engine.epd import add_arguments as add_epd_arguments
+        add_epd_arguments(sp, _depth)
+    sp = sub.add_parser("match", help="play a UCI engine: PGN, score and Elo")
+    if wanted("match"):
+        from .engine.match import add_arguments as add_match_arguments
+        add_match_arguments(sp)
     # Texel tuning of the terms evaluation's weights (host/tunecli.py; numpy imported there).
-    from .tunecli import add_arguments as add_tune_arguments
-    add_tune_arguments(sub.add_parser("tune", help="fit the terms evaluation's weights to the "
-                                                   "results of games (Texel's method)"), _Parser)
+    sp = sub.add_parser("tune", help="fit the terms evaluation's weights to the results of games "
+                                     "(Texel's method)")
+    if wanted("tune"):
+        from .tunecli import add_arguments as add_tune_arguments
+        add_tune_arguments(sp, _Parser)
     # plug-ins that make commands of their own
-    for name, plugins in _plugins().items():
-        if name not in sub.choices:
-            sp = sub.add_parser(name, help=plugins[0].help)
-            for plugin in plugins:
-                plugin.add_arguments(sp, _depth)
+    if only is None:
+        for name, plugins in _plugins().items():
+            if name not in sub.choices:
+                sp = sub.add_parser(name, help=plugins[0].help)
+                for plugin in plugins:
+                    plugin.add_arguments(sp, _depth)
     return p
 
 
@@ -362,7 +392,8 @@ COMMANDS = {"moves": cmd_moves, "perft": cmd_perft, "search": cmd_search, "bench
 
 def main(argv=None):
     try:
-        args = _parser().parse_args(argv)
+        argv = sys.argv[1:] if argv is None else argv
+        args = _parser(_command_of(argv)).parse_args(argv)
         if args.command == "board-sim":
             from .boardcli import board_sim_main
             return board_sim_main(args)
