@@ -33,6 +33,7 @@ problem and exits with status 2.
 """
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -131,9 +132,43 @@ def _add_plugins(command, parser):
         plugin.add_arguments(parser, _depth)
 
 
+def _add_board_commands(parser):
+    """`board info` (host/boardcli.py), `board detect` and `board program` (host/boardprog.py,
+    through openFPGALoader)."""
+    from .boardcli import add_board_info_arguments
+    from .boardprog import add_detect_arguments, add_program_arguments
+    board_sub = parser.add_subparsers(dest="board_command", required=True, parser_class=_Parser)
+    add_board_info_arguments(board_sub.add_parser("info", help="print what the board reports"))
+    add_detect_arguments(board_sub.add_parser(
+        "detect", help="list the cables and boards openFPGALoader sees"))
+    add_program_arguments(board_sub.add_parser(
+        "program", help="load a bitstream (default: the newest `chessaccel synth --board` build) "
+                        "into a board through openFPGALoader"))
+
+
+#: The commands whose options come from a module of their own, imported only when the command
+#: runs (or for the whole help): (command, help, module or None, function, its arguments after
+#: the command's parser). host/boardcli.py starts no simulator and synth/board.py no tool when
+#: imported; numpy comes with host/tunecli.py.
+_MODULE_COMMANDS = (
+    ("board-sim", "serve the simulated board (Verilator) on a pseudo-terminal",
+     ".boardcli", "add_board_sim_arguments", {}),
+    ("board", "talk to a board (real or simulated) over its serial port; find and program real "
+              "boards (openFPGALoader)", __name__, "_add_board_commands", {}),
+    ("synth", "build a bitstream for a real board (never programmed; see docs/synthesis.md)",
+     "chessaccel.synth.board", "add_board_arguments", {"board_positional": False}),
+    ("uci", "serve the UCI protocol on stdin/stdout (play from a GUI)", None, None, {}),
+    ("epd", "run an EPD test suite (bm, am, dm) with the engine",
+     ".engine.epd", "add_arguments", {"depth_type": _depth}),
+    ("match", "play a UCI engine: PGN, score and Elo", ".engine.match", "add_arguments", {}),
+    ("tune", "fit the terms evaluation's weights to the results of games (Texel's method)",
+     ".tunecli", "add_arguments", {"parser_class": _Parser}),
+)
+
+
 #: The commands cli.py defines itself (plug-ins may add others).
-COMMAND_NAMES = ("moves", "perft", "search", "eval", "compare", "bench", "board-sim", "board", "synth",
-            "uci", "epd", "match", "tune")
+COMMAND_NAMES = ("moves", "perft", "search", "eval", "compare", "bench",
+                 *(command[0] for command in _MODULE_COMMANDS))
 
 
 def _command_of(argv):
@@ -192,46 +227,10 @@ def _parser(only=None):
     # plug-ins' options: the lab's --host and --dispatch (lab/benchcli.py)
     if wanted("bench"):
         _add_plugins("bench", sp)
-    # The board commands come from host/boardcli.py; importing it is cheap (no simulator starts).
-    sp = sub.add_parser("board-sim", help="serve the simulated board (Verilator) on a pseudo-terminal")
-    if wanted("board-sim"):
-        from .boardcli import add_board_sim_arguments
-        add_board_sim_arguments(sp)
-    sp = sub.add_parser("board", help="talk to a board (real or simulated) over its serial port; "
-                                         "find and program real boards (openFPGALoader)")
-    if wanted("board"):
-        from .boardcli import add_board_info_arguments
-        board_sub = sp.add_subparsers(dest="board_command", required=True, parser_class=_Parser)
-        add_board_info_arguments(board_sub.add_parser("info", help="print what the board reports"))
-        # Programming a board people own (host/boardprog.py, through openFPGALoader).
-        from .boardprog import add_detect_arguments, add_program_arguments
-        add_detect_arguments(board_sub.add_parser(
-            "detect", help="list the cables and boards openFPGALoader sees"))
-        add_program_arguments(board_sub.add_parser(
-            "program", help="load a bitstream (default: the newest `chessaccel synth --board` "
-                            "build) into a board through openFPGALoader"))
-    # Bitstreams for real boards come from synth/board.py (importing it starts no tool).
-    sp = sub.add_parser("synth", help="build a bitstream for a real board (never programmed; see "
-                                      "docs/synthesis.md)")
-    if wanted("synth"):
-        from chessaccel.synth.board import add_board_arguments
-        add_board_arguments(sp, board_positional=False)
-    # The host engine and its tools (host/engine/): imported only when run.
-    sub.add_parser("uci", help="serve the UCI protocol on stdin/stdout (play from a GUI)")
-    sp = sub.add_parser("epd", help="run an EPD test suite (bm, am, dm) with the engine")
-    if wanted("epd"):
-        from .engine.epd import add_arguments as add_epd_arguments
-        add_epd_arguments(sp, _depth)
-    sp = sub.add_parser("match", help="play a UCI engine: PGN, score and Elo")
-    if wanted("match"):
-        from .engine.match import add_arguments as add_match_arguments
-        add_match_arguments(sp)
-    # Texel tuning of the terms evaluation's weights (host/tunecli.py; numpy imported there).
-    sp = sub.add_parser("tune", help="fit the terms evaluation's weights to the results of games "
-                                     "(Texel's method)")
-    if wanted("tune"):
-        from .tunecli import add_arguments as add_tune_arguments
-        add_tune_arguments(sp, _Parser)
+    for name, text, module, function, extra in _MODULE_COMMANDS:
+        sp = sub.add_parser(name, help=text)
+        if module and wanted(name):
+            getattr(importlib.import_module(module, __package__), function)(sp, **extra)
     # plug-ins that make commands of their own
     if only is None:
         for name, plugins in _plugins().items():
