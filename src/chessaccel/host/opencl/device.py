@@ -224,7 +224,7 @@ def _pick(devices, index, where):
 class Device:
     """One OpenCL device with its context, queue and the built program."""
 
-    def __init__(self, cl, device, overrides=None, binary_cache=None):
+    def __init__(self, cl, device, overrides=None):
         self.cl = cl
         self.device = device
         self.overrides = dict(overrides or {})
@@ -238,7 +238,7 @@ class Device:
         #: there takes 0.1 s) and, asked for the binary, compiles every kernel of the program for
         #: any work-group size first (the search program: 16 s against 1.5 s for the build;
         #: the kernels that run are compiled again for their work-group sizes anyway)
-        self.binary_cache = (not self.is_pocl) if binary_cache is None else bool(binary_cache)
+        self.binary_cache = not self.is_pocl
         self.compute_units = device.max_compute_units
         try:
             self.context = cl.Context([device])
