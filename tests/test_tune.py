@@ -208,6 +208,18 @@ def test_fit_holds_out_whole_games_and_cross_validates(capsys, data, tmp_path):
     assert summary["loss_after"]["held_out"] is not None
     assert summary["cross_validation"]["folds"] == 3 and "fold 3/3" in err
     assert (tmp_path / "p.png").exists() and "held-out" in stdout and "cross-validated" in stdout
+    # the losses at the fitted weights' own K: what a fit from the written file starts from
+    own = summary["loss_after_own_k"]
+    assert own["train"] <= summary["loss_after"]["train"] + 1e-9
+    assert f"own K = {summary['K_after']:.4f}" in stdout
+    status, _, _ = run(capsys, "tune", "fit", str(data), "--out", str(tmp_path / "again.json"),
+                       "--holdout", "0.25", "--iterations", "0", "--start", str(out),
+                       "--summary", str(tmp_path / "again.json.summary"))
+    assert status == 0
+    again = json.loads((tmp_path / "again.json.summary").read_text())
+    assert again["K"] == pytest.approx(summary["K_after"], abs=1e-9)
+    assert again["loss_before"]["train"] == pytest.approx(own["train"], abs=1e-9)
+    assert again["loss_before"]["held_out"] == pytest.approx(own["held_out"], abs=1e-9)
 
 
 # --- bad input: one line, status 2, no traceback ------------------------------------------------

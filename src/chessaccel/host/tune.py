@@ -664,12 +664,17 @@ def run_fit(args, emit, command, progress=None):
     mg, eg, squares = begin.split(theta)
     after = exact_eval(d, mg, eg, squares)
 
-    def losses(evals):
-        out = {"train": mse(evals[train_mask], d["result"][train_mask], k)}
-        out["held_out"] = (mse(evals[~train_mask], d["result"][~train_mask], k)
+    def losses(evals, scale):
+        out = {"train": mse(evals[train_mask], d["result"][train_mask], scale)}
+        out["held_out"] = (mse(evals[~train_mask], d["result"][~train_mask], scale)
                            if held is not None else None)
         return out
-    loss_before, loss_after = losses(before), losses(after)
+    loss_before, loss_after = losses(before, k), losses(after, k)
+    # The fit keeps the K of its start, so its losses compare it with its start only; fits
+    # from different starts compare at each one's own K, fitted again on the same training
+    # games (what a later fit from the written file starts from).
+    k_after = fit_k(after[train_mask].astype(np.float64), train["result"].astype(np.float64))
+    loss_own_k = losses(after, k_after)
     if args.folds:
         folds = cross_validate(d, begin, args.folds, args.iterations,
                                args.prior_sd, args.seed, progress,
@@ -726,7 +731,8 @@ def run_fit(args, emit, command, progress=None):
                "seed": args.seed, "prior_sd": args.prior_sd, "squares_sd": squares_sd,
                "keep_signs": not args.free_signs,
                "target": target, "K_engine": k_engine, "K": k,
-               "loss_before": loss_before, "loss_after": loss_after, "cross_validation": folds,
+               "loss_before": loss_before, "loss_after": loss_after,
+               "K_after": k_after, "loss_after_own_k": loss_own_k, "cross_validation": folds,
                "iterations": len(history) - 1,
                "history": [{"iteration": i, "train": t, "held_out": h} for i, t, h in history],
                "version": raw["version"], "weights": args.out, "plot": plot,
@@ -747,6 +753,9 @@ def run_fit(args, emit, command, progress=None):
                  if held is not None else "")
     lines = [f"K = {k:.4f}; loss (integer weights, the model's evaluation): train "
              f"{loss_before['train']:.6f} -> {loss_after['train']:.6f}{held_text}",
+             f"at the fitted weights' own K = {k_after:.4f}: train {loss_own_k['train']:.6f}"
+             + (f"  held-out {loss_own_k['held_out']:.6f}" if held is not None else "")
+             + " (compare fits from different starts by these)",
              *([f"cross-validated over {folds['folds']} folds of the games: loss "
                 f"{folds['before']:.6f} -> {folds['after']:.6f} ({folds['folds_worse']} folds "
                 "worse)"] if folds else []),
