@@ -655,7 +655,11 @@ def run_fit(args, emit, command, progress=None):
                   fit_squares=squares_sd is not None, squares_sd=squares_sd or 0.0)
     before = exact_eval(d, start_mg, start_eg, begin.squares)
     train_mask = np.isin(d["game"], np.unique(train["game"]))
-    k = fit_k(before[train_mask].astype(np.float64), train["result"].astype(np.float64))
+
+    def own_k(evals):
+        """The K that fits ``evals`` best on the training games."""
+        return fit_k(evals[train_mask].astype(np.float64), train["result"].astype(np.float64))
+    k = own_k(before)
     if progress:
         progress(f"{len(d['result'])} positions of {len(np.unique(d['game']))} games "
                  f"({held_games} games held out); K = {k:.4f}")
@@ -673,7 +677,7 @@ def run_fit(args, emit, command, progress=None):
     # The fit keeps the K of its start, so its losses compare it with its start only; fits
     # from different starts compare at each one's own K, fitted again on the same training
     # games (what a later fit from the written file starts from).
-    k_after = fit_k(after[train_mask].astype(np.float64), train["result"].astype(np.float64))
+    k_after = own_k(after)
     loss_own_k = losses(after, k_after)
     if args.folds:
         folds = cross_validate(d, begin, args.folds, args.iterations,
