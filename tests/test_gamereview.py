@@ -80,3 +80,20 @@ def test_a_blunder_is_found_and_summed():
     summary = gamereview.summary([{"game": 1, "moves": rows}])
     assert summary["blunders"] >= 1 and summary["first_losses"][0]["move"] == "g8f6"
     assert summary["phases"][0]["plies"] == "1-20"
+
+
+@pytest.mark.skipif(STOCKFISH is None, reason="stockfish is not installed")
+def test_the_command_reviews_games_with_two_engines(tmp_path, capsys):
+    pgn = tmp_path / "g.pgn"
+    pgn.write_text("\n\n".join(str(g) for g in (
+        game_of("e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7#", white="Stockfish", black="chessaccel"),
+        game_of("f3 e5 g4 Qh4#", white="chessaccel", black="Stockfish"))))
+    out = tmp_path / "r.json"
+    assert gamereview.main([str(pgn), "--engine", STOCKFISH, "--depth", "8", "--workers", "2",
+                            "--out", str(out)]) == 0
+    record = json.loads(out.read_text())
+    assert [len(g["moves"]) for g in record["reviewed"]] == [3, 2]
+    assert record["reviewed"][1]["moves"][1]["move"] == "g2g4"
+    assert record["reviewed"][1]["moves"][1]["after"] == -gamereview.CLAMP
+    assert record["summary"]["blunders"] >= 2 and (tmp_path / "r.png").exists()
+    assert "first losses of 100 cp or more: 2 games" in capsys.readouterr().out

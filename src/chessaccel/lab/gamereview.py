@@ -2,7 +2,8 @@
 after it, and what the player did with its castling rights.
 
     python -m chessaccel.lab.gamereview GAMES.pgn [...] [--player chessaccel]
-        [--engine /usr/games/stockfish] [--depth 12] [--no-engine] [--out out/gamereview.json]
+        [--engine /usr/games/stockfish] [--depth 12] [--workers 2] [--no-engine]
+        [--out out/gamereview.json]
 
 For each move of ``--player`` (by the PGN's White / Black tags) the engine's score of the
 position before the move and after it, both from the player's view, at ``--depth``; the move's
@@ -13,15 +14,18 @@ least 150 cp from a position not already lost, above -300 cp); per game, the fir
 lost at least 100 cp from a position above -200 cp, with its position and the engine's move.
 Castling, for both players over each game's first 80 plies: what first took a right away (it
 castled, the king moved, or a rook moved or was taken while the king stayed), or none did.
-``--no-engine`` gives the castling table alone (no engine needed). Writes the JSON record and a
+``--workers`` engines review games side by side (one process each). ``--no-engine`` gives the
+castling table alone (no engine needed). Writes the JSON record and a
 chart of the mean loss per phase beside it; prints a summary. docs/engine.md ("What the games
 against stockfish show") has what it found.
 """
 import argparse
+import io
 import json
 import os
 import sys
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 
 import chess
 import chess.engine
@@ -116,6 +120,17 @@ def review_game(game, colour, engine, depth):
     return rows
 
 
+def _review_worker(job):
+    """One game in a worker process: (PGN text, colour, engine command, depth) -> rows."""
+    text, colour, command, depth = job
+    game = chess.pgn.read_game(io.StringIO(text))
+    engine = chess.engine.SimpleEngine.popen_uci(command)
+    try:
+        return review_game(game, colour, engine, depth)
+    finally:
+        engine.quit()
+
+
 def summary(games):
     """The phase table, the blunders and each game's first real loss (see the module)."""
     phases = {}
@@ -172,11 +187,15 @@ def main(argv=None):
     ap.add_argument("--player", default="chessaccel")
     ap.add_argument("--engine", default="/usr/games/stockfish")
     ap.add_argument("--depth", type=int, default=12)
+    ap.add_argument("--workers", type=int, default=1, help="engines side by side (default 1)")
     ap.add_argument("--no-engine", action="store_true", help="the castling table alone")
     ap.add_argument("--out", default="out/gamereview.json")
     args = ap.parse_args(argv)
     if not 1 <= args.depth <= 40:
         print(f"gamereview: --depth must be 1..40, got {args.depth}", file=sys.stderr)
+        return 2
+    if not 1 <= args.workers <= 64:
+        print(f"gamereview: --workers must be 1..64, got {args.workers}", file=sys.stderr)
         return 2
     try:
         games = read_games(args.pgn)
@@ -197,19 +216,18 @@ def main(argv=None):
                            for who in ("player", "opponent")}}
     if not args.no_engine:
         try:
-            engine = chess.engine.SimpleEngine.popen_uci(args.engine)
+            chess.engine.SimpleEngine.popen_uci(args.engine).quit()
         except (OSError, chess.engine.EngineError) as e:
             print(f"gamereview: cannot start the engine {args.engine}: {e}", file=sys.stderr)
             return 2
+        jobs = [(str(game), colour, args.engine, args.depth) for game, colour in ours]
         reviewed = []
-        try:
-            for index, (game, colour) in enumerate(ours, 1):
+        with ProcessPoolExecutor(args.workers) as pool:
+            for index, rows in enumerate(pool.map(_review_worker, jobs), 1):
+                game, colour = ours[index - 1]
                 reviewed.append({"game": index, "result": game.headers.get("Result"),
-                                 "colour": "white" if colour else "black",
-                                 "moves": review_game(game, colour, engine, args.depth)})
+                                 "colour": "white" if colour else "black", "moves": rows})
                 print(f"game {index}/{len(ours)} reviewed", file=sys.stderr, flush=True)
-        finally:
-            engine.quit()
         record["reviewed"] = reviewed
         record["summary"] = summary(reviewed)
     for who, row in record["castling"].items():
