@@ -18,7 +18,7 @@ import pytest
 from chessaccel.contract import evalweights
 from chessaccel.contract.defs import INF
 from chessaccel.host.cli import main
-from chessaccel.host.tune import exact_eval, load_data
+from chessaccel.host.tune import castling_check, exact_eval, load_data
 from chessaccel.model import evalterms
 from chessaccel.model.evalterms import evaluate_terms, feature_counts
 from chessaccel.model.evaluate import evaluate
@@ -193,6 +193,37 @@ def test_fit_with_squares_fits_the_tables_as_the_model_evaluates(capsys, data, t
                        "--iterations", "2", "--start", str(out))
     assert status == 0
     assert json.loads(again.read_text())["squares"] == raw["squares"]
+    # the fit reports what its tables make of castling (the summary's table, one line each)
+    assert summary["castling"] == castling_check((new["square_mg"], new["square_eg"]))
+
+
+def test_the_castling_check_finds_a_rook_move_worth_as_much_as_castling(capsys, data, tmp_path):
+    """pst's tables: the king's shelter makes castling worth 30 cp more than the rook's move.
+    Tables in which the rook's corner is the bad square (weights version 2's, fitted to games
+    whose uncastled kings kept their rooks there) make Rh1-f1 alone worth nearly what castling
+    is: the check warns."""
+    pst = castling_check(evalweights.square_tables("pst"))
+    assert pst["king side"] == {"castling": 30, "rook_alone": 0, "king_part": 30, "warn": False}
+    assert pst["queen side"]["king_part"] == 10 and not pst["queen side"]["warn"]
+    mg, eg = (dict(t) for t in evalweights.square_tables("pst"))
+    king, rook = list(mg[evalweights.SQUARE_PIECES["king"]]), list(mg[evalweights.SQUARE_PIECES["rook"]])
+    king[4], king[6], rook[7], rook[5] = 16, 17, 461, 506      # e1, g1, h1, f1 of version 2
+    mg[evalweights.SQUARE_PIECES["king"]], mg[evalweights.SQUARE_PIECES["rook"]] = king, rook
+    confounded = castling_check((mg, eg))["king side"]
+    assert confounded == {"castling": 46, "rook_alone": 45, "king_part": 1, "warn": True}
+    # tune fit says it, one line a side, of its start's tables at 0 iterations
+    status, stdout, _ = run(capsys, "tune", "fit", str(data), "--out", str(tmp_path / "w.json"),
+                            "--holdout", "0", "--iterations", "0")
+    assert status == 0
+    start = evalweights.load_weights()
+    expected = castling_check((start["square_mg"], start["square_eg"]))
+    lines = [line for line in stdout.splitlines() if line.startswith("castling")]
+    assert len(lines) == 2
+    for line, (side, c) in zip(lines, expected.items()):
+        assert line.startswith(f"castling {side} gains {c['castling']} cp in the middlegame, the "
+                               f"rook's move alone {c['rook_alone']}: the king's part "
+                               f"{c['king_part']}")
+        assert ("the engine will give the right away" in line) == c["warn"]
 
 
 def test_fit_holds_out_whole_games_and_cross_validates(capsys, data, tmp_path):

@@ -53,7 +53,8 @@ from chessaccel.contract.evalweights import (MOBILITY_CENTRE, SQUARE_BITS, SQUAR
                                              weight_vectors, weights_json)
 
 __all__ = ["TuneError", "make_data", "load_data", "label_data", "square_features", "exact_eval",
-           "mse", "fit_k", "Start", "bounds", "fit", "cross_validate", "run_fit", "targets"]
+           "mse", "fit_k", "Start", "bounds", "fit", "cross_validate", "run_fit", "targets",
+           "castling_check"]
 
 #: The data set's format: a data set of another format (or other WEIGHT_NAMES) is refused.
 DATA_FORMAT = 1
@@ -634,6 +635,29 @@ def _split(d, holdout, seed, held=None):
     return _subset(d, ~mask), (_subset(d, mask) if held_count else None), held_count
 
 
+#: Least middlegame gain (cp) of the king's own part of castling (e1 -> g1 or c1) before
+#: `tune fit` warns: below it a rook's move alone is worth about as much as castling, and the
+#: engine gives the right away (docs/engine.md, "What the games against stockfish show").
+CASTLING_KING_GAIN = 10
+
+
+def castling_check(squares):
+    """What the middlegame tables (``squares``: (mg, eg) tables by PieceType value) make of
+    castling, white's squares (black's mirror them): for each side, castling's gain, the rook's
+    move to its castled square alone, and the king's part (the difference): a table fitted to
+    games in which the rooks of uncastled kings stand in their corners learns the corner as bad
+    (a confound: the king on e1 with or without its rights is one feature to the tables), and
+    then a rook's move alone is worth nearly what castling is. ``warn``: a king's part below
+    CASTLING_KING_GAIN."""
+    king, rook = squares[0][SQUARE_PIECES["king"]], squares[0][SQUARE_PIECES["rook"]]
+    out = {}
+    for side, (k_to, r_from, r_to) in (("king side", (6, 7, 5)), ("queen side", (2, 0, 3))):
+        king_part, rook_part = king[k_to] - king[4], rook[r_to] - rook[r_from]
+        out[side] = {"castling": int(king_part + rook_part), "rook_alone": int(rook_part),
+                     "king_part": int(king_part), "warn": bool(king_part < CASTLING_KING_GAIN)}
+    return out
+
+
 def run_fit(args, emit, command, progress=None):
     """``tune fit`` of the parsed ``args``: writes the weights, the plot and the summary."""
     start = _start_weights(args.start)
@@ -740,7 +764,8 @@ def run_fit(args, emit, command, progress=None):
                "iterations": len(history) - 1,
                "history": [{"iteration": i, "train": t, "held_out": h} for i, t, h in history],
                "version": raw["version"], "weights": args.out, "plot": plot,
-               "changes": changes, "square_changes": square_changes}
+               "changes": changes, "square_changes": square_changes,
+               "castling": castling_check(squares)}
     for path in (args.out, plot, summary_path):
         directory = os.path.dirname(path)
         if directory:
@@ -768,6 +793,11 @@ def run_fit(args, emit, command, progress=None):
              *([f"{len(square_changes)} table entries changed, the largest: "
                 + ", ".join(f"{c['weight']} {c['phase']} {c['before']} -> {c['after']}"
                             for c in square_changes[:6])] if squares_sd is not None else []),
+             *[f"castling {side} gains {c['castling']} cp in the middlegame, the rook's move "
+               f"alone {c['rook_alone']}: the king's part {c['king_part']}"
+               + (f" (below {CASTLING_KING_GAIN}: a rook's move alone is worth about as much, "
+                  "and the engine will give the right away; docs/engine.md)" if c["warn"] else "")
+               for side, c in summary["castling"].items()],
              f"wrote {args.out} (version {raw['version']}), {plot} and {summary_path}"]
     emit(summary, lines)
     return 0
