@@ -1,9 +1,13 @@
 # Sourced by the run.sh of the self-play records played on the GPU machine's CPU cores: installs
 # the wheels carried in .whl/ (and PoCL from .whl/pocl.tar.xz) under /tmp/site, registers PoCL,
 # exports the environment (every engine's PoCL on 2 threads) and builds the host search.
-# REPO: the repository root on that machine. Leaves the shell in /tmp.
-mkdir -p /tmp/site && python3 -m pip install -q --no-deps --target /tmp/site $REPO/.whl/*.whl 2>&1 | grep -v WARNING | tail -2
-[ -d /tmp/site/pocl_binary_distribution ] || tar xJf $REPO/.whl/pocl.tar.xz -C /tmp/site
+# REPO: the repository root on that machine; WHL: the folder of the wheels and pocl.tar.xz
+# (default $REPO/.whl; a call that finds them installed in /tmp/site needs neither). Leaves the
+# shell in /tmp.
+WHL=${WHL:-$REPO/.whl}
+mkdir -p /tmp/site
+[ -d /tmp/site/pyopencl ] || python3 -m pip install -q --no-deps --target /tmp/site $WHL/*.whl 2>&1 | grep -v WARNING | tail -2
+[ -d /tmp/site/pocl_binary_distribution ] || tar xJf $WHL/pocl.tar.xz -C /tmp/site
 mkdir -p /tmp/icd && cp /tmp/site/pyopencl/.libs/pocl.icd /tmp/icd/ 2>/dev/null || ls /tmp/site/pyopencl/.libs/
 export OCL_ICD_VENDORS=/tmp/icd PYTHONPATH=/tmp/site:$REPO/src POCL_CPU_MAX_CU_COUNT=2
 cd /tmp
