@@ -160,6 +160,14 @@ _ALONE = pytest.mark.long
     {"PERFT_COUNT": 15, "PERFT_SORT_LANES": 1, "PERFT_LOCAL_LINES": 2, "CPU_BUILTINS": 0},
     {"PERFT_MAGIC": 1},                                # the sliders by magic bitboards
     {"PERFT_COUNT": 15, "PERFT_SORT_LANES": 1, "PERFT_MAGIC": 1, "CPU_BUILTINS": 0},
+    # the two-ply leaf's parent flipped once into its children's frame
+    pytest.param({"PERFT_LEAF": 1, "CPU_BUILTINS": 0}, marks=_ALONE),
+    # every change to the leaf (its board restored by making the move again, the tables'
+    # pointer restrict, en passant and pinned pawns counted without making a move, 32-bit sum)
+    {"PERFT_LEAF": 127},
+    # the GPU's default: the leaf without a move made in the count, registers capped at 64
+    {"PERFT_COUNT": 15, "PERFT_SORT_LANES": 1, "PERFT_MAGIC": 1, "PERFT_LEAF": 57,
+     "PERFT_MAXRREG": 64, "CPU_BUILTINS": 0},
 ])
 @pytest.mark.parametrize("local_size", [1, 8, 64])
 def test_bulk_kernels_of_their_own_program(switches, local_size):
@@ -175,6 +183,8 @@ def test_bulk_kernels_of_their_own_program(switches, local_size):
     assert d.perft_sort_lanes == switches.get("PERFT_SORT_LANES", 0)
     assert d.perft_count == switches.get("PERFT_COUNT", 0)
     assert d.perft_magic == switches.get("PERFT_MAGIC", 0)
+    assert d.perft_leaf == switches.get("PERFT_LEAF", 0)
+    assert d.perft_maxrreg == switches.get("PERFT_MAXRREG", 0)
     assert d.overrides["CPU_BUILTINS"] == switches.get("CPU_BUILTINS", 1)
     checked = 0
     for leaf_depth in (1, 2, 3):
@@ -229,8 +239,9 @@ def test_line_table_words():
 def test_the_magic_tables_are_the_gpu_default_not_the_cpus():
     """A GPU builds the bulk kernels with the sliders by magic bitboards (their tables in global
     memory), perft_bulk_2's lanes sorted by move count and the count's changes PERFT_COUNT = 15
-    unless the overrides say otherwise (all measured faster on the H100 or the H200); PoCL reads
-    the kindergarten tables, sorts nothing and counts the plain way."""
+    unless the overrides say otherwise, and the two-ply leaf PERFT_LEAF = 57 with its registers
+    capped at 64 (all measured faster on the H100 or the H200); PoCL reads the kindergarten
+    tables, sorts nothing and counts the plain way."""
     from chessaccel.host.opencl import device
     assert device.default_perft_local_lines(True) == device.PERFT_LOCAL_LINES_GPU == 0
     assert device.default_perft_local_lines(False) == 0
@@ -240,10 +251,14 @@ def test_the_magic_tables_are_the_gpu_default_not_the_cpus():
     assert device.default_perft_sort_lanes(False) == 0
     assert device.default_perft_count(True) == device.PERFT_COUNT_GPU == 15
     assert device.default_perft_count(False) == 0
+    assert device.default_perft_leaf(True) == device.PERFT_LEAF_GPU == 57
+    assert device.default_perft_leaf(False) == 0
+    assert device.default_perft_maxrreg(True) == device.PERFT_MAXRREG_GPU == 64
+    assert device.default_perft_maxrreg(False) == 0
     b = OpenCLBackend("pocl")
     assert b.device.perft_program is None and b.device.perft_local_lines == 0
     assert b.device.perft_sort_lanes == 0 and b.device.perft_count == 0
-    assert b.device.perft_magic == 0
+    assert b.device.perft_magic == 0 and b.device.perft_leaf == 0 and b.device.perft_maxrreg == 0
     assert b._perft_local() == 1
     assert OpenCLBackend("pocl", local_size=8)._perft_local() == 8
     assert OpenCLBackend("pocl", local_size=8, perft_local_size=48)._perft_local() == 32

@@ -41,7 +41,7 @@ def prepare(folder, specs):
     import os
     from chessaccel.host.opencl import OpenCLBackend
     from chessaccel.host.opencl.device import perft_source, default_perft_local_lines, \
-        default_perft_sort_lanes, default_perft_count, default_perft_magic
+        default_perft_sort_lanes, default_perft_count, default_perft_magic, default_perft_leaf
     os.makedirs(folder, exist_ok=True)
     b = OpenCLBackend(os.environ.get("PROFILE_PLATFORM", "nvidia"))
     d = b.device
@@ -57,7 +57,8 @@ def prepare(folder, specs):
     for name, ov in variants.items():
         switches = {"PERFT_LOCAL_LINES": default_perft_local_lines(True),
                     "PERFT_SORT_LANES": default_perft_sort_lanes(True),
-                    "PERFT_COUNT": default_perft_count(True)}
+                    "PERFT_COUNT": default_perft_count(True),
+                    "PERFT_LEAF": default_perft_leaf(True)}
         switches.update(ov)
         switches.setdefault("PERFT_MAGIC",
                             default_perft_magic(True, switches["PERFT_LOCAL_LINES"]))

@@ -44,9 +44,10 @@ _BUILD_OPTIONS = ("-cl-std=CL1.2",)
 #: perft.cl), 2 those of perft_bulk_3 too; PERFT_COUNT = a bit set of changes to the count
 #: (``-D PERFT_COUNT=N``, perft.cl says which); PERFT_MAGIC = 1 has the bulk kernels find the
 #: sliders' attacks by magic bitboards (host/opencl/magics.py, their tables after the line tables
-#: in the lines buffer; with PERFT_LOCAL_LINES = 0 only).
+#: in the lines buffer; with PERFT_LOCAL_LINES = 0 only); PERFT_LEAF = a bit set of changes to the
+#: two-ply leaf (``-D PERFT_LEAF=N``, perft.cl says which).
 BUILD_SWITCHES = ("PERFT_MAXRREG", "PERFT_LOCAL_LINES", "PERFT_SORT_LANES", "PERFT_COUNT",
-                  "PERFT_MAGIC")
+                  "PERFT_MAGIC", "PERFT_LEAF")
 #: PERFT_LOCAL_LINES on a GPU unless the overrides say otherwise: none since the magic tables
 #: (PERFT_MAGIC_GPU), which are read from global memory; the compact copy in local memory (2) was
 #: measured faster than the global kindergarten tables on the H100 and the H200, and the magic
@@ -92,6 +93,30 @@ PERFT_COUNT_GPU = 15
 def default_perft_count(is_gpu):
     """PERFT_COUNT when the overrides do not name it."""
     return PERFT_COUNT_GPU if is_gpu else 0
+
+
+#: PERFT_LEAF on a GPU unless the overrides say otherwise: the parent flipped once into its
+#: children's frame (1), en passant and pinned pawns counted without making a move (8, 16, 32),
+#: with PERFT_MAXRREG_GPU, measured 22-24 % faster than the leaf before on the H200 (start
+#: position perft 8 483-486 against 395 G leaves/s, Kiwipete perft 7 798-803 against 646-649;
+#: docs/opencl.md, "Beside perft_gpu"); a CPU (PoCL) builds the plain leaf unless asked.
+PERFT_LEAF_GPU = 57
+
+
+def default_perft_leaf(is_gpu):
+    """PERFT_LEAF when the overrides do not name it."""
+    return PERFT_LEAF_GPU if is_gpu else 0
+
+
+#: PERFT_MAXRREG on a GPU unless the overrides say otherwise (0: no cap): 64 registers, four
+#: work-groups of 256 per multiprocessor instead of three at 80, some spills; a win only with the
+#: leaf of PERFT_LEAF_GPU, whose count makes no move (neutral on the leaf before, docs/opencl.md).
+PERFT_MAXRREG_GPU = 64
+
+
+def default_perft_maxrreg(is_gpu):
+    """PERFT_MAXRREG when the overrides do not name it."""
+    return PERFT_MAXRREG_GPU if is_gpu else 0
 
 
 #: The kernels that the second program serves.
@@ -253,7 +278,9 @@ class Device:
         #: the bulk perft kernels' own program (BUILD_SWITCHES), or None: they come from the main one
         self.perft_program = None
         self.perft_source_sha256 = None
-        self.perft_maxrreg = int(self.overrides.get("PERFT_MAXRREG", 0) or 0)
+        #: PERFT_MAXRREG: by default PERFT_MAXRREG_GPU on a GPU (NVIDIA's only), none on a CPU
+        self.perft_maxrreg = int(self.overrides.get(
+            "PERFT_MAXRREG", default_perft_maxrreg(self.is_gpu)) or 0)
         #: PERFT_LOCAL_LINES: by default PERFT_LOCAL_LINES_GPU on a GPU, none on a CPU
         self.perft_local_lines = int(self.overrides.get(
             "PERFT_LOCAL_LINES", default_perft_local_lines(self.is_gpu)) or 0)
@@ -267,11 +294,14 @@ class Device:
         #: tables in local memory, none on a CPU
         self.perft_magic = int(self.overrides.get(
             "PERFT_MAGIC", default_perft_magic(self.is_gpu, self.perft_local_lines)) or 0)
+        #: PERFT_LEAF: by default PERFT_LEAF_GPU on a GPU, none on a CPU
+        self.perft_leaf = int(self.overrides.get(
+            "PERFT_LEAF", default_perft_leaf(self.is_gpu)) or 0)
         if self.perft_magic and self.perft_local_lines:
             raise OpenCLError("PERFT_MAGIC reads the tables from global memory: it needs "
                               "PERFT_LOCAL_LINES=0")
         if (self.perft_maxrreg > 0 or self.perft_local_lines or self.perft_sort_lanes
-                or self.perft_count or self.perft_magic):
+                or self.perft_count or self.perft_magic or self.perft_leaf):
             main_log, main_seconds = self.build_log, self.build_seconds
             extra = []
             if self.perft_maxrreg > 0 and "nvidia" in self.platform_name.lower():
@@ -284,6 +314,8 @@ class Device:
                 extra.append(f"-D PERFT_COUNT={self.perft_count}")
             if self.perft_magic:
                 extra.append("-D PERFT_MAGIC=1")
+            if self.perft_leaf:
+                extra.append(f"-D PERFT_LEAF={self.perft_leaf}")
             source = perft_source(self.overrides)
             self.perft_source_sha256 = hashlib.sha256(source.encode()).hexdigest()
             self.perft_program = self._build(extra, source)

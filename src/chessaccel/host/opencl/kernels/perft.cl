@@ -26,6 +26,9 @@ typedef uint Count;
 #else
 typedef ulong Count;
 #endif
+#ifndef PERFT_LEAF
+#define PERFT_LEAF 0
+#endif
 
 // make + TestCheck + unmake of one pseudo-legal move.
 static inline bool is_legal(Board *b, int from, int to, int promo) {
@@ -280,6 +283,50 @@ static inline Count count_en_passant(Board *b, ulong pawns) {
     return count;
 }
 
+// PERFT_LEAF 8, 16 and 32 (count_legal and count_evasions, below, in every bulk kernel): the
+// count without making any move. 8 (the king not in check): en passant by a pawn that is not
+// pinned is legal unless the king stands on the pawns' rank and the two pawns leave it open to
+// an enemy rook or queen (in a legal position the captured pawn cannot uncover a diagonal or a
+// file: the double push it just made would have uncovered the diagonal first, and the capturing
+// pawn lands on its file).
+static inline Count count_en_passant_free(const Board *b, const Legality *L, ulong pawns) {
+    if (b->ep == NO_SQ)
+        return 0;
+    ulong takers = pawns & pawn_attacks_down(BIT(b->ep));
+    Count count = popcount(takers);
+    ulong rooks = L->enemy & straight_set(b) & (0xFFUL << 32);
+    if (takers && (L->king >> 3) == 4 && rooks) {
+        ulong captured = BIT(b->ep - 8);
+        while (takers) {
+            ulong occ = L->occ ^ (takers & (0UL - takers)) ^ captured;
+            count -= (straight_from(b->lines, L->king, occ) & rooks) != 0;
+            takers &= takers - 1;
+        }
+    }
+    return count;
+}
+
+// 16: a pinned pawn moves along the line through its king and itself only (pushes, captures of
+// the pinner, en passant onto the line). 32: en passant in check (count_evasions) the same way as
+// 8, when it takes the checker or steps between it and the king.
+static inline Count count_pinned_pawns(const Board *b, const Legality *L, ulong pinned_pawns) {
+    Count count = 0;
+    int k = L->king;
+    ulong diagonal = b->lines[LINES_DIAGONAL + k], anti = b->lines[LINES_ANTI_DIAGONAL + k];
+    while (pinned_pawns) {
+        int p = lowest(pinned_pawns);
+        pinned_pawns &= pinned_pawns - 1;
+        ulong pb = BIT(p);
+        ulong line = ((k ^ p) & 56) == 0 ? (0xFFUL << (k & 56))
+                   : ((k ^ p) & 7) == 0 ? (FILE_A << (k & 7))
+                   : (diagonal & pb) ? diagonal : anti;
+        count += count_pawn_moves(pb, L, line);
+        if (b->ep != NO_SQ)
+            count += (pawn_attacks_up(pb) & BIT(b->ep) & line) != 0;
+    }
+    return count;
+}
+
 // The legal moves other than the king's when the king is in check, counted set-wise (a lane
 // in check would otherwise make and test each of its moves while its warp waits): none in
 // double check; else a piece that is not pinned (a pinned one can neither take the checker
@@ -313,7 +360,14 @@ static inline Count count_evasions(Board *b, const Legality *L) {
         count += popcount(att & target);
     }
     ulong pawns = free_pieces & type_set(b, PAWN);
+#if PERFT_LEAF & 32
+    // en passant answers the check when it takes the checker or steps between
+    if (b->ep != NO_SQ && ((checkers & BIT(b->ep - 8)) || (target & BIT(b->ep))))
+        count += count_en_passant_free(b, L, pawns);
+    return count + count_pawn_moves(pawns, L, target);
+#else
     return count + count_pawn_moves(pawns, L, target) + count_en_passant(b, pawns);
+#endif
 }
 
 // The number of legal moves (perft 1): pieces that need no test are counted by popcount.
@@ -358,18 +412,90 @@ static inline Count count_legal(Board *b) {
     }
 #endif
     ulong pawns = free_pieces & type_set(b, PAWN);
+#if PERFT_LEAF & 8
+    count += count_pawn_moves(pawns, &L, ~0UL) + count_en_passant_free(b, &L, pawns);
+#else
     count += count_pawn_moves(pawns, &L, ~0UL) + count_en_passant(b, pawns);
+#endif
     ulong pinned_pawns = L.pinned & type_set(b, PAWN);
+#if PERFT_LEAF & 16
+    count += count_pinned_pawns(b, &L, pinned_pawns);
+#else
     if (pinned_pawns)
         count += try_moves(b, pinned_pawns, 0);
+#endif
     return count;
+}
+
+// PERFT_LEAF (a build switch of the bulk kernels' own program, device.py): a bit set of changes
+// to perft_below_2, the two-ply leaf. 1: the parent is flipped once into its children's frame
+// and each child is made there (make_child: no byte swap per child; perft_gpu's leaf has a code
+// path per colour and flips nothing); 2 (with 1): the parent restored by making the move again
+// (every change is an xor) rather than from a copy of the board; 4: the tables' pointer marked
+// restrict (read-only, so the compiler may use the non-coherent loads); 8, 16 and 32 (count_legal
+// and count_evasions, above, so every bulk kernel counts so): en passant and the pinned pawns
+// counted without making a move; 64: the two-ply sum in 32 bits.
+
+// A move of the parent (from, to: squares of the children's frame, the parent's squares ^ 56)
+// made on the parent's board flipped into that frame: the mover is the enemy there and moves
+// down the board; `parent_ep` is the parent's en-passant square in this frame (NO_SQ ^ 56 when
+// none). Applied twice it restores the pieces, as move_pieces.
+static inline void child_pieces(Board *b, int from, int to, int promo, int mover, int victim,
+                                int parent_ep) {
+    ulong fb = BIT(from), tb = BIT(to);
+    if (victim) {                                  // the victim was the child's own piece
+        toggle(b, victim, tb);
+        b->own ^= tb;
+    }
+    if (mover == PAWN && to == parent_ep) {        // en passant: the pawn above is taken
+        ulong cb = BIT(to + 8);
+        toggle(b, PAWN, cb);
+        b->own ^= cb;
+    }
+    toggle(b, mover, fb);
+    toggle(b, promo ? promo : mover, tb);
+    if (mover == KING && (to - from == 2 || from - to == 2))     // castling moves the rook too
+        toggle(b, ROOK, to > from ? (BIT(from + 3) | BIT(from + 1)) : (BIT(from - 4) | BIT(from - 1)));
+}
+
+static inline void make_child(Board *b, int from, int to, int promo, int mover, int victim,
+                              int parent_ep) {
+    child_pieces(b, from, to, promo, mover, victim, parent_ep);
+    b->castle &= ~(castle_clear(from) | castle_clear(to));
+    b->ep = (mover == PAWN && from - to == 16) ? from - 8 : NO_SQ;
 }
 
 // Leaves two and three plies below the position, the last ply bulk-counted.
 static inline ulong perft_below_2(Board *b) {
     ushort list[MAX_MOVES];
     int n = legal_moves(b, list);
+#if PERFT_LEAF & 64
+    uint total = 0;         // at most 218 x 218 leaves two plies below
+#else
     ulong total = 0;
+#endif
+#if PERFT_LEAF & 1
+    int parent_ep = b->ep ^ 56;
+    flip(b);
+#if !(PERFT_LEAF & 2)
+    Board parent = *b;
+#else
+    uint castle = b->castle;
+#endif
+    for (int i = 0; i < n; i++) {
+        uint m = list[i];
+        int from = MOVE_FROM(m) ^ 56, to = MOVE_TO(m) ^ 56, promo = MOVE_PROMO(m);
+        int mover = type_at(b, from), victim = type_at(b, to);
+        make_child(b, from, to, promo, mover, victim, parent_ep);
+        total += count_legal(b);
+#if PERFT_LEAF & 2
+        child_pieces(b, from, to, promo, mover, victim, parent_ep);
+        b->castle = castle;
+#else
+        *b = parent;
+#endif
+    }
+#else
     for (int i = 0; i < n; i++) {
         uint m = list[i];
         int from = MOVE_FROM(m), to = MOVE_TO(m), promo = MOVE_PROMO(m);
@@ -380,6 +506,7 @@ static inline ulong perft_below_2(Board *b) {
         total += count_legal(b);
         *b = parent;
     }
+#endif
     return total;
 }
 
@@ -421,6 +548,9 @@ static inline ulong perft_below_3(Board *b) {
     for (uint k_ = (lid); k_ < LINES_WORDS; k_ += (size))                                 \
         lines[k_] = lines_global[k_];                                                     \
     barrier(CLK_LOCAL_MEM_FENCE);
+#elif PERFT_LEAF & 4
+#define BULK_LINES_ARG __global const ulong *restrict lines
+#define BULK_LINES_SETUP(lid, size)
 #else
 #define BULK_LINES_ARG Lines lines
 #define BULK_LINES_SETUP(lid, size)
