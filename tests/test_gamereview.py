@@ -97,3 +97,10 @@ def test_the_command_reviews_games_with_two_engines(tmp_path, capsys):
     assert record["reviewed"][1]["moves"][1]["after"] == -gamereview.CLAMP
     assert record["summary"]["blunders"] >= 2 and (tmp_path / "r.png").exists()
     assert "first losses of 100 cp or more: 2 games" in capsys.readouterr().out
+    # the same record summed up again without the engine
+    again = tmp_path / "again.json"
+    assert gamereview.main(["--from-json", str(out), "--out", str(again)]) == 0
+    assert json.loads(again.read_text())["summary"] == record["summary"]
+    assert gamereview.main(["--from-json", str(pgn), "--out", str(again)]) == 2
+    assert "is not a review record" in capsys.readouterr().err
+    assert gamereview.main([]) == 2

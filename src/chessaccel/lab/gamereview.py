@@ -4,20 +4,21 @@ after it, and what the player did with its castling rights.
     python -m chessaccel.lab.gamereview GAMES.pgn [...] [--player chessaccel]
         [--engine /usr/games/stockfish] [--depth 12] [--workers 2] [--no-engine]
         [--out out/gamereview.json]
+    python -m chessaccel.lab.gamereview --from-json RECORD.json --out RECORD.json
 
 For each move of ``--player`` (by the PGN's White / Black tags) the engine's score of the
 position before the move and after it, both from the player's view, at ``--depth``; the move's
-loss is the drop, with scores clamped to +-1,000 cp (a mate is 3,000 before the clamp) so that a
-lost game's last moves do not swamp the sums. Summed up per phase (plies 1-20, 21-40, ...): the
-mean loss of the moves made from a position within +-400 cp, and the blunders (a loss of at
-least 150 cp from a position not already lost, above -300 cp); per game, the first move that
-lost at least 100 cp from a position above -200 cp, with its position and the engine's move.
-Castling, for both players over each game's first 80 plies: what first took a right away (it
-castled, the king moved, or a rook moved or was taken while the king stayed), or none did.
-``--workers`` engines review games side by side (one process each). ``--no-engine`` gives the
-castling table alone (no engine needed). Writes the JSON record and a
-chart of the mean loss per phase beside it; prints a summary. docs/engine.md ("What the games
-against stockfish show") has what it found.
+loss is the drop, with scores clamped to +-1,000 cp (a mate is 3,000 before the clamp) so that
+a lost game's last moves do not swamp the sums. Summed up per phase (plies 1-20, 21-40, ...,
+81-100, 101 on): the mean loss of the moves made from a position within +-400 cp, and the
+blunders (a loss of at least 150 cp from a position not already lost, above -300 cp); per game,
+the first move that lost at least 100 cp from a position above -200 cp, with its position and
+the engine's move. Castling, for both players over each game's first 80 plies: what first took
+a right away (it castled, the king moved, or a rook moved or was taken while the king stayed),
+or none did. ``--workers`` engines review games side by side (one process each); ``--no-engine``
+gives the castling table alone (no engine needed); ``--from-json`` sums up and draws an earlier
+record again. Writes the JSON record and a chart of the mean loss per phase beside it; prints a
+summary. docs/engine.md ("What the games against stockfish show") has what it found.
 """
 import argparse
 import io
@@ -31,6 +32,7 @@ import chess
 import chess.engine
 import chess.pgn
 
+from chessaccel.host.cli import EXIT_SIGPIPE
 from chessaccel.lab.record import write_record
 
 __all__ = ["castling_fates", "review_game", "summary", "main", "FATES"]
@@ -41,6 +43,8 @@ PLIES_WATCHED = 80
 CLAMP = 1000
 MATE = 3000
 PHASE_PLIES = 20
+#: Plies past PHASES * PHASE_PLIES form one last phase (long endings: few moves, little lost).
+PHASES = 5
 BLUNDER = 150
 FIRST_LOSS = 100
 
@@ -95,8 +99,9 @@ def _cp(score, colour):
 
 
 def review_game(game, colour, engine, depth):
-    """One row per move of ``colour``: ply (after the move), FEN before it, the move and the
-    engine's move (UCI), the scores before and after from the mover's view, the loss."""
+    """One row per move of ``colour``: ply (after the move), the move and the engine's move
+    (UCI), the scores before and after from the mover's view, the loss, and the FEN before the
+    move where it lost FIRST_LOSS or more (the positions a person looks at)."""
     rows = []
     board = game.board()
     limit = chess.engine.Limit(depth=depth)
@@ -112,9 +117,11 @@ def review_game(game, colour, engine, depth):
             else:
                 after = _cp(engine.analyse(board, limit)["score"], colour)
             cp_before = _cp(before["score"], colour)
-            rows.append({"ply": board.ply(), "fen": fen, "move": move.uci(),
-                         "best": best.uci() if best else None, "before": cp_before,
-                         "after": after, "loss": cp_before - after})
+            row = {"ply": board.ply(), "move": move.uci(), "best": best.uci() if best else None,
+                   "before": cp_before, "after": after, "loss": cp_before - after}
+            if row["loss"] >= FIRST_LOSS:
+                row["fen"] = fen
+            rows.append(row)
         else:
             board.push(move)
     return rows
@@ -139,10 +146,11 @@ def summary(games):
     for game in games:
         first = None
         for row in game["moves"]:
-            phase = (row["ply"] - 1) // PHASE_PLIES
-            p = phases.setdefault(phase, {"plies": f"{phase * PHASE_PLIES + 1}-"
-                                          f"{(phase + 1) * PHASE_PLIES}", "moves": 0,
-                                          "loss_sum": 0, "blunders": 0})
+            phase = min((row["ply"] - 1) // PHASE_PLIES, PHASES)
+            label = (f"{phase * PHASE_PLIES + 1}-{(phase + 1) * PHASE_PLIES}" if phase < PHASES
+                     else f"{PHASES * PHASE_PLIES + 1}+")
+            p = phases.setdefault(phase, {"plies": label, "moves": 0, "loss_sum": 0,
+                                          "blunders": 0})
             if abs(row["before"]) <= 400:
                 p["moves"] += 1
                 p["loss_sum"] += max(row["loss"], 0)
@@ -183,12 +191,15 @@ def _draw(record, path):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m chessaccel.lab.gamereview",
                                  description=__doc__.split("\n\n")[0])
-    ap.add_argument("pgn", nargs="+")
+    ap.add_argument("pgn", nargs="*")
     ap.add_argument("--player", default="chessaccel")
     ap.add_argument("--engine", default="/usr/games/stockfish")
     ap.add_argument("--depth", type=int, default=12)
     ap.add_argument("--workers", type=int, default=1, help="engines side by side (default 1)")
     ap.add_argument("--no-engine", action="store_true", help="the castling table alone")
+    ap.add_argument("--from-json", metavar="RECORD",
+                    help="sum up and draw an earlier record's reviewed moves again (no engine, "
+                         "no PGN read); written to --out")
     ap.add_argument("--out", default="out/gamereview.json")
     args = ap.parse_args(argv)
     if not 1 <= args.depth <= 40:
@@ -196,6 +207,11 @@ def main(argv=None):
         return 2
     if not 1 <= args.workers <= 64:
         print(f"gamereview: --workers must be 1..64, got {args.workers}", file=sys.stderr)
+        return 2
+    if args.from_json:
+        return _again(args.from_json, args.out)
+    if not args.pgn:
+        print("gamereview: name the PGN files (or --from-json RECORD)", file=sys.stderr)
         return 2
     try:
         games = read_games(args.pgn)
@@ -230,6 +246,30 @@ def main(argv=None):
                 print(f"game {index}/{len(ours)} reviewed", file=sys.stderr, flush=True)
         record["reviewed"] = reviewed
         record["summary"] = summary(reviewed)
+    return _report(record, args.out)
+
+
+def _again(path, out):
+    """--from-json: the record's summary and chart made again from its reviewed moves (the FEN
+    of a move that lost less than FIRST_LOSS is dropped)."""
+    try:
+        with open(path) as f:
+            record = json.load(f)
+        reviewed = record["reviewed"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"gamereview: {path} is not a review record with reviewed moves ({e})",
+              file=sys.stderr)
+        return 2
+    for game in reviewed:
+        for row in game["moves"]:
+            if row["loss"] < FIRST_LOSS:
+                row.pop("fen", None)
+    record["summary"] = summary(reviewed)
+    return _report(record, out)
+
+
+def _report(record, out):
+    """Print the record's tables and write it (with its chart when moves were reviewed)."""
     for who, row in record["castling"].items():
         print(f"castling, {who}: " + ", ".join(f"{fate} {n}" for fate, n in row.items()))
     if "summary" in record:
@@ -238,15 +278,25 @@ def main(argv=None):
                   f"{p['mean_loss']} cp, {p['blunders']} blunders")
         print(f"first losses of {FIRST_LOSS} cp or more: "
               f"{len(record['summary']['first_losses'])} games")
-        out, plot = write_record(record, args.out, None, args.out, _draw, 1)
+        out, plot = write_record(record, out, None, out, _draw, None)
         print(f"wrote {out} and {plot}")
     else:
-        os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
-        with open(args.out, "w") as f:
-            json.dump(record, f, indent=1)
-        print(f"wrote {args.out}")
+        os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+        with open(out, "w") as f:
+            json.dump(record, f)
+        print(f"wrote {out}")
     return 0
 
 
+def _quiet_main():
+    """main, stopping quietly when the reader of its output goes away (`... | head`), as the
+    command line does (host/cli.py)."""
+    try:
+        return main()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_SIGPIPE
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_quiet_main())
