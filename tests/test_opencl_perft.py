@@ -243,18 +243,14 @@ def test_the_magic_tables_are_the_gpu_default_not_the_cpus():
     capped at 64 (all measured faster on the H100 or the H200); PoCL reads the kindergarten
     tables, sorts nothing and counts the plain way."""
     from chessaccel.host.opencl import device
-    assert device.default_perft_local_lines(True) == device.PERFT_LOCAL_LINES_GPU == 0
-    assert device.default_perft_local_lines(False) == 0
-    assert device.default_perft_magic(True) == device.PERFT_MAGIC_GPU == 1
-    assert device.default_perft_magic(False) == 0
-    assert device.default_perft_sort_lanes(True) == device.PERFT_SORT_LANES_GPU == 1
-    assert device.default_perft_sort_lanes(False) == 0
-    assert device.default_perft_count(True) == device.PERFT_COUNT_GPU == 15
-    assert device.default_perft_count(False) == 0
-    assert device.default_perft_leaf(True) == device.PERFT_LEAF_GPU == 57
-    assert device.default_perft_leaf(False) == 0
-    assert device.default_perft_maxrreg(True) == device.PERFT_MAXRREG_GPU == 64
-    assert device.default_perft_maxrreg(False) == 0
+    gpu = {"PERFT_LOCAL_LINES": 0, "PERFT_MAGIC": 1, "PERFT_SORT_LANES": 1, "PERFT_COUNT": 15,
+           "PERFT_LEAF": 57, "PERFT_MAXRREG": 64}
+    assert set(gpu) == set(device.BUILD_SWITCHES)
+    for name, value in gpu.items():
+        assert device.default_perft_switch(name, True) == getattr(device, name + "_GPU") == value
+        assert device.default_perft_switch(name, False) == 0
+    # the magic tables cannot share the tables' copy in local memory
+    assert device.default_perft_switch("PERFT_MAGIC", True, local_lines=2) == 0
     b = OpenCLBackend("pocl")
     assert b.device.perft_program is None and b.device.perft_local_lines == 0
     assert b.device.perft_sort_lanes == 0 and b.device.perft_count == 0

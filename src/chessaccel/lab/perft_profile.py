@@ -40,8 +40,7 @@ def _start_position():
 def prepare(folder, specs):
     import os
     from chessaccel.host.opencl import OpenCLBackend
-    from chessaccel.host.opencl.device import perft_source, default_perft_local_lines, \
-        default_perft_sort_lanes, default_perft_count, default_perft_magic, default_perft_leaf
+    from chessaccel.host.opencl.device import perft_source, default_perft_switch
     os.makedirs(folder, exist_ok=True)
     b = OpenCLBackend(os.environ.get("PROFILE_PLATFORM", "nvidia"))
     d = b.device
@@ -55,13 +54,11 @@ def prepare(folder, specs):
         name, _, kv = spec.partition("=")
         variants[name] = {k: int(v) for k, v in (x.split(":") for x in kv.split(",") if x)}
     for name, ov in variants.items():
-        switches = {"PERFT_LOCAL_LINES": default_perft_local_lines(True),
-                    "PERFT_SORT_LANES": default_perft_sort_lanes(True),
-                    "PERFT_COUNT": default_perft_count(True),
-                    "PERFT_LEAF": default_perft_leaf(True)}
+        switches = {k: default_perft_switch(k, True)
+                    for k in ("PERFT_LOCAL_LINES", "PERFT_SORT_LANES", "PERFT_COUNT", "PERFT_LEAF")}
         switches.update(ov)
-        switches.setdefault("PERFT_MAGIC",
-                            default_perft_magic(True, switches["PERFT_LOCAL_LINES"]))
+        switches.setdefault("PERFT_MAGIC", default_perft_switch("PERFT_MAGIC", True,
+                                                               switches["PERFT_LOCAL_LINES"]))
         options = ["-cl-std=CL1.2"] + (["-cl-nv-verbose"] if d.is_gpu else [])
         options += [f"-D {k}={v}" for k, v in switches.items() if v and k != "PERFT_MAXRREG"]
         prg = cl.Program(d.context, src).build(options=options, devices=[d.device])

@@ -56,10 +56,6 @@ BUILD_SWITCHES = ("PERFT_MAXRREG", "PERFT_LOCAL_LINES", "PERFT_SORT_LANES", "PER
 PERFT_LOCAL_LINES_GPU = 0
 
 
-def default_perft_local_lines(is_gpu):
-    """PERFT_LOCAL_LINES when the overrides do not name it."""
-    return PERFT_LOCAL_LINES_GPU if is_gpu else 0
-
 
 #: PERFT_MAGIC on a GPU unless the overrides say otherwise (or ask for the tables in local
 #: memory): the sliders by magic bitboards, measured 15 % faster than the local kindergarten
@@ -68,11 +64,6 @@ def default_perft_local_lines(is_gpu):
 PERFT_MAGIC_GPU = 1
 
 
-def default_perft_magic(is_gpu, local_lines=0):
-    """PERFT_MAGIC when the overrides do not name it: none where the tables go to local memory
-    (``local_lines``, PERFT_LOCAL_LINES), whose copy the magic tables cannot share."""
-    return PERFT_MAGIC_GPU if is_gpu and not local_lines else 0
-
 
 #: PERFT_SORT_LANES on a GPU unless the overrides say otherwise: perft_bulk_2's lanes sorted,
 #: measured faster on the H100 (Kiwipete perft 7 by 6 %, the start position level; docs/opencl.md,
@@ -80,19 +71,11 @@ def default_perft_magic(is_gpu, local_lines=0):
 PERFT_SORT_LANES_GPU = 1
 
 
-def default_perft_sort_lanes(is_gpu):
-    """PERFT_SORT_LANES when the overrides do not name it."""
-    return PERFT_SORT_LANES_GPU if is_gpu else 0
-
 
 #: PERFT_COUNT on a GPU unless the overrides say otherwise; a CPU (PoCL) counts the plain way
 #: unless asked.
 PERFT_COUNT_GPU = 15
 
-
-def default_perft_count(is_gpu):
-    """PERFT_COUNT when the overrides do not name it."""
-    return PERFT_COUNT_GPU if is_gpu else 0
 
 
 #: PERFT_LEAF on a GPU unless the overrides say otherwise: the parent flipped once into its
@@ -103,10 +86,6 @@ def default_perft_count(is_gpu):
 PERFT_LEAF_GPU = 57
 
 
-def default_perft_leaf(is_gpu):
-    """PERFT_LEAF when the overrides do not name it."""
-    return PERFT_LEAF_GPU if is_gpu else 0
-
 
 #: PERFT_MAXRREG on a GPU unless the overrides say otherwise (0: no cap): 64 registers, four
 #: work-groups of 256 per multiprocessor instead of three at 80, some spills; a win only with the
@@ -114,9 +93,21 @@ def default_perft_leaf(is_gpu):
 PERFT_MAXRREG_GPU = 64
 
 
-def default_perft_maxrreg(is_gpu):
-    """PERFT_MAXRREG when the overrides do not name it."""
-    return PERFT_MAXRREG_GPU if is_gpu else 0
+
+#: Each build switch's value on a GPU when the overrides do not name it (the constants above,
+#: each with its measurement); a CPU (PoCL) builds none of them unless asked.
+PERFT_GPU_DEFAULTS = {"PERFT_MAXRREG": PERFT_MAXRREG_GPU, "PERFT_LOCAL_LINES": PERFT_LOCAL_LINES_GPU,
+                      "PERFT_SORT_LANES": PERFT_SORT_LANES_GPU, "PERFT_COUNT": PERFT_COUNT_GPU,
+                      "PERFT_MAGIC": PERFT_MAGIC_GPU, "PERFT_LEAF": PERFT_LEAF_GPU}
+
+
+def default_perft_switch(name, is_gpu, local_lines=0):
+    """The value of the build switch ``name`` (BUILD_SWITCHES) when the overrides do not name it:
+    PERFT_GPU_DEFAULTS on a GPU, 0 on a CPU; no PERFT_MAGIC where the tables go to local memory
+    (``local_lines``, PERFT_LOCAL_LINES), whose copy the magic tables cannot share."""
+    if not is_gpu or (name == "PERFT_MAGIC" and local_lines):
+        return 0
+    return PERFT_GPU_DEFAULTS[name]
 
 
 #: The kernels that the second program serves.
@@ -278,25 +269,17 @@ class Device:
         #: the bulk perft kernels' own program (BUILD_SWITCHES), or None: they come from the main one
         self.perft_program = None
         self.perft_source_sha256 = None
-        #: PERFT_MAXRREG: by default PERFT_MAXRREG_GPU on a GPU (NVIDIA's only), none on a CPU
-        self.perft_maxrreg = int(self.overrides.get(
-            "PERFT_MAXRREG", default_perft_maxrreg(self.is_gpu)) or 0)
-        #: PERFT_LOCAL_LINES: by default PERFT_LOCAL_LINES_GPU on a GPU, none on a CPU
-        self.perft_local_lines = int(self.overrides.get(
-            "PERFT_LOCAL_LINES", default_perft_local_lines(self.is_gpu)) or 0)
-        #: PERFT_SORT_LANES: by default PERFT_SORT_LANES_GPU on a GPU, none on a CPU
-        self.perft_sort_lanes = int(self.overrides.get(
-            "PERFT_SORT_LANES", default_perft_sort_lanes(self.is_gpu)) or 0)
-        #: PERFT_COUNT: by default PERFT_COUNT_GPU on a GPU, none on a CPU
-        self.perft_count = int(self.overrides.get(
-            "PERFT_COUNT", default_perft_count(self.is_gpu)) or 0)
-        #: PERFT_MAGIC: by default PERFT_MAGIC_GPU on a GPU whose overrides do not ask for the
-        #: tables in local memory, none on a CPU
-        self.perft_magic = int(self.overrides.get(
-            "PERFT_MAGIC", default_perft_magic(self.is_gpu, self.perft_local_lines)) or 0)
-        #: PERFT_LEAF: by default PERFT_LEAF_GPU on a GPU, none on a CPU
-        self.perft_leaf = int(self.overrides.get(
-            "PERFT_LEAF", default_perft_leaf(self.is_gpu)) or 0)
+        # each of BUILD_SWITCHES as built: the override, else default_perft_switch's value
+        # (PERFT_MAXRREG acts on NVIDIA's compiler only)
+        def switch(name, local_lines=0):
+            return int(self.overrides.get(
+                name, default_perft_switch(name, self.is_gpu, local_lines)) or 0)
+        self.perft_local_lines = switch("PERFT_LOCAL_LINES")
+        self.perft_maxrreg = switch("PERFT_MAXRREG")
+        self.perft_sort_lanes = switch("PERFT_SORT_LANES")
+        self.perft_count = switch("PERFT_COUNT")
+        self.perft_magic = switch("PERFT_MAGIC", self.perft_local_lines)
+        self.perft_leaf = switch("PERFT_LEAF")
         if self.perft_magic and self.perft_local_lines:
             raise OpenCLError("PERFT_MAGIC reads the tables from global memory: it needs "
                               "PERFT_LOCAL_LINES=0")
