@@ -382,7 +382,7 @@ class _FakeGpu:
             name="Fake GPU", platform_name="Fake CL", compute_units=4, is_gpu=True,
             build_seconds=1.23456, from_cache=True, source_sha256="ab" * 32, build_log=_PTXAS,
             perft_source_sha256="cd" * 32, perft_local_lines=0, perft_maxrreg=0,
-            perft_sort_lanes=1, perft_count=15, perft_magic=1,
+            perft_sort_lanes=1, perft_count=15, perft_magic=1, perft_leaf=57,
             kernel=lambda name: name, kernel_info=lambda k: {"work_group_size": 1024},
             device=SimpleNamespace(driver_version="550.1", version="OpenCL 3.0 CUDA",
                                    max_clock_frequency=1980, global_mem_size=80 * 2**30,
@@ -462,7 +462,8 @@ def test_the_device_runners_record_on_a_stand_in_gpu(tmp_path, monkeypatch, caps
                       "kernel_source_sha256": "ab" * 32, "perft_source_sha256": "cd" * 32,
                       "perft_switches": {"PERFT_LOCAL_LINES": 0, "PERFT_MAXRREG": 0,
                                          "PERFT_SORT_LANES": 1, "PERFT_COUNT": 15,
-                                         "PERFT_MAGIC": 1, "perft_local_size": 256},
+                                         "PERFT_MAGIC": 1, "PERFT_LEAF": 57,
+                                         "perft_local_size": 256},
                       "defaults": {"local_size": 64, "threads_per_unit": 128,
                                    "frontier_target": 8192}}
     assert kernels.pop("search_jobs") == {"work_group_size": 1024, "registers": 96,

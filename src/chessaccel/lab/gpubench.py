@@ -88,7 +88,7 @@ def _device_info(backend):
                                "PERFT_SORT_LANES": d.perft_sort_lanes,
                                "PERFT_COUNT": d.perft_count,
                                "PERFT_MAGIC": d.perft_magic,
-                               "PERFT_LEAF": getattr(d, "perft_leaf", 0),
+                               "PERFT_LEAF": d.perft_leaf,
                                "perft_local_size": backend._perft_local()},
             "defaults": dict(zip(("local_size", "threads_per_unit", "frontier_target"),
                                  backend._defaults())),
