@@ -82,9 +82,10 @@ def _game_builder():
     return Builder
 
 
-def _read_games(paths):
-    """[(path, game number, result, python-chess game)] of every finished game of the files;
-    (the games, how many were unfinished)."""
+def _read_games(paths, finished_only=True):
+    """[(path, game number, result, python-chess game)] of every finished game of the files
+    (with ``finished_only`` False, the unfinished ones too, their result None); (the games, how
+    many were unfinished)."""
     import chess.pgn
     games, unfinished = [], 0
     builder = _game_builder()
@@ -114,8 +115,9 @@ def _read_games(paths):
                 result = game.headers.get("Result", "*")
                 if result not in RESULTS:
                     unfinished += 1
-                    continue
-                games.append((path, number, RESULTS[result], game))
+                    if finished_only:
+                        continue
+                games.append((path, number, RESULTS.get(result), game))
             if not found:
                 raise TuneError(f"{path} holds no game (is it a PGN file?)")
     return games, unfinished

@@ -33,6 +33,7 @@ import chess.engine
 import chess.pgn
 
 from chessaccel.host.cli import EXIT_SIGPIPE
+from chessaccel.host.tune import TuneError, _read_games
 from chessaccel.lab.record import write_record
 
 __all__ = ["castling_fates", "review_game", "summary", "main", "FATES"]
@@ -54,18 +55,13 @@ class ReviewError(ValueError):
 
 
 def read_games(paths):
-    games = []
-    for path in paths:
-        try:
-            f = open(path)
-        except OSError as e:
-            raise ReviewError(f"cannot read {path}: {e.strerror}") from None
-        with f:
-            while (game := chess.pgn.read_game(f)) is not None:
-                if game.errors:
-                    raise ReviewError(f"{path}, game {len(games) + 1}: {game.errors[0]}")
-                games.append(game)
-    return games
+    """Every game of the PGN files, finished or not, read as `chessaccel tune` reads them (one
+    line for a file that cannot be read or is not PGN)."""
+    try:
+        games, _ = _read_games(paths, finished_only=False)
+    except TuneError as e:
+        raise ReviewError(str(e)) from None
+    return [game for *_, game in games]
 
 
 def castling_fates(game):
