@@ -66,17 +66,47 @@ def test_selective_search_visits_fewer_nodes_to_the_same_depth(instant, fen):
 
 
 @pytest.mark.parametrize("field", [f for f in SearchOptions.SELECTIVE
-                                   if f not in ("history", "job_reductions")])
+                                   if f not in ("history", "job_reductions", "counter_moves")])
 def test_each_switch_changes_the_tree_alone(instant, field):
     """Each switch on its own does something at depth 6 (no dead switch): on Kiwipete, and
     mate-distance pruning where a mate is found (a mate in 2 of the suite), the internal
     iterative reduction without a table (no hash moves) at depth 7. (History and the jobs' reductions
-    have tests of their own below: the instant backend's jobs cost one node at any depth.)"""
+    have tests of their own below: the instant backend's jobs cost one node at any depth; counter
+    moves too, and in tests/test_hostsearch.py: the instant backend's material alone is refuted by
+    captures, not quiet moves.)"""
     fen = MATE_IN_2 if field == "mate_distance" else KIWIPETE
     table, depth = (False, 7) if field == "iir" else (True, 6)
     _, plain = _search(instant, fen, depth, plies=2, table=table)
     _, one = _search(instant, fen, depth, plies=2, table=table, **{field: True})
     assert (one.nodes, one.jobs) != (plain.nodes, plain.jobs)
+
+
+def test_the_counter_move_comes_first_of_the_quiet_moves_after_the_killers(instant):
+    """The quiet move that last refuted the opponent's move stands right after the captures
+    and killers, the other moves in their order; not at the root, not after a null move."""
+    search, _ = _search(instant, ITALIAN, 3, counter_moves=True)
+    search.killers[1] = [chess.Move.from_uci("d7d6")]
+    search._setup(chess.Board(ITALIAN))
+    castle = chess.Move.from_uci("e1g1")
+    search._push(castle)                            # ply 1: black to move
+    search.moved[1] = castle
+    moves = search._ordered(1, None)
+    quiet = [m for m in moves[1:] if not search.hb.is_capture(m) and m.uci() != "d7d6"]
+    counter = quiet[-1]
+    search._remember_killer(1, counter)             # refutes e1g1 (and is now a killer too)
+    search.killers[1] = [chess.Move.from_uci("d7d6")]
+    ordered = search._by_history(1, list(moves))
+    first_quiet = next(i for i, m in enumerate(ordered) if m in quiet)
+    assert ordered[first_quiet] == counter
+    assert ordered[first_quiet + 1:] == [m for m in quiet if m != counter]
+    assert ordered[:first_quiet] == [m for m in moves if m not in quiet]
+    search.moved[1] = None                          # after a null move: no counter move
+    assert search._by_history(1, list(moves)) == moves
+    search.moved[1] = chess.Move.from_uci("e1f1")   # another move of the opponent: none kept
+    assert search._by_history(1, list(moves)) == moves
+    search.moved[1] = castle
+    search.options.counter_moves = False
+    assert search._by_history(1, list(moves)) == moves
 
 
 def test_history_orders_the_quiet_moves_after_the_killers(instant):

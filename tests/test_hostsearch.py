@@ -21,6 +21,8 @@ import sys
 import threading
 import time
 
+from dataclasses import replace
+
 import chess
 import pytest
 
@@ -127,6 +129,24 @@ def test_forward_pruning_before_the_batch_is_the_same_in_both(position):
 
 
 SELECTIVE_ON = {field: True for field in SearchOptions.SELECTIVE}
+
+
+@pytest.mark.parametrize("history", [False, True])
+def test_counter_moves_order_as_hostsearch(model, history):
+    """Counter moves (the quiet move that last refuted the opponent's move, first of the quiet
+    moves after the killers), alone and under history: at HardwarePlies 0 every ply but the
+    quiescence is the host's, so the opponent's moves are refuted by quiet moves often enough for
+    the counter move to stand apart from the killers; the two searches grow the same tree, and
+    (alone) another one than without counter moves. (Under history, to this depth, the quiet move
+    with the most cutoffs is the counter move already: the same tree.)"""
+    options = SearchOptions(hardware_plies=0, parallel=False, counter_moves=True, history=history)
+    python, native = _both(model, chess.Board(), 5, options)
+    assert _each_iteration(native)[1:] == _each_iteration(python)[1:]
+    assert (native.score, native.best_move) == (python.score, python.best_move)
+    if not history:
+        without = HostSearch(model, TranspositionTable(16), replace(options, counter_moves=False)
+                             ).search(chess.Board(), Limits(depth=5))
+        assert _iterations(without) != _iterations(python)
 
 
 @pytest.fixture(scope="module")

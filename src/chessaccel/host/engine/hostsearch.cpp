@@ -70,10 +70,11 @@ struct Options {
     int hardware_plies, tt, pvs, aspiration, killers, draws, parallel, aspiration_delta;
     int null_move, reductions, job_reductions, futility, check_extension, mate_distance, iir,
         history, futility_pruning, late_move_pruning, threads;
+    int counter_moves;  // the quiet move that last refuted the opponent's move, after the killers
     int evaluation;     // the static evaluation: EVAL_PST or EVAL_TERMS (EVALUATIONS' index)
     int speculate;      // the executor's: a null-window frontier parent sends all its jobs at once
 };
-constexpr int OPTION_COUNT = 21;
+constexpr int OPTION_COUNT = 22;
 static_assert(sizeof(Options) == OPTION_COUNT * sizeof(int), "one int per option");
 
 constexpr int POSITION_WORDS = 5;
@@ -428,6 +429,7 @@ private:
     void note_root(int ply, int score, uint32_t move, const Line& pv);
     bool better(int ply, Scored& best, int& alpha, int beta, int score, uint32_t move,
                 const Line& tail);
+    uint32_t counter_move(int ply) const;
     bool is_killer(int ply, uint32_t move) const {
         return ply < C.host_max_ply && (killers_[ply][0] == move || killers_[ply][1] == move);
     }
@@ -447,6 +449,8 @@ private:
     std::vector<uint64_t> keys_;
     std::vector<std::array<uint32_t, 2>> killers_;
     std::vector<int> history_;
+    std::vector<uint32_t> counters_;    // by side to move, the opponent's move's from and to
+    uint32_t moved_[MAX_STACK + 2] = {};  // the move that made each ply's position (0: none, null)
     int iteration_depth_ = 0;
     int root_alpha_ = 0;
     bool have_root_best_ = false;
@@ -846,6 +850,7 @@ void Worker::run() {
     keys_.push_back(s_.root.key);
     killers_.assign(C.host_max_ply, std::array<uint32_t, 2>{0, 0});
     history_.assign(2 * 64 * 64, 0);
+    counters_.assign(2 * 64 * 64, 0);
     try {
         deepen();
     } catch (Aborted&) {
@@ -928,11 +933,13 @@ void Worker::push(int ply, uint32_t move) {
     Pos& c = stack_[ply + 1];
     make(stack_[ply], move, c);
     keys_.push_back(c.key);
+    moved_[ply + 1] = move;
 }
 
 void Worker::push_null(int ply) {
     make_null(stack_[ply], stack_[ply + 1]);
     keys_.push_back(stack_[ply + 1].key);
+    moved_[ply + 1] = 0;
 }
 
 // The position just pushed (ply) is a draw: repetition, fifty moves, dead material.
@@ -964,6 +971,13 @@ bool Worker::child_is_draw(int ply, uint32_t move) {
     return draw;
 }
 
+// The quiet move that last refuted the move that made this ply's position (0: none, at the root,
+// after a null move, or with the option off).
+uint32_t Worker::counter_move(int ply) const {
+    if (!s_.opt.counter_moves || ply == 0 || !moved_[ply]) return 0;
+    return counters_[stack_[ply].side * 4096 + (moved_[ply] & 4095)];
+}
+
 int Worker::order(int ply, uint32_t tt_move, uint32_t* out) {
     const Options& o = s_.opt;
     uint32_t k1 = 0, k2 = 0;
@@ -976,16 +990,25 @@ int Worker::order(int ply, uint32_t tt_move, uint32_t* out) {
                 out[kept++] = out[i];
         if (kept) n = kept;
     }
-    if (o.history && ply < C.host_max_ply && n > 1) {
-        // quiet moves after the killers by their history, the most cutoffs first (stable)
+    if ((o.history || o.counter_moves) && ply < C.host_max_ply && n > 1) {
         const Pos& p = stack_[ply];
-        int start = 1;
+        int start = 1;      // the first quiet move after the first move, the captures, killers
         while (start < n && (is_killer(ply, out[start]) || (out[start] >> 12) || is_capture(p, out[start])))
             start++;
-        const int* h = &history_[p.side * 4096];
-        std::stable_sort(out + start, out + n, [h](uint32_t a, uint32_t b) {
-            return h[a & 4095] > h[b & 4095];
-        });
+        uint32_t counter = counter_move(ply);
+        if (counter) {      // the counter move first of the quiet moves, the others in order
+            uint32_t* at = std::find(out + start, out + n, counter);
+            if (at != out + n) {
+                std::rotate(out + start, at, at + 1);
+                start++;
+            }
+        }
+        if (o.history) {    // the rest by their history, the most cutoffs first (stable)
+            const int* h = &history_[p.side * 4096];
+            std::stable_sort(out + start, out + n, [h](uint32_t a, uint32_t b) {
+                return h[a & 4095] > h[b & 4095];
+            });
+        }
     }
     return n;
 }
@@ -994,6 +1017,8 @@ void Worker::remember(int ply, uint32_t move, int depth) {
     const Pos& p = stack_[ply];
     if (!move || ply >= C.host_max_ply || (move >> 12) || is_capture(p, move)) return;
     const Options& o = s_.opt;
+    if (o.counter_moves && ply > 0 && moved_[ply])
+        counters_[p.side * 4096 + (moved_[ply] & 4095)] = move;
     if (o.history) {
         int at = p.side * 4096 + (move & 4095);
         history_[at] += depth * depth;
@@ -1061,7 +1086,7 @@ int Worker::node(int ply, int depth, int alpha, int beta, Line& pv, bool null_ok
     Prune prune;
     if (ply && (o.null_move || o.reductions || o.job_reductions || o.futility
                 || o.check_extension || o.mate_distance || o.iir || o.history
-                || o.futility_pruning || o.late_move_pruning)) {
+                || o.futility_pruning || o.late_move_pruning || o.counter_moves)) {
         int cut;
         if (selective(ply, depth, alpha, beta, tt_move, null_ok, cut, reducible, prune)) return cut;
     }
@@ -1224,9 +1249,10 @@ int Worker::younger(int ply, int depth, int index, uint32_t move, int alpha, int
 
 Worker::Worker(const Worker& parent, int ply, Split* split)
     : s_(parent.s_), split_(split), owner_(parent.owner_), keys_(parent.keys_),
-      killers_(parent.killers_), history_(parent.history_),
+      killers_(parent.killers_), history_(parent.history_), counters_(parent.counters_),
       iteration_depth_(parent.iteration_depth_), root_alpha_(parent.root_alpha_) {
     std::copy(parent.stack_, parent.stack_ + ply + 1, stack_);
+    std::copy(parent.moved_, parent.moved_ + ply + 1, moved_);
 }
 
 // Children of a host node searched one after another; once the eldest is searched, the

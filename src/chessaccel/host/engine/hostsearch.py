@@ -54,7 +54,7 @@ __all__ = ["CompiledSearch", "OPTION_FIELDS", "static_eval", "eval_terms"]
 OPTION_FIELDS = ("hardware_plies", "tt", "pvs", "aspiration", "killers", "draws", "parallel",
                  "aspiration_delta", "null_move", "reductions", "job_reductions", "futility",
                  "check_extension", "mate_distance", "iir", "history", "futility_pruning",
-                 "late_move_pruning", "threads", "evaluation")
+                 "late_move_pruning", "threads", "counter_moves", "evaluation")
 #: The options' values in OPTION_FIELDS order, read in one call.
 _option_values = operator.attrgetter(*OPTION_FIELDS)
 #: Launches in flight at once, each on its own queue: a launch lasts as long as its longest

@@ -130,6 +130,7 @@ class SearchOptions:
     history: bool = False       # quiet moves after the killers in order of their cutoffs
     futility_pruning: bool = False  # quiet moves of a hopeless shallow node not searched
     late_move_pruning: bool = False  # late quiet moves of a shallow node not searched
+    counter_moves: bool = False  # the quiet move that last refuted the opponent's, after the killers
     # the static evaluation ("pst" or "terms", section 6): the jobs' (the executor's backend was
     # made with it) and the host's own, where the selective steps read a static score
     evaluation: str = "pst"
@@ -143,7 +144,8 @@ class SearchOptions:
     split_lanes: int = 0
 
     SELECTIVE = ("null_move", "reductions", "job_reductions", "futility", "check_extension",
-                 "mate_distance", "iir", "history", "futility_pruning", "late_move_pruning")
+                 "mate_distance", "iir", "history", "futility_pruning", "late_move_pruning",
+                 "counter_moves")
 
     @classmethod
     def exact(cls, hardware_plies, parallel=True):
@@ -299,6 +301,9 @@ class HostSearch:
         self.on_info = on_info
         self.killers = [[] for _ in range(HOST_MAX_PLY)]
         self.history = [0] * (2 * 64 * 64)     # quiet cutoffs by side, from, to: depth squared
+        # counter moves: by side to move and the from and to of the opponent's move before it
+        self.counters = [None] * (2 * 64 * 64)
+        self.moved = [None] * (HOST_MAX_PLY + 1)   # the move that made each ply's position
         # an executor whose batches run in this thread answers a lone job without a batch
         self._run_inline = executor.run_inline if executor.inline else None
         self._helper_index = 0      # Lazy SMP: 0 for the main search, i > 0 for helper i
@@ -639,11 +644,21 @@ class HostSearch:
         white = self.cb.turn != bool(ply & 1)
         return (0 if white else 4096) + move.from_square * 64 + move.to_square
 
+    def _counter_index(self, ply):
+        """Where the counter move of ply's position is kept, None where it has none (the root,
+        after a null move)."""
+        previous = self.moved[ply] if ply else None
+        if previous is None:
+            return None
+        return self._history_index(ply, previous)
+
     def _by_history(self, ply, moves):
-        """``moves`` (the host's order) with its quiet moves after the killers sorted by their
-        history, the most cutoffs first (ties keep the accelerator's order). The first move
-        (the hash move, or the eldest a frontier parent has searched already) stays first."""
-        if not self.options.history or ply >= HOST_MAX_PLY:
+        """``moves`` (the host's order) with its quiet moves after the killers reordered: the
+        counter move first (``counter_moves``), the others by their history, the most cutoffs
+        first (``history``; ties keep the accelerator's order). The first move (the hash move,
+        or the eldest a frontier parent has searched already) stays first."""
+        opts = self.options
+        if not (opts.history or opts.counter_moves) or ply >= HOST_MAX_PLY:
             return moves
         killers = self.killers[ply]
         hb = self.hb
@@ -653,13 +668,25 @@ class HostSearch:
                 break
         else:
             return moves
-        history, index = self.history, self._history_index
-        moves[start:] = sorted(moves[start:], key=lambda m: -history[index(ply, m)])
+        if opts.counter_moves:
+            at = self._counter_index(ply)
+            counter = self.counters[at] if at is not None else None
+            if counter is not None and counter in moves[start:]:
+                moves.remove(counter)
+                moves.insert(start, counter)
+                start += 1
+        if opts.history:
+            history, index = self.history, self._history_index
+            moves[start:] = sorted(moves[start:], key=lambda m: -history[index(ply, m)])
         return moves
 
     def _remember_killer(self, ply, move, depth=1):
         if ply >= HOST_MAX_PLY or move.promotion or self.hb.is_capture(move):
             return
+        if self.options.counter_moves:
+            at = self._counter_index(ply)
+            if at is not None:
+                self.counters[at] = move
         if self.options.history:
             at = self._history_index(ply, move)
             self.history[at] += depth * depth
@@ -814,6 +841,8 @@ class HostSearch:
         reduced = max(depth - 4 - depth // 6, 0)        # R = 3 + depth / 6
         child_ply = ply + 1
         self.keys.append(self.hb.push_null())
+        if child_ply <= HOST_MAX_PLY:
+            self.moved[child_ply] = None
         try:
             if reduced > self.options.hardware_plies:
                 score, _ = self._node(child_ply, reduced, -beta, -beta + 1, null_ok=False)
@@ -859,6 +888,8 @@ class HostSearch:
                 reduction = min(self._reduction(depth, index, move, killers),
                                 depth - 1 - least)
             keys.append(hb.push(move))      # _push
+            if ply < HOST_MAX_PLY:
+                self.moved[ply + 1] = move
             try:
                 if draws and self._drawn_here():
                     self.host_nodes += 1
