@@ -10,7 +10,7 @@ from chessaccel.host.opencl import layout, magics
 
 STRAIGHT = ((1, 0), (-1, 0), (0, 1), (0, -1))
 DIAGONAL = ((1, 1), (-1, -1), (1, -1), (-1, 1))
-BASE = layout._LINE_TABLE_SIZE   # where the tables start in the lines buffer
+BASE = layout._LINE_TABLE_SIZE + magics.BETWEEN_WORDS   # where the tables start in the lines buffer
 
 
 def lookup(tables, kind, square, occupied):
@@ -68,3 +68,23 @@ def test_the_search_finds_magics_that_check():
         magics.magic_tables(BASE)
     finally:
         magics.BISHOP_MAGICS = saved
+
+
+def test_the_between_table():
+    """BETWEEN[a * 64 + b] is what a ray walk from a finds before b on their common line, in
+    both directions, and nothing for squares on no common line (perft.cl's pin scan); the lines
+    buffer holds it between the line tables and the magic tables."""
+    between = magics.between_table()
+    for a in range(64):
+        for b in range(64):
+            want = 0
+            for steps in (STRAIGHT, DIAGONAL):
+                for step in steps:
+                    ray = magics.ray_attacks(a, 1 << b, (step,))
+                    if ray >> b & 1:
+                        want = ray & ~(1 << b)
+            assert int(between[a * 64 + b]) == want, (a, b)
+            assert between[a * 64 + b] == between[b * 64 + a]
+    lines = magics.lines_with_magic_tables()
+    assert np.array_equal(lines[layout._LINE_TABLE_SIZE:BASE], between)
+    assert np.array_equal(lines[BASE:], magics.magic_tables(BASE))

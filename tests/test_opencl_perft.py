@@ -168,6 +168,10 @@ _ALONE = pytest.mark.long
     # the GPU's default: the leaf without a move made in the count, registers capped at 64
     {"PERFT_COUNT": 15, "PERFT_SORT_LANES": 1, "PERFT_MAGIC": 1, "PERFT_LEAF": 57,
      "PERFT_MAXRREG": 64, "CPU_BUILTINS": 0},
+    # with the fused leaf (the last ply written as parent indices and moves,
+    # made by the leaf kernel) and the pins from the between table
+    {"PERFT_COUNT": 31, "PERFT_SORT_LANES": 1, "PERFT_MAGIC": 1, "PERFT_LEAF": 185,
+     "PERFT_MAXRREG": 64, "CPU_BUILTINS": 0},
 ])
 @pytest.mark.parametrize("local_size", [1, 8, 64])
 def test_bulk_kernels_of_their_own_program(switches, local_size):
@@ -227,6 +231,30 @@ def test_sorted_lanes_count_every_position_once(local_size, sort_local):
         b.bulk_leaf_depth = depth
         assert b.perft_positions(roots, depth, "bulk") == want, depth
         assert b.last_run["frontiers"] == [(depth, len(roots))]   # the roots in one launch
+
+
+@pytest.mark.parametrize("switches", [{"PERFT_LEAF": 128},
+                                      {"PERFT_LEAF": 185, "PERFT_SORT_LANES": 1}])
+def test_fused_leaf_counts_every_child_once(switches):
+    """PERFT_LEAF 128: the last breadth-first ply is written as parent indices and moves
+    (expand_moves) and the leaf kernel (perft_fused_N) makes each move itself. Roots with 0 to
+    218 moves, in check or not, counted at one and two plies below the fused ply (work-groups of
+    8 that the children do not fill): the sum of the roots' counts made leaf by leaf, and the
+    last frontier is the fused one (the children, never written as positions)."""
+    fens = [r.fen for r in RECORDS if 0 < r.counts.get(3, 0) <= 30_000][:24]
+    fens += [MOST_MOVES, KIWIPETE, "R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1",
+             next(fen for fen in suites.fens("stalemate0.fen") if chess.Board(fen).is_stalemate())]
+    roots = pack_positions([suites.board_of(fen) for fen in fens])
+    plain = OpenCLBackend("pocl")
+    b = OpenCLBackend("pocl", overrides=switches, local_size=8, frontier_target=1)
+    assert b.device.kernel("perft_fused_2").program == b.device.perft_program
+    for depth, leaf in ((2, 1), (3, 2), (3, 1)):
+        want = sum(plain.perft_positions(roots[k:k + 1], depth, "make") for k in range(len(roots)))
+        b.bulk_leaf_depth = leaf
+        assert b.perft_positions(roots, depth, "bulk") == want, (depth, leaf)
+        frontiers = b.last_run["frontiers"]
+        assert frontiers[-1][0] == leaf and frontiers[-2][0] == leaf + 1, frontiers
+        assert b.last_run["leaf_positions"] == frontiers[-1][1]
 
 
 def test_line_table_words():

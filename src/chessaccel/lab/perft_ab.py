@@ -20,6 +20,7 @@ when a count is wrong.
 import json, os, sys, time
 import numpy as np
 from chessaccel.host.opencl import OpenCLBackend
+from chessaccel.host.opencl.backend import FUSED_LEAF
 from chessaccel.lab.gpubench import _compiler_report
 
 def main(argv):
@@ -77,7 +78,8 @@ def main(argv):
             res.setdefault("failed", {})[name] = str(e)
             continue
         rep = _compiler_report(b.device.build_log)
-        res["reports"][name] = {k: rep.get(k) for k in ("perft_bulk_1", "perft_bulk_2", "perft_bulk_3")}
+        res["reports"][name] = {k: rep.get(k) for k in ("perft_bulk_1", "perft_bulk_2", "perft_bulk_3",
+                                                        "perft_fused_2")}
         print(f"built {name} {ov} in {time.perf_counter() - t0:.1f} s on {desc}:",
               res["reports"][name], flush=True)
         backends[name] = b
@@ -107,7 +109,8 @@ def main(argv):
 
     print("\nvariant   leaf  registers/spill(st,ld)  " + "  ".join(f"{r}{d}" for r, d in RUNS) + "  (G leaves/s, min-max)")
     for name, leaf in configs:
-        rep = res["reports"][name].get(f"perft_bulk_{leaf}") or {}
+        fused = leaf == 2 and backends[name].device.perft_leaf & FUSED_LEAF
+        rep = res["reports"][name].get(f"perft_{'fused' if fused else 'bulk'}_{leaf}") or {}
         cells = []
         for root, depth in RUNS:
             rates = [r["nodes"] / r["seconds"] / 1e9 for r in res["runs"]

@@ -41,6 +41,10 @@ SPLIT_BUDGET = 100_000
 SPLIT_IDLE = 0
 #: Deepest remainder the bulk leaf kernel finishes per work-item (perft_below).
 _BULK_LEAF_MAX = 3
+#: PERFT_LEAF's bit of the fused leaf (perft.cl, perft_fused_N): the last breadth-first ply
+#: written as parent indices (4 bytes) and moves (2) rather than positions
+FUSED_LEAF = 128
+FUSED_CHILD_BYTES = 6
 #: Work-group size of the bulk perft and expansion kernels on a GPU: measured on the H100 against
 #: 64 when the attack tables were in local memory (256 work-items shared one copy), and with the
 #: magic tables of today's default on the H200 against 128 and 512 (docs/opencl.md, "Perft").
@@ -806,6 +810,11 @@ class OpenCLBackend(Backend):
         t0 = self._stage("prefix", t0)
         if children == 0:
             return 0
+        below = remaining - 1
+        if (count_mode == "bulk" and self.device.perft_leaf & FUSED_LEAF and below <= min(leaf_max, 2)
+                and (children >= target or below == 1)
+                and children * FUSED_CHILD_BYTES <= self._memory_budget()):
+            return self._fused_leaves(buf, n, offsets_buf, children, below, t0)
         budget = max(1, int(self._memory_budget() // (POSITION_WORDS * 8)))
         if children <= budget:
             return self._expand_chunk(buf, 0, n, None, remaining, count_mode,
@@ -893,6 +902,22 @@ class OpenCLBackend(Backend):
         del off_buf, parents
         return self._frontier(child_buf, children, remaining - 1, count_mode)
 
+    def _fused_leaves(self, buf, n, offsets_buf, children, remaining, t0):
+        """PERFT_LEAF's FUSED_LEAF: the last ply above the leaves written as each child's parent
+        index and move (expand_moves), which the leaf kernel (perft_fused_N) makes itself."""
+        self.last_run["frontiers"].append((remaining, children))
+        parents = self._pooled(("parents", remaining), 4 * children)
+        moves = self._pooled(("moves", remaining), 2 * children)
+        flag = self._buffer(np.zeros(1, dtype=np.uint32), write=True)
+        t0 = self._stage("buffers", t0)
+        self._launch_1d("expansion", "expand_moves", n, buf, np.uint32(n), offsets_buf, parents,
+                        moves, flag, local=self._perft_local())
+        if self._read(flag, np.uint32, 1)[0]:
+            raise OpenCLError("perft expansion: the move count and the move list disagree (a kernel bug)")
+        self._stage("expand", t0)
+        return self._leaves(buf, children, remaining, "bulk", kernel=f"perft_fused_{remaining}",
+                            child_args=(parents, moves))
+
     def _memory_budget(self):
         d = self.device.device
         return min(d.max_mem_alloc_size, d.global_mem_size * self.memory_fraction)
@@ -903,7 +928,9 @@ class OpenCLBackend(Backend):
         self._run(what, self.kernel(name), global_size, local, *args)
         self.last_run["launches"] = self.last_run.get("launches", 0) + 1
 
-    def _leaves(self, buf, n, remaining, count_mode):
+    def _leaves(self, buf, n, remaining, count_mode, kernel=None, child_args=()):
+        """Count below the n positions of ``buf`` (with ``child_args``, the parents' children
+        given as parent indices and moves: _fused_leaves)."""
         self.last_run["leaf_positions"] = self.last_run.get("leaf_positions", 0) + n
         self.last_run["leaf_depth"] = remaining
         if count_mode == "bulk":
@@ -912,8 +939,9 @@ class OpenCLBackend(Backend):
             partial = self._buffer(nbytes=8 * groups)
             cl = self._cl()
             t0 = time.perf_counter()
-            self._run("bulk perft", self.kernel(f"perft_bulk_{remaining}"), groups * local, local,
-                      buf, np.uint32(n), partial, cl.LocalMemory(8 * local))
+            self._run("bulk perft", self.kernel(kernel or f"perft_bulk_{remaining}"),
+                      groups * local, local, buf, *child_args, np.uint32(n), partial,
+                      cl.LocalMemory(8 * local))
             # the leaf kernels' own time (launch to finish), apart from the expansion's
             self.last_run["leaf_seconds"] = (self.last_run.get("leaf_seconds", 0.0)
                                              + time.perf_counter() - t0)

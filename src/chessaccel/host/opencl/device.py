@@ -111,7 +111,8 @@ def default_perft_switch(name, is_gpu, local_lines=0):
 
 
 #: The kernels that the second program serves.
-PERFT_PROGRAM_KERNELS = ("perft_bulk_1", "perft_bulk_2", "perft_bulk_3")
+PERFT_PROGRAM_KERNELS = ("perft_bulk_1", "perft_bulk_2", "perft_bulk_3", "perft_fused_1",
+                         "perft_fused_2")
 #: The sources of the second program, after the prelude.
 PERFT_FILES = ("board.cl", "perft.cl")
 

@@ -10,8 +10,8 @@ on the 8 rook squares where it did not. They are not trusted: ``magic_tables`` b
 table from a ray walk and refuses a magic that maps two occupancies with different attacks to
 one slot.
 
-Table layout (uint64 words appended to layout.line_tables in the lines buffer, so starting at
-board.cl's LINES_WORDS; the offsets in the entries count from the buffer's start): 64 rook
+Table layout (uint64 words after layout.line_tables and the between table in the lines buffer,
+so starting at board.cl's LINES_MAGIC; the offsets in the entries count from the buffer's start): 64 rook
 entries then 64 bishop entries of four words (mask, magic, the attack table's word offset,
 64 - bits), then the attack tables, rook squares 0-63 then bishop squares 0-63.
 """
@@ -20,8 +20,8 @@ import numpy as np
 
 from .layout import line_tables, ray_walk as ray_attacks
 
-__all__ = ["ROOK_MAGICS", "BISHOP_MAGICS", "ENTRY_WORDS", "magic_tables",
-           "lines_with_magic_tables", "find_magics",
+__all__ = ["ROOK_MAGICS", "BISHOP_MAGICS", "ENTRY_WORDS", "magic_tables", "between_table",
+           "BETWEEN_WORDS", "lines_with_magic_tables", "find_magics",
            "slider_mask", "ray_attacks"]
 
 #: (magic, bits) per square, a1 = 0 ... h8 = 63.
@@ -119,10 +119,31 @@ def magic_tables(base):
     return np.concatenate([entries] + tables)
 
 
+def between_table():
+    """BETWEEN[a * 64 + b]: the squares strictly between a and b where they share a line (a rank,
+    file or diagonal), else none (perft.cl's pin scan, PERFT_COUNT 16)."""
+    table = np.zeros(64 * 64, dtype=np.uint64)
+    for steps in (_STRAIGHT, _DIAGONAL):
+        for a in range(64):
+            for df, dr in steps:
+                f, r, ray = (a & 7) + df, (a >> 3) + dr, 0
+                while 0 <= f < 8 and 0 <= r < 8:
+                    table[a * 64 + r * 8 + f] = ray
+                    ray |= 1 << (r * 8 + f)
+                    f, r = f + df, r + dr
+    return table
+
+
+#: Words of the between table, which comes after the line tables (board.cl's LINES_BETWEEN)
+BETWEEN_WORDS = 64 * 64
+
+
 def lines_with_magic_tables():
-    """The lines buffer of a PERFT_MAGIC build: layout.line_tables, then the magic tables."""
+    """The lines buffer of a PERFT_MAGIC build: layout.line_tables, the between table, then the
+    magic tables (board.cl's LINES_MAGIC)."""
     lines = line_tables()
-    return np.concatenate([lines, magic_tables(len(lines))])
+    between = between_table()
+    return np.concatenate([lines, between, magic_tables(len(lines) + len(between))])
 
 
 def find_magics(steps, rng, trials=400_000, batch=256):

@@ -197,15 +197,19 @@ static inline ulong pawn_attacks_down(ulong p) { return ((p >> 7) & NOT_A) | ((p
 // Magic bitboards (PERFT_MAGIC, a build switch of the bulk perft kernels' program; tables from
 // host/opencl/magics.py after the line tables): each square's entry is four words (mask, magic,
 // the word offset of its attack table, the shift), rooks' entries first, then bishops'.
+// Before them, after the line tables, the between table (magics.between_table: the squares
+// strictly between two squares of one line; perft.cl's pin scan with PERFT_COUNT 16).
+#define LINES_BETWEEN LINES_WORDS
+#define LINES_MAGIC (LINES_WORDS + 64 * 64)
 static inline ulong magic_attacks(Lines t, int entry, ulong occ) {
     ulong4 e = vload4(entry, t);
     return t[(int)e.z + (int)(((occ & e.x) * e.y) >> e.w)];
 }
 static inline ulong straight_from(Lines t, int s, ulong occ) {
-    return magic_attacks(t, LINES_WORDS / 4 + s, occ);
+    return magic_attacks(t, LINES_MAGIC / 4 + s, occ);
 }
 static inline ulong diagonal_from(Lines t, int s, ulong occ) {
-    return magic_attacks(t, LINES_WORDS / 4 + 64 + s, occ);
+    return magic_attacks(t, LINES_MAGIC / 4 + 64 + s, occ);
 }
 #elif defined(PERFT_LOCAL_LINES) && PERFT_LOCAL_LINES == 2
 // The compact copy (PERFT_LOCAL_LINES = 2): the rank attacks as bytes, FILL_UP's first 512 bytes

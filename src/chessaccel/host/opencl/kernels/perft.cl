@@ -17,7 +17,9 @@
 // to the count, each measured on the H100 (docs/opencl.md, "Perft"): 1 builds the enemy's attack
 // map from the sliders that can reach the king's zone only; 2 counts the own pieces' moves in
 // one loop per kind of piece; 4 (board.cl) byte-swaps the board's words for the flip in 32-bit
-// halves; 8 sums a position's count in 32 bits rather than 64.
+// halves; 8 sums a position's count in 32 bits rather than 64; 16 (with PERFT_MAGIC, whose lines
+// buffer holds the between table) finds the pinned pieces from the between table, as perft_gpu
+// does, rather than by the x-ray of two attack look-ups from the king.
 #ifndef PERFT_COUNT
 #define PERFT_COUNT 0
 #endif
@@ -28,6 +30,9 @@ typedef ulong Count;
 #endif
 #ifndef PERFT_LEAF
 #define PERFT_LEAF 0
+#endif
+#if (PERFT_COUNT & 16) && !(defined(PERFT_MAGIC) && PERFT_MAGIC)
+#error "PERFT_COUNT 16 reads the between table of the magic tables' buffer: build it with PERFT_MAGIC=1"
 #endif
 
 // make + TestCheck + unmake of one pseudo-legal move.
@@ -176,10 +181,32 @@ static inline void legality(const Board *b, Legality *L, bool count_pinned_slide
     count_pinned_sliders = count_pinned_sliders && !L->in_check;
     // a pin needs an enemy slider on one of the king's lines (on the empty board)
     int k = L->king;
+#if PERFT_COUNT & 16
+    // each such slider pins the piece between it and the king when that is the only piece
+    // there and an own one (the between table: one load a slider, no attack look-up)
+    ulong straight_lines = (0xFFUL << (k & 56)) | (FILE_A << (k & 7));
+    ulong pinners = (enemy & straight_set(b) & straight_lines)
+                  | (enemy & diagonal_set(b)
+                     & (b->lines[LINES_DIAGONAL + k] | b->lines[LINES_ANTI_DIAGONAL + k]));
+    while (pinners) {
+        int p = lowest(pinners);
+        pinners &= pinners - 1;
+        ulong between = b->lines[LINES_BETWEEN + p * 64 + k];
+        ulong blockers = between & L->occ;
+        if ((blockers & L->own) && !(blockers & (blockers - 1))) {
+            L->pinned |= blockers;
+            // a pinned slider of the line's kind moves between the two and takes the pinner
+            ulong line_sliders = (straight_lines & BIT(p)) ? straight_set(b) : diagonal_set(b);
+            if (count_pinned_sliders && (blockers & line_sliders))
+                *count += popcount(between);
+        }
+    }
+#else
     if (enemy & straight_set(b) & ((0xFFUL << (k & 56)) | (FILE_A << (k & 7))))
         PIN_SCAN(straight_from, straight_set(b))
     if (enemy & diagonal_set(b) & (b->lines[LINES_DIAGONAL + k] | b->lines[LINES_ANTI_DIAGONAL + k]))
         PIN_SCAN(diagonal_from, diagonal_set(b))
+#endif
 }
 
 // Castling when not in check: the right, the empty squares, no attacked square on the king's way.
@@ -434,7 +461,8 @@ static inline Count count_legal(Board *b) {
 // (every change is an xor) rather than from a copy of the board; 4: the tables' pointer marked
 // restrict (read-only, so the compiler may use the non-coherent loads); 8, 16 and 32 (count_legal
 // and count_evasions, above, so every bulk kernel counts so): en passant and the pinned pawns
-// counted without making a move; 64: the two-ply sum in 32 bits.
+// counted without making a move; 64: the two-ply sum in 32 bits; 128: the leaf takes its parent
+// and a move (perft_fused_N, below; the host's expansion writes no child).
 
 // A move of the parent (from, to: squares of the children's frame, the parent's squares ^ 56)
 // made on the parent's board flipped into that frame: the mover is the enemy there and moves
@@ -573,14 +601,9 @@ static inline ulong perft_below_3(Board *b) {
 #define SORT_LANES_3 0
 #endif
 
-static inline uint sorted_position(__global const ulong *positions, uint n, uint i, uint lid,
-                                   uint size, __local ulong *scratch, Lines lines) {
-    uint key = lid;                         // (moves + 1) * 2^16 + lane: unique, 32 bits
-    if (i < n) {
-        Board b;
-        load_position(&b, positions + (size_t)i * POSITION_WORDS, lines);
-        key = ((uint)count_legal(&b) + 1) << 16 | lid;
-    }
+// The rank of `key` among the keys of the work-group's lanes, and the position index `i` of the
+// lane of that rank (every lane of the group calls it).
+static inline uint sorted_index(uint i, uint key, uint lid, uint size, __local ulong *scratch) {
     __local uint *keys = (__local uint *)scratch;
     keys[lid] = key;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -599,22 +622,51 @@ static inline uint sorted_position(__global const ulong *positions, uint n, uint
     return picked;
 }
 
+// PERFT_LEAF 128 (the host's part in backend.py): the last breadth-first ply writes each child as
+// its parent's index and its move (expand_moves, 6 bytes a child instead of a position's 40), and
+// the leaf kernels perft_fused_N make that move themselves, as perft_gpu's leaf does: the
+// expansion makes no move and writes a seventh of the bytes, and the leaf reads its parent, which
+// the lanes beside it share, instead of a position of its own.
+static inline void load_child(Board *b, __global const ulong *positions,
+                              __global const uint *parents, __global const ushort *moves, uint i,
+                              Lines lines) {
+    load_position(b, positions + (size_t)parents[i] * POSITION_WORDS, lines);
+    uint m = moves[i];
+    int from = MOVE_FROM(m), to = MOVE_TO(m), promo = MOVE_PROMO(m);
+    Undo u;
+    make_legal(b, &u, from, to, promo, type_at(b, from), type_at(b, to), 0, false);
+}
+
 // Bulk perft of every position, one kernel per depth (a kernel carries the registers of its
 // deepest path, so depth 1 and 2 do not pay for depth 3); one partial sum per work-group.
 // SORT: whether the lanes take their positions sorted (SORT_LANES_*; not for one ply, which
-// has no loop over moves).
-#define PERFT_BULK_KERNEL(NAME, COUNT, SORT)                                              \
-__kernel void NAME(__global const ulong *positions, const uint n,                        \
+// has no loop over moves). LOAD(b, i): position i of the level into *b; ARGS: the level's
+// arguments before n (the positions; or with PERFT_LEAF 128, the parents, their children's
+// parent indices and moves).
+#define LOAD_POSITION(b, i) load_position(b, positions + (size_t)(i) * POSITION_WORDS, lines)
+#define LOAD_CHILD(b, i) load_child(b, positions, parents, moves, i, lines)
+#define POSITION_ARGS __global const ulong *positions
+#define CHILD_ARGS __global const ulong *positions, __global const uint *parents,           \
+                   __global const ushort *moves
+#define PERFT_BULK_KERNEL(NAME, COUNT, SORT, ARGS, LOAD)                                  \
+__kernel void NAME(ARGS, const uint n,                                                    \
                    __global ulong *partial_sums, __local ulong *scratch, BULK_LINES_ARG) \
 {                                                                                         \
     uint i = get_global_id(0), lid = get_local_id(0), size = get_local_size(0);          \
     BULK_LINES_SETUP(lid, size)                                                           \
-    if (SORT)                                                                             \
-        i = sorted_position(positions, n, i, lid, size, scratch, lines);                 \
+    if (SORT) {                                                                           \
+        uint key = lid;                     /* (moves + 1) * 2^16 + lane: unique */       \
+        if (i < n) {                                                                      \
+            Board b;                                                                      \
+            LOAD(&b, i);                                                                  \
+            key = ((uint)count_legal(&b) + 1) << 16 | lid;                                \
+        }                                                                                 \
+        i = sorted_index(i, key, lid, size, scratch);                                     \
+    }                                                                                     \
     ulong leaves = 0;                                                                     \
     if (i < n) {                                                                          \
         Board b;                                                                          \
-        load_position(&b, positions + (size_t)i * POSITION_WORDS, lines);                \
+        LOAD(&b, i);                                                                      \
         leaves = COUNT(&b);                                                               \
     }                                                                                     \
     scratch[lid] = leaves;                                                                \
@@ -628,9 +680,11 @@ __kernel void NAME(__global const ulong *positions, const uint n,               
         partial_sums[get_group_id(0)] = scratch[0];                                       \
 }
 
-PERFT_BULK_KERNEL(perft_bulk_1, count_legal, 0)
-PERFT_BULK_KERNEL(perft_bulk_2, perft_below_2, SORT_LANES_2)
-PERFT_BULK_KERNEL(perft_bulk_3, perft_below_3, SORT_LANES_3)
+PERFT_BULK_KERNEL(perft_bulk_1, count_legal, 0, POSITION_ARGS, LOAD_POSITION)
+PERFT_BULK_KERNEL(perft_bulk_2, perft_below_2, SORT_LANES_2, POSITION_ARGS, LOAD_POSITION)
+PERFT_BULK_KERNEL(perft_bulk_3, perft_below_3, SORT_LANES_3, POSITION_ARGS, LOAD_POSITION)
+PERFT_BULK_KERNEL(perft_fused_1, count_legal, 0, CHILD_ARGS, LOAD_CHILD)
+PERFT_BULK_KERNEL(perft_fused_2, perft_below_2, SORT_LANES_2, CHILD_ARGS, LOAD_CHILD)
 
 #if !(defined(PERFT_LOCAL_LINES) && PERFT_LOCAL_LINES)   // served by the main program
 // Breadth-first expansion, pass 1: how many children each position has.
@@ -705,6 +759,30 @@ __kernel void expand(__global const ulong *positions, const uint n,
         make_legal(&b, &u, from, to, promo, mover, victim, 0, false);
         store_position(&b, children + (first + k) * POSITION_WORDS);
         unmake(&b, &u, from, to, promo, mover, victim);
+    }
+}
+
+// Pass 2 of the last ply above the leaves with PERFT_LEAF 128: each child written as its parent's
+// index and its move (the leaf kernels perft_fused_N make it), from the parent's offset.
+__kernel void expand_moves(__global const ulong *positions, const uint n,
+                           __global const ulong *offsets, __global uint *parents,
+                           __global ushort *moves, __global volatile uint *error_flag, Lines lines)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    Board b;
+    load_position(&b, positions + (size_t)i * POSITION_WORDS, lines);
+    ushort list[MAX_MOVES];
+    int count = legal_moves(&b, list);
+    ulong first = offsets[i];
+    if ((ulong)count != offsets[i + 1] - first) {
+        atomic_or(error_flag, 1u);
+        return;
+    }
+    for (int k = 0; k < count; k++) {
+        parents[first + k] = i;
+        moves[first + k] = list[k];
     }
 }
 #endif
