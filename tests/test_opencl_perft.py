@@ -165,10 +165,10 @@ _ALONE = pytest.mark.long
     # every change to the leaf (its board restored by making the move again, the tables'
     # pointer restrict, en passant and pinned pawns counted without making a move, 32-bit sum)
     {"PERFT_LEAF": 127},
-    # the GPU's default: the leaf without a move made in the count, registers capped at 64
-    {"PERFT_COUNT": 15, "PERFT_SORT_LANES": 1, "PERFT_MAGIC": 1, "PERFT_LEAF": 57,
-     "PERFT_MAXRREG": 64, "CPU_BUILTINS": 0},
-    # with the fused leaf (the last ply written as parent indices and moves,
+    # the GPU's default before: the leaf without a move made in the count, registers capped at 64
+    pytest.param({"PERFT_COUNT": 15, "PERFT_SORT_LANES": 1, "PERFT_MAGIC": 1, "PERFT_LEAF": 57,
+                  "PERFT_MAXRREG": 64, "CPU_BUILTINS": 0}, marks=_ALONE),
+    # the GPU's default: with the fused leaf (the last ply written as parent indices and moves,
     # made by the leaf kernel) and the pins from the between table
     {"PERFT_COUNT": 31, "PERFT_SORT_LANES": 1, "PERFT_MAGIC": 1, "PERFT_LEAF": 185,
      "PERFT_MAXRREG": 64, "CPU_BUILTINS": 0},
@@ -266,13 +266,13 @@ def test_line_table_words():
 
 def test_the_magic_tables_are_the_gpu_default_not_the_cpus():
     """A GPU builds the bulk kernels with the sliders by magic bitboards (their tables in global
-    memory), perft_bulk_2's lanes sorted by move count and the count's changes PERFT_COUNT = 15
-    unless the overrides say otherwise, and the two-ply leaf PERFT_LEAF = 57 with its registers
-    capped at 64 (all measured faster on the H100 or the H200); PoCL reads the kindergarten
-    tables, sorts nothing and counts the plain way."""
+    memory), perft_bulk_2's lanes sorted by move count and the count's changes PERFT_COUNT = 31
+    unless the overrides say otherwise, and the fused two-ply leaf PERFT_LEAF = 185 with its
+    registers capped at 64 (all measured faster on the H100 or the H200); PoCL reads the
+    kindergarten tables, sorts nothing and counts the plain way."""
     from chessaccel.host.opencl import device
-    gpu = {"PERFT_LOCAL_LINES": 0, "PERFT_MAGIC": 1, "PERFT_SORT_LANES": 1, "PERFT_COUNT": 15,
-           "PERFT_LEAF": 57, "PERFT_MAXRREG": 64}
+    gpu = {"PERFT_LOCAL_LINES": 0, "PERFT_MAGIC": 1, "PERFT_SORT_LANES": 1, "PERFT_COUNT": 31,
+           "PERFT_LEAF": 185, "PERFT_MAXRREG": 64}
     assert set(gpu) == set(device.BUILD_SWITCHES)
     for name, value in gpu.items():
         assert device.default_perft_switch(name, True) == getattr(device, name + "_GPU") == value

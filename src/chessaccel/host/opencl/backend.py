@@ -46,9 +46,11 @@ _BULK_LEAF_MAX = 3
 FUSED_LEAF = 128
 FUSED_CHILD_BYTES = 6
 #: Work-group size of the bulk perft and expansion kernels on a GPU: measured on the H100 against
-#: 64 when the attack tables were in local memory (256 work-items shared one copy), and with the
-#: magic tables of today's default on the H200 against 128 and 512 (docs/opencl.md, "Perft").
-PERFT_LOCAL_SIZE = 256
+#: 64 when the attack tables were in local memory (256 work-items shared one copy), with the
+#: magic tables on the H200 against 128 and 512, and 512 since the fused leaf of 2026-11-30
+#: (PERFT_LEAF 185): as fast on the start position, 1-2 % faster on Kiwipete, whose positions
+#: differ more (its lanes are sorted over more positions; docs/opencl.md, "Beside perft_gpu").
+PERFT_LOCAL_SIZE = 512
 #: The least room (jobs) a search launch's pooled buffers are made with; they grow by powers of
 #: two and never shrink.
 _SEARCH_MIN_CAPACITY = 64

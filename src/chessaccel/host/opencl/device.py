@@ -73,8 +73,9 @@ PERFT_SORT_LANES_GPU = 1
 
 
 #: PERFT_COUNT on a GPU unless the overrides say otherwise; a CPU (PoCL) counts the plain way
-#: unless asked.
-PERFT_COUNT_GPU = 15
+#: unless asked. 16 (the pins from the between table) since 2026-11-30: the leaf kernel 3-5 %
+#: faster on the H200 (docs/opencl.md, "Beside perft_gpu").
+PERFT_COUNT_GPU = 31
 
 
 
@@ -82,8 +83,11 @@ PERFT_COUNT_GPU = 15
 #: children's frame (1), en passant and pinned pawns counted without making a move (8, 16, 32),
 #: with PERFT_MAXRREG_GPU, measured 22-24 % faster than the leaf before on the H200 (start
 #: position perft 8 483-486 against 395 G leaves/s, Kiwipete perft 7 798-803 against 646-649;
-#: docs/opencl.md, "Beside perft_gpu"); a CPU (PoCL) builds the plain leaf unless asked.
-PERFT_LEAF_GPU = 57
+#: docs/opencl.md, "Beside perft_gpu"); a CPU (PoCL) builds the plain leaf unless asked. 128
+#: (the fused leaf: the last expansion writes parent indices and moves, not positions) since
+#: 2026-11-30: with PERFT_COUNT 31 and work-groups of 512, start position perft 8 522-527
+#: against 482-486 G leaves/s, Kiwipete perft 7 882-887 against 794-803 (three A/B runs).
+PERFT_LEAF_GPU = 185
 
 
 
