@@ -733,6 +733,21 @@ __kernel void add_group_bases(__global ulong *offsets, const uint n, __global co
         offsets[0] = 0;
 }
 
+// Position i of pass 2 loaded into b and its legal moves into list: their number, or -1 (and
+// the error flag raised) when it disagrees with pass 1's offsets.
+static inline int listed_children(__global const ulong *positions, uint i,
+                                  __global const ulong *offsets, Board *b, ushort *list,
+                                  __global volatile uint *error_flag, Lines lines)
+{
+    load_position(b, positions + (size_t)i * POSITION_WORDS, lines);
+    int count = legal_moves(b, list);
+    if ((ulong)count != offsets[i + 1] - offsets[i]) {
+        atomic_or(error_flag, 1u);
+        return -1;
+    }
+    return count;
+}
+
 // Pass 2: write each position's children from its offset (an exclusive prefix sum of the
 // counts). A child list whose length disagrees with pass 1 raises the error flag.
 __kernel void expand(__global const ulong *positions, const uint n,
@@ -743,14 +758,11 @@ __kernel void expand(__global const ulong *positions, const uint n,
     if (i >= n)
         return;
     Board b;
-    load_position(&b, positions + (size_t)i * POSITION_WORDS, lines);
     ushort list[MAX_MOVES];
-    int count = legal_moves(&b, list);
-    ulong first = offsets[i];
-    if ((ulong)count != offsets[i + 1] - first) {
-        atomic_or(error_flag, 1u);
+    int count = listed_children(positions, i, offsets, &b, list, error_flag, lines);
+    if (count < 0)
         return;
-    }
+    ulong first = offsets[i];
     for (int k = 0; k < count; k++) {
         uint m = list[k];
         int from = MOVE_FROM(m), to = MOVE_TO(m), promo = MOVE_PROMO(m);
@@ -772,14 +784,11 @@ __kernel void expand_moves(__global const ulong *positions, const uint n,
     if (i >= n)
         return;
     Board b;
-    load_position(&b, positions + (size_t)i * POSITION_WORDS, lines);
     ushort list[MAX_MOVES];
-    int count = legal_moves(&b, list);
-    ulong first = offsets[i];
-    if ((ulong)count != offsets[i + 1] - first) {
-        atomic_or(error_flag, 1u);
+    int count = listed_children(positions, i, offsets, &b, list, error_flag, lines);
+    if (count < 0)
         return;
-    }
+    ulong first = offsets[i];
     for (int k = 0; k < count; k++) {
         parents[first + k] = i;
         moves[first + k] = list[k];
