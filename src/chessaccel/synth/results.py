@@ -129,12 +129,17 @@ def render(records=RECORDS):
             f"| {r['slack_ns']:+.2f} | - | - | - | {_placement(r)} | {_tools(r)} "
             f"| {_duration(r['seconds']['total'])} | {_source(r)} |")
     blocks = []
-    for name in ("searchcore", "searchcore2", "boardtop-nocore"):
+    for name in ("searchcore", "searchcore2", "searchcore2-terms", "boardtop-nocore"):
         block = load(Path(records, "blocks", f"{name}.json"))
         if block:
             own = block.get("block_only") or block["total"]
             fmax = min(block["fmax_mhz"].values())
-            blocks.append(f"| {name} | {own['lut4']:,} | {own['ff']:,} | {own['carry']:,} "
+            # the older LUT mapping of the flow (abc9 did not finish these): a figure of its own
+            mapper = block["options"].get("mapper", "abc9")
+            label = name if mapper == "abc9" else f"{name} (`--mapper {mapper}`)"
+            if "block_only" not in block:
+                label += ", with the harness"
+            blocks.append(f"| {label} | {own['lut4']:,} | {own['ff']:,} | {own['carry']:,} "
                           f"| {fmax:.2f} | {block['options']['device']}-"
                           f"{block['options']['speed']} | {_placement(block['options'])} "
                           f"| {_source(block)} |")
