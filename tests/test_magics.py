@@ -1,6 +1,7 @@
 """host/opencl/magics.py: the magic numbers of the bulk perft kernels' sliders, checked rather
 than trusted: every slot of every square's table against a ray walk, and the lookup as perft.cl
-does it (mask, multiply, shift, offset) on random boards."""
+does it (mask, multiply, shift, offset; or with PERFT_MAGIC 2, the fixed shift and the table's
+place from the square) on random boards."""
 
 import random
 
@@ -30,6 +31,32 @@ def test_every_square_finds_its_attacks_on_random_boards():
             assert lookup(tables, 0, square, occupied) == \
                 magics.ray_attacks(square, occupied, STRAIGHT), (square, hex(occupied))
             assert lookup(tables, 1, square, occupied) == \
+                magics.ray_attacks(square, occupied, DIAGONAL), (square, hex(occupied))
+
+
+def fixed_lookup(tables, kind, square, occupied):
+    """board.cl's straight_from / diagonal_from with PERFT_MAGIC 2, in Python: the entry's mask and
+    magic, a constant shift, the table's place from the square."""
+    entry = (kind * 64 + square) * magics.FIXED_ENTRY_WORDS
+    mask, magic = (int(x) for x in tables[entry:entry + magics.FIXED_ENTRY_WORDS])
+    bits = magics.FIXED_BITS[kind]
+    slot = (((occupied & mask) * magic) & ((1 << 64) - 1)) >> (64 - bits)
+    first = 2 * 64 * magics.FIXED_ENTRY_WORDS + kind * 64 * (1 << magics.FIXED_BITS[0])
+    return int(tables[first + (square << bits) + slot])
+
+
+def test_the_fixed_size_tables_find_every_squares_attacks():
+    """PERFT_MAGIC 2: every rook table 4,096 words, every bishop table 512 (the same numbers, a1's
+    rook a 12-bit one), the attacks of every square on random boards."""
+    tables = magics.fixed_magic_tables()
+    assert len(tables) == 2 * 64 * magics.FIXED_ENTRY_WORDS + 64 * (4096 + 512)
+    rng = random.Random(11)
+    boards = [rng.getrandbits(64) & rng.getrandbits(64) for _ in range(300)] + [0, (1 << 64) - 1]
+    for square in range(64):
+        for occupied in boards:
+            assert fixed_lookup(tables, 0, square, occupied) == \
+                magics.ray_attacks(square, occupied, STRAIGHT), (square, hex(occupied))
+            assert fixed_lookup(tables, 1, square, occupied) == \
                 magics.ray_attacks(square, occupied, DIAGONAL), (square, hex(occupied))
 
 

@@ -172,6 +172,14 @@ _ALONE = pytest.mark.long
     # made by the leaf kernel) and the pins from the between table
     {"PERFT_COUNT": 31, "PERFT_SORT_LANES": 1, "PERFT_MAGIC": 1, "PERFT_LEAF": 185,
      "PERFT_MAXRREG": 64, "CPU_BUILTINS": 0},
+    # the lowest bit by popcount, the magic tables of fixed size (constant shift, no offset to
+    # load), the leaf's children made without their victims' types, their planes in one pass,
+    # the lanes ranked by a counting sort
+    {"PERFT_COUNT": 63, "PERFT_SORT_LANES": 1, "PERFT_MAGIC": 2, "PERFT_LEAF": 1465,
+     "PERFT_MAXRREG": 40, "CPU_BUILTINS": 0},
+    pytest.param({"PERFT_COUNT": 63, "PERFT_SORT_LANES": 1, "PERFT_MAGIC": 2, "PERFT_LEAF": 441,
+                  "PERFT_MAXRREG": 40, "CPU_BUILTINS": 0}, marks=_ALONE),
+    pytest.param({"PERFT_MAGIC": 2}, marks=_ALONE),
 ])
 @pytest.mark.parametrize("local_size", [1, 8, 64])
 def test_bulk_kernels_of_their_own_program(switches, local_size):
@@ -234,7 +242,8 @@ def test_sorted_lanes_count_every_position_once(local_size, sort_local):
 
 
 @pytest.mark.parametrize("switches", [{"PERFT_LEAF": 128},
-                                      {"PERFT_LEAF": 185, "PERFT_SORT_LANES": 1}])
+                                      {"PERFT_LEAF": 185, "PERFT_SORT_LANES": 1},
+                                      {"PERFT_LEAF": 1209, "PERFT_SORT_LANES": 1}])
 def test_fused_leaf_counts_every_child_once(switches):
     """PERFT_LEAF 128: the last breadth-first ply is written as parent indices and moves
     (expand_moves) and the leaf kernel (perft_fused_N) makes each move itself. Roots with 0 to
@@ -265,14 +274,14 @@ def test_line_table_words():
 
 
 def test_the_magic_tables_are_the_gpu_default_not_the_cpus():
-    """A GPU builds the bulk kernels with the sliders by magic bitboards (their tables in global
-    memory), perft_bulk_2's lanes sorted by move count and the count's changes PERFT_COUNT = 31
-    unless the overrides say otherwise, and the fused two-ply leaf PERFT_LEAF = 185 with its
-    registers capped at 64 (all measured faster on the H100 or the H200); PoCL reads the
-    kindergarten tables, sorts nothing and counts the plain way."""
+    """A GPU builds the bulk kernels with the sliders by magic bitboards of fixed-size tables
+    (PERFT_MAGIC = 2, in global memory), perft_bulk_2's lanes sorted by move count and the
+    count's changes PERFT_COUNT = 63 unless the overrides say otherwise, and the fused two-ply
+    leaf PERFT_LEAF = 1465 with its registers capped at 40 (all measured faster on the H100 or
+    the H200); PoCL reads the kindergarten tables, sorts nothing and counts the plain way."""
     from chessaccel.host.opencl import device
-    gpu = {"PERFT_LOCAL_LINES": 0, "PERFT_MAGIC": 1, "PERFT_SORT_LANES": 1, "PERFT_COUNT": 31,
-           "PERFT_LEAF": 185, "PERFT_MAXRREG": 64}
+    gpu = {"PERFT_LOCAL_LINES": 0, "PERFT_MAGIC": 2, "PERFT_SORT_LANES": 1, "PERFT_COUNT": 63,
+           "PERFT_LEAF": 1465, "PERFT_MAXRREG": 40}
     assert set(gpu) == set(device.BUILD_SWITCHES)
     for name, value in gpu.items():
         assert device.default_perft_switch(name, True) == getattr(device, name + "_GPU") == value

@@ -17,7 +17,7 @@ CUDA (CuPy) on the frontier the OpenCL backend expanded.
 
 ``python -m chessaccel.lab.device perft-profile`` runs both steps and Nsight Compute.
 """
-import re, sys, time
+import json, os, re, sys, time
 import numpy as np
 
 PROFILE_LOCAL = 256
@@ -65,6 +65,8 @@ def prepare(folder, specs):
         log = prg.get_build_info(d.device, cl.program_build_info.LOG) or ""
         ptx = prg.get_info(cl.program_info.BINARIES)[0]
         open(f"{folder}/{name}.ptx", "wb").write(ptx)
+        with open(f"{folder}/{name}.switches.json", "w") as f:    # launch's tables follow them
+            json.dump(switches, f)
         regs = re.findall(r"Compiling entry function '(perft_bulk_\d)'.*?Used (\d+) registers", log, re.S)
         print(name, switches, "registers:", regs, flush=True)
     start = _start_position()
@@ -99,7 +101,10 @@ def launch(ptx, positions_file, expected):
     f = _load_ptx(cp, text)
     pos = cp.asarray(np.ascontiguousarray(np.load(positions_file)))
     n = pos.shape[0]
-    lines = cp.asarray(lines_with_magic_tables())    # PERFT_MAGIC's variants read past the lines
+    # PERFT_MAGIC's variants read past the lines; 2 reads the tables of fixed size
+    switches_file = re.sub(r"\.ptx$", "", ptx) + ".switches.json"
+    magic = json.load(open(switches_file)).get("PERFT_MAGIC", 1) if os.path.exists(switches_file) else 1
+    lines = cp.asarray(lines_with_magic_tables(magic == 2))
     groups = -(-n // PROFILE_LOCAL)
     partial = cp.zeros(groups, dtype=cp.uint64)
     for rep in range(2):

@@ -61,7 +61,9 @@ PERFT_LOCAL_LINES_GPU = 0
 #: memory): the sliders by magic bitboards, measured 15 % faster than the local kindergarten
 #: tables on the H200 (start position perft 8 393-397 against 344-346 G leaves/s, Kiwipete perft
 #: 7 642-650 against 559-564; docs/opencl.md, "Beside perft_gpu"). A CPU counts the plain way.
-PERFT_MAGIC_GPU = 1
+#: 2 (the tables of fixed size: a constant shift, no offset to load) since 2026-11-30: the leaf
+#: kernel 1.5-2 % faster on the H200 (docs/opencl.md, "Beside perft_gpu").
+PERFT_MAGIC_GPU = 2
 
 
 
@@ -74,8 +76,10 @@ PERFT_SORT_LANES_GPU = 1
 
 #: PERFT_COUNT on a GPU unless the overrides say otherwise; a CPU (PoCL) counts the plain way
 #: unless asked. 16 (the pins from the between table) since 2026-11-30: the leaf kernel 3-5 %
-#: faster on the H200 (docs/opencl.md, "Beside perft_gpu").
-PERFT_COUNT_GPU = 31
+#: faster on the H200 (docs/opencl.md, "Beside perft_gpu"). 32 (the lowest set bit by a popcount)
+#: since 2026-11-30, later: start position perft 8 569-574 against 524-527 G leaves/s, Kiwipete
+#: perft 7 975-977 against 887 on the H200.
+PERFT_COUNT_GPU = 63
 
 
 
@@ -86,15 +90,22 @@ PERFT_COUNT_GPU = 31
 #: docs/opencl.md, "Beside perft_gpu"); a CPU (PoCL) builds the plain leaf unless asked. 128
 #: (the fused leaf: the last expansion writes parent indices and moves, not positions) since
 #: 2026-11-30: with PERFT_COUNT 31 and work-groups of 512, start position perft 8 522-527
-#: against 482-486 G leaves/s, Kiwipete perft 7 882-887 against 794-803 (three A/B runs).
-PERFT_LEAF_GPU = 185
+#: against 482-486 G leaves/s, Kiwipete perft 7 882-887 against 794-803 (three A/B runs). 256
+#: (the leaf's children made without their victims' types, their planes in one pass) since
+#: 2026-11-30, later: with PERFT_COUNT 63, PERFT_MAGIC 2 and 40 registers, start position perft 8
+#: 594-600 against 578-581 G leaves/s, Kiwipete perft 7 1,018-1,021 against 984-986; and 1024
+#: (the sorted lanes ranked by a counting sort): 609-617 against 588-595, Kiwipete 1,035-1,040
+#: against 1,013-1,018.
+PERFT_LEAF_GPU = 1465
 
 
 
 #: PERFT_MAXRREG on a GPU unless the overrides say otherwise (0: no cap): 64 registers, four
 #: work-groups of 256 per multiprocessor instead of three at 80, some spills; a win only with the
 #: leaf of PERFT_LEAF_GPU, whose count makes no move (neutral on the leaf before, docs/opencl.md).
-PERFT_MAXRREG_GPU = 64
+#: 40 since 2026-11-30, later (three work-groups of 512 per multiprocessor instead of two, with
+#: spills): 0.5-1 % faster than 64 with the leaf of fewer instructions (PERFT_COUNT 63).
+PERFT_MAXRREG_GPU = 40
 
 
 
@@ -301,7 +312,7 @@ class Device:
             if self.perft_count:
                 extra.append(f"-D PERFT_COUNT={self.perft_count}")
             if self.perft_magic:
-                extra.append("-D PERFT_MAGIC=1")
+                extra.append(f"-D PERFT_MAGIC={self.perft_magic}")
             if self.perft_leaf:
                 extra.append(f"-D PERFT_LEAF={self.perft_leaf}")
             source = perft_source(self.overrides)
@@ -319,7 +330,8 @@ class Device:
                                      hostbuf=eval_table(self.evaluation))
         #: the attack tables every kernel reads (layout.line_tables), the last argument of each
         self.line_values = cl.Buffer(self.context, mf.READ_ONLY | mf.COPY_HOST_PTR,
-                                     hostbuf=lines_with_magic_tables() if self.perft_magic
+                                     hostbuf=lines_with_magic_tables(self.perft_magic == 2)
+                                     if self.perft_magic
                                      else line_tables())
 
     @property

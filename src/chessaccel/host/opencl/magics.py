@@ -14,6 +14,14 @@ Table layout (uint64 words after layout.line_tables and the between table in the
 so starting at board.cl's LINES_MAGIC; the offsets in the entries count from the buffer's start): 64 rook
 entries then 64 bishop entries of four words (mask, magic, the attack table's word offset,
 64 - bits), then the attack tables, rook squares 0-63 then bishop squares 0-63.
+
+PERFT_MAGIC 2 (``fixed_magic_tables``): every square's table as large as its kind's largest
+(FIXED_BITS: rooks 12 bits, bishops 9), so that the kernel's shift is a constant and a table's
+place follows from its square: an entry is two words (mask, magic), 64 rook entries then 64
+bishop entries, then the rook tables (4,096 words a square) and the bishop tables (512). Every
+number above works with more bits (a slot of more bits only splits a slot of fewer) except a1's
+13-bit rook number: FIXED_ROOK_A1, a 12-bit one from a further search (``_search`` with 12 bits
+on the generator of seed 12, 4 s).
 """
 
 import numpy as np
@@ -21,6 +29,7 @@ import numpy as np
 from .layout import line_tables, ray_walk as ray_attacks
 
 __all__ = ["ROOK_MAGICS", "BISHOP_MAGICS", "ENTRY_WORDS", "magic_tables", "between_table",
+           "FIXED_BITS", "FIXED_ROOK_A1", "FIXED_ENTRY_WORDS", "fixed_magic_tables",
            "BETWEEN_WORDS", "lines_with_magic_tables", "find_magics",
            "slider_mask", "ray_attacks"]
 
@@ -63,6 +72,11 @@ BISHOP_MAGICS = (
 )
 #: Words of one square's entry: mask, magic, offset of its attack table, shift.
 ENTRY_WORDS = 4
+#: PERFT_MAGIC 2: the bits of every rook's and every bishop's table, a1's rook number for 12
+#: bits, and the words of an entry (mask, magic).
+FIXED_BITS = (12, 9)
+FIXED_ROOK_A1 = 0x2080001020c00b80
+FIXED_ENTRY_WORDS = 2
 _STRAIGHT = ((1, 0), (-1, 0), (0, 1), (0, -1))
 _DIAGONAL = ((1, 1), (-1, -1), (1, -1), (-1, 1))
 _M64 = (1 << 64) - 1
@@ -119,6 +133,22 @@ def magic_tables(base):
     return np.concatenate([entries] + tables)
 
 
+def fixed_magic_tables():
+    """PERFT_MAGIC 2's entries and attack tables as one uint64 array (no offsets: each square's
+    table is its kind's FIXED_BITS large, in square order)."""
+    entries = np.zeros(2 * 64 * FIXED_ENTRY_WORDS, dtype=np.uint64)
+    tables = []
+    kinds = ((_STRAIGHT, ROOK_MAGICS), (_DIAGONAL, BISHOP_MAGICS))
+    for kind, ((steps, magics), bits) in enumerate(zip(kinds, FIXED_BITS)):
+        for square, (magic, _) in enumerate(magics):
+            if kind == 0 and square == 0:
+                magic = FIXED_ROOK_A1
+            mask, table = _square_table(square, steps, magic, bits)
+            entries[(kind * 64 + square) * FIXED_ENTRY_WORDS:][:FIXED_ENTRY_WORDS] = (mask, magic)
+            tables.append(table)
+    return np.concatenate([entries] + tables)
+
+
 def between_table():
     """BETWEEN[a * 64 + b]: the squares strictly between a and b where they share a line (a rank,
     file or diagonal), else none (perft.cl's pin scan, PERFT_COUNT 16)."""
@@ -138,12 +168,14 @@ def between_table():
 BETWEEN_WORDS = 64 * 64
 
 
-def lines_with_magic_tables():
+def lines_with_magic_tables(fixed=False):
     """The lines buffer of a PERFT_MAGIC build: layout.line_tables, the between table, then the
-    magic tables (board.cl's LINES_MAGIC)."""
+    magic tables (board.cl's LINES_MAGIC): ``fixed_magic_tables`` where ``fixed`` (PERFT_MAGIC
+    2), else ``magic_tables``."""
     lines = line_tables()
     between = between_table()
-    return np.concatenate([lines, between, magic_tables(len(lines) + len(between))])
+    magic = fixed_magic_tables() if fixed else magic_tables(len(lines) + len(between))
+    return np.concatenate([lines, between, magic])
 
 
 def find_magics(steps, rng, trials=400_000, batch=256):

@@ -98,7 +98,14 @@ static inline ulong byte_swap(ulong x) { return upsample(byte_swap32((uint)x), b
 #else
 static inline ulong byte_swap(ulong x) { return as_ulong(as_uchar8(x).s76543210); }
 #endif
+#if defined(PERFT_COUNT) && (PERFT_COUNT & 32)
+// PERFT_COUNT 32 (the bulk perft program, perft.cl): the lowest set bit's index as the number of
+// zeros below it, popcount(~x & (x - 1)) (two 32-bit popcounts; x - 1 is the loops' own x &= x - 1)
+// rather than 63 - clz(x & -x) (64-bit clz is two and a select); 64 for x = 0, which no caller passes.
+static inline int lowest(ulong x) { return (int)popcount(~x & (x - 1)); }
+#else
 static inline int lowest(ulong x) { return (int)(63 - clz(x & (0UL - x))); }
+#endif
 #endif
 
 // --- attack sets: Kogge-Stone occluded fills (no tables: nothing to fetch from memory) -------
@@ -201,6 +208,21 @@ static inline ulong pawn_attacks_down(ulong p) { return ((p >> 7) & NOT_A) | ((p
 // strictly between two squares of one line; perft.cl's pin scan with PERFT_COUNT 16).
 #define LINES_BETWEEN LINES_WORDS
 #define LINES_MAGIC (LINES_WORDS + 64 * 64)
+#if PERFT_MAGIC == 2
+// PERFT_MAGIC 2 (magics.fixed_magic_tables): every table as large as its kind's largest (4,096
+// words a rook square, 512 a bishop square), so the shift is a constant and the table's place
+// follows from the square: an entry is two words (mask, magic), one table load after them.
+#define LINES_ROOK_TABLES (LINES_MAGIC + 2 * 64 * 2)
+#define LINES_BISHOP_TABLES (LINES_ROOK_TABLES + 64 * 4096)
+static inline ulong straight_from(Lines t, int s, ulong occ) {
+    Lines e = t + LINES_MAGIC + 2 * s;
+    return t[LINES_ROOK_TABLES + (s << 12) + (int)(((occ & e[0]) * e[1]) >> 52)];
+}
+static inline ulong diagonal_from(Lines t, int s, ulong occ) {
+    Lines e = t + LINES_MAGIC + 2 * 64 + 2 * s;
+    return t[LINES_BISHOP_TABLES + (s << 9) + (int)(((occ & e[0]) * e[1]) >> 55)];
+}
+#else
 static inline ulong magic_attacks(Lines t, int entry, ulong occ) {
     ulong4 e = vload4(entry, t);
     return t[(int)e.z + (int)(((occ & e.x) * e.y) >> e.w)];
@@ -211,6 +233,7 @@ static inline ulong straight_from(Lines t, int s, ulong occ) {
 static inline ulong diagonal_from(Lines t, int s, ulong occ) {
     return magic_attacks(t, LINES_MAGIC / 4 + 64 + s, occ);
 }
+#endif
 #elif defined(PERFT_LOCAL_LINES) && PERFT_LOCAL_LINES == 2
 // The compact copy (PERFT_LOCAL_LINES = 2): the rank attacks as bytes, FILL_UP's first 512 bytes
 // (the copy in perft.cl), so that a warp's 32 look-ups fall into 128 words of local memory

@@ -19,7 +19,8 @@
 // one loop per kind of piece; 4 (board.cl) byte-swaps the board's words for the flip in 32-bit
 // halves; 8 sums a position's count in 32 bits rather than 64; 16 (with PERFT_MAGIC, whose lines
 // buffer holds the between table) finds the pinned pieces from the between table, as perft_gpu
-// does, rather than by the x-ray of two attack look-ups from the king.
+// does, rather than by the x-ray of two attack look-ups from the king; 32 (board.cl) finds the
+// lowest set bit by a popcount.
 #ifndef PERFT_COUNT
 #define PERFT_COUNT 0
 #endif
@@ -462,7 +463,9 @@ static inline Count count_legal(Board *b) {
 // restrict (read-only, so the compiler may use the non-coherent loads); 8, 16 and 32 (count_legal
 // and count_evasions, above, so every bulk kernel counts so): en passant and the pinned pawns
 // counted without making a move; 64: the two-ply sum in 32 bits; 128: the leaf takes its parent
-// and a move (perft_fused_N, below; the host's expansion writes no child).
+// and a move (perft_fused_N, below; the host's expansion writes no child); 256: each child made
+// without its victim's type, its planes written in one pass (make_child_cleared); 1024: the sorted
+// lanes ranked by a counting sort (counted_index, below).
 
 // A move of the parent (from, to: squares of the children's frame, the parent's squares ^ 56)
 // made on the parent's board flipped into that frame: the mover is the enemy there and moves
@@ -493,6 +496,34 @@ static inline void make_child(Board *b, int from, int to, int promo, int mover, 
     b->ep = (mover == PAWN && from - to == 16) ? from - 8 : NO_SQ;
 }
 
+// PERFT_LEAF 256 (with 1, not 2): make_child without the victim's type (one plane look-up fewer a
+// move): each plane is written in one pass, the from- and to-squares cleared (whatever stood on the
+// to-square, a piece of the child's side or nothing, leaves) and the landing piece's bits set; the
+// castling rights are looked at only when the move touches a king's or a rook's home square.
+#define CASTLING_SQUARES 0x9100000000000091UL
+#if (PERFT_LEAF & 256) && ((PERFT_LEAF & 3) != 1)
+#error "PERFT_LEAF 256 makes the children of the parent flipped once (1) and restores by the copy (not 2)"
+#endif
+static inline void make_child_cleared(Board *b, int from, int to, int promo, int mover,
+                                      int parent_ep) {
+    ulong fb = BIT(from), tb = BIT(to), moved = fb | tb;
+    int lands = promo ? promo : mover;
+    b->q0 = (b->q0 & ~moved) | (tb & (0UL - (ulong)(lands & 1)));
+    b->q1 = (b->q1 & ~moved) | (tb & (0UL - (ulong)((lands >> 1) & 1)));
+    b->q2 = (b->q2 & ~moved) | (tb & (0UL - (ulong)((lands >> 2) & 1)));
+    b->own &= ~tb;
+    if (mover == PAWN && to == parent_ep) {        // en passant: the pawn above is taken
+        ulong cb = BIT(to + 8);
+        toggle(b, PAWN, cb);
+        b->own ^= cb;
+    }
+    if (mover == KING && (to - from == 2 || from - to == 2))     // castling moves the rook too
+        toggle(b, ROOK, to > from ? (BIT(from + 3) | BIT(from + 1)) : (BIT(from - 4) | BIT(from - 1)));
+    if ((fb | tb) & CASTLING_SQUARES)
+        b->castle &= ~(castle_clear(from) | castle_clear(to));
+    b->ep = (mover == PAWN && from - to == 16) ? from - 8 : NO_SQ;
+}
+
 // Leaves two and three plies below the position, the last ply bulk-counted.
 static inline ulong perft_below_2(Board *b) {
     ushort list[MAX_MOVES];
@@ -513,8 +544,12 @@ static inline ulong perft_below_2(Board *b) {
     for (int i = 0; i < n; i++) {
         uint m = list[i];
         int from = MOVE_FROM(m) ^ 56, to = MOVE_TO(m) ^ 56, promo = MOVE_PROMO(m);
+#if PERFT_LEAF & 256
+        make_child_cleared(b, from, to, promo, type_at(b, from), parent_ep);
+#else
         int mover = type_at(b, from), victim = type_at(b, to);
         make_child(b, from, to, promo, mover, victim, parent_ep);
+#endif
         total += count_legal(b);
 #if PERFT_LEAF & 2
         child_pieces(b, from, to, promo, mover, victim, parent_ep);
@@ -622,6 +657,55 @@ static inline uint sorted_index(uint i, uint key, uint lid, uint size, __local u
     return picked;
 }
 
+// PERFT_LEAF 1024: the same ranking by a counting sort, in place of sorted_index's comparison of
+// each key with every other (a work-group of 512 lanes: 128 vector loads and 512 compares a
+// lane). Each lane's bin is its position's move count + 1 (0 for a lane past n: those rank
+// first); the lane takes its place in its bin by a local atomic increment, and its rank is that
+// place plus the lanes in the bins below its own (its move count's worth of words, a few vector
+// loads). Lanes of one bin rank in the atomics' order, which may differ from run to run: the
+// count does not depend on which lane takes which position.
+#define SORT_BINS 256
+static inline uint counted_index(uint i, uint bin, uint lid, uint size, __local uint *bins,
+                                 __local ulong *scratch) {
+    for (uint k = lid; k < SORT_BINS; k += size)
+        bins[k] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint rank = atomic_inc(bins + bin);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint k = 0;
+    for (; k + 4 <= bin; k += 4) {
+        uint4 c = vload4(0, bins + k);
+        rank += c.x + c.y + c.z + c.w;
+    }
+    for (; k < bin; k++)
+        rank += bins[k];
+    __local uint *picked = (__local uint *)scratch;
+    picked[rank] = i;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint mine = picked[lid];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return mine;
+}
+#if PERFT_LEAF & 1024
+#define SORT_BINS_SETUP __local uint sort_bins[SORT_BINS];
+#define SORT_RANK(i, n, b, lid, size, scratch)                                            \
+    {                                                                                     \
+        uint bin = 0;                       /* lanes past n rank first */                 \
+        if (i < n)                                                                        \
+            bin = min((uint)count_legal(b) + 1, (uint)SORT_BINS - 1);                      \
+        i = counted_index(i, bin, lid, size, sort_bins, scratch);                         \
+    }
+#else
+#define SORT_BINS_SETUP
+#define SORT_RANK(i, n, b, lid, size, scratch)                                            \
+    {                                                                                     \
+        uint key = lid;                     /* (moves + 1) * 2^16 + lane: unique */       \
+        if (i < n)                                                                        \
+            key = ((uint)count_legal(b) + 1) << 16 | lid;                                 \
+        i = sorted_index(i, key, lid, size, scratch);                                     \
+    }
+#endif
+
 // PERFT_LEAF 128 (the host's part in backend.py): the last breadth-first ply writes each child as
 // its parent's index and its move (expand_moves, 6 bytes a child instead of a position's 40), and
 // the leaf kernels perft_fused_N make that move themselves, as perft_gpu's leaf does: the
@@ -654,14 +738,12 @@ __kernel void NAME(ARGS, const uint n,                                          
 {                                                                                         \
     uint i = get_global_id(0), lid = get_local_id(0), size = get_local_size(0);          \
     BULK_LINES_SETUP(lid, size)                                                           \
+    SORT_BINS_SETUP                                                                       \
     if (SORT) {                                                                           \
-        uint key = lid;                     /* (moves + 1) * 2^16 + lane: unique */       \
-        if (i < n) {                                                                      \
-            Board b;                                                                      \
+        Board b;                                                                          \
+        if (i < n)                                                                        \
             LOAD(&b, i);                                                                  \
-            key = ((uint)count_legal(&b) + 1) << 16 | lid;                                \
-        }                                                                                 \
-        i = sorted_index(i, key, lid, size, scratch);                                     \
+        SORT_RANK(i, n, &b, lid, size, scratch)                                           \
     }                                                                                     \
     ulong leaves = 0;                                                                     \
     if (i < n) {                                                                          \
