@@ -92,10 +92,22 @@ def test_expansion_however_it_is_cut(frontier_target, bulk_leaf_depth, memory_fr
     assert len(b.last_run["frontiers"]) >= 2
 
 
-@pytest.mark.parametrize("n", [1, 63, 64, 65, 64 * 3 + 5, 5000])
-def test_the_prefix_sum_of_the_child_counts_on_the_device(backend, n):
-    """The expansion's offsets (scan_groups, the group totals' sum, add_group_bases): the
-    exclusive prefix sum of the counts, with the total, across every edge of the work-groups."""
+@pytest.fixture(scope="module")
+def queued():
+    """A backend whose expansion's levels are queued (PERFT_LEAF's QUEUED_LEVELS), with its
+    kernels from the bulk kernels' program."""
+    b = OpenCLBackend("pocl", overrides={"PERFT_LEAF": 2048 | 8192})
+    yield b
+    b.close()
+
+
+@pytest.mark.parametrize("n", [1, 63, 64, 65, 64 * 3 + 5, 5000, 64 * 64 + 1, 64 * 200 + 7])
+@pytest.mark.parametrize("which", ["backend", "queued"])
+def test_the_prefix_sum_of_the_child_counts_on_the_device(request, which, n):
+    """The expansion's offsets (scan_groups, the group totals' sum on the host or, queued, on
+    the device by scan_totals, add_group_bases): the exclusive prefix sum of the counts, with
+    the total, across every edge of the work-groups and of scan_totals' runs of totals."""
+    backend = request.getfixturevalue(which)
     counts = np.random.default_rng(n).integers(0, 219, n).astype(np.uint32)
     counts[::7] = 0                                   # positions without a legal move
     offsets_buf = backend._buffer(nbytes=8 * (n + 1))
@@ -175,8 +187,14 @@ _ALONE = pytest.mark.long
     # the lowest bit by popcount, the magic tables of fixed size (constant shift, no offset to
     # load), the leaf's children made without their victims' types, their planes in one pass,
     # the lanes ranked by a counting sort
-    {"PERFT_COUNT": 63, "PERFT_SORT_LANES": 1, "PERFT_MAGIC": 2, "PERFT_LEAF": 1465,
+    pytest.param({"PERFT_COUNT": 63, "PERFT_SORT_LANES": 1, "PERFT_MAGIC": 2, "PERFT_LEAF": 1465,
+                  "PERFT_MAXRREG": 40, "CPU_BUILTINS": 0}, marks=_ALONE),
+    # and the expansion's kernels from this program, expand_moves' children gathered in local
+    # memory, the levels queued without waits (the GPU's default)
+    {"PERFT_COUNT": 63, "PERFT_SORT_LANES": 1, "PERFT_MAGIC": 2, "PERFT_LEAF": 32185,
      "PERFT_MAXRREG": 40, "CPU_BUILTINS": 0},
+    # the same bits beside the tables in local memory, whose program has no expansion kernels
+    pytest.param({"PERFT_LEAF": 2048 | 8192, "PERFT_LOCAL_LINES": 2}, marks=_ALONE),
     pytest.param({"PERFT_COUNT": 63, "PERFT_SORT_LANES": 1, "PERFT_MAGIC": 2, "PERFT_LEAF": 441,
                   "PERFT_MAXRREG": 40, "CPU_BUILTINS": 0}, marks=_ALONE),
     pytest.param({"PERFT_MAGIC": 2}, marks=_ALONE),
@@ -185,12 +203,17 @@ _ALONE = pytest.mark.long
 def test_bulk_kernels_of_their_own_program(switches, local_size):
     """The bulk perft kernels built in their own program (device.BUILD_SWITCHES) count the
     published leaves with every leaf depth and work-group size (the local copy of the attack
-    tables is shared by the work-group); the main program still serves the rest."""
+    tables is shared by the work-group); the main program still serves the rest, the
+    expansion's kernels too unless PERFT_LEAF's EXPANSION_OWN_PROGRAM asks for the bulk
+    kernels' program (which has none where the tables are in local memory)."""
+    from chessaccel.host.opencl.device import EXPANSION_OWN_PROGRAM
     b = OpenCLBackend("pocl", overrides=switches, local_size=local_size, frontier_target=4)
     d = b.device
     assert d.perft_program is not None
     assert d.kernel("perft_bulk_2").program == d.perft_program
-    assert d.kernel("expand").program == d.program
+    own = switches.get("PERFT_LEAF", 0) & EXPANSION_OWN_PROGRAM and not d.perft_local_lines
+    for name in ("count_children", "scan_groups", "add_group_bases", "expand", "expand_moves"):
+        assert d.kernel(name).program == (d.perft_program if own else d.program), name
     assert d.perft_local_lines == switches.get("PERFT_LOCAL_LINES", 0)
     assert d.perft_sort_lanes == switches.get("PERFT_SORT_LANES", 0)
     assert d.perft_count == switches.get("PERFT_COUNT", 0)
@@ -243,7 +266,8 @@ def test_sorted_lanes_count_every_position_once(local_size, sort_local):
 
 @pytest.mark.parametrize("switches", [{"PERFT_LEAF": 128},
                                       {"PERFT_LEAF": 185, "PERFT_SORT_LANES": 1},
-                                      {"PERFT_LEAF": 1209, "PERFT_SORT_LANES": 1}])
+                                      {"PERFT_LEAF": 1209, "PERFT_SORT_LANES": 1},
+                                      {"PERFT_LEAF": 32185, "PERFT_SORT_LANES": 1}])
 def test_fused_leaf_counts_every_child_once(switches):
     """PERFT_LEAF 128: the last breadth-first ply is written as parent indices and moves
     (expand_moves) and the leaf kernel (perft_fused_N) makes each move itself. Roots with 0 to
@@ -266,6 +290,28 @@ def test_fused_leaf_counts_every_child_once(switches):
         assert b.last_run["leaf_positions"] == frontiers[-1][1]
 
 
+@pytest.mark.parametrize("perft_leaf", [2048 | 4096 | 8192 | 128, 2048 | 16384 | 8192 | 128])
+def test_expand_moves_writes_every_child_however_long_the_run(perft_leaf):
+    """expand_moves' stores (PERFT_LEAF 4096: 16 bytes a store where aligned; 16384: a
+    work-group's children gathered in local memory, or stored lane by lane where the run is
+    longer than its buffer): roots of 0 to 218 moves in work-groups of 64 (one run of 6,780
+    children, more than the 4,096 the buffer holds; one of 2,574), each child's parent index and
+    move such that the fused leaf counts the roots' published sum."""
+    fens = [([MOST_MOVES] * 30 + [KIWIPETE] * 5), ([KIWIPETE] * 40 + [MOST_MOVES] * 3),
+            [KIWIPETE, "R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1", MOST_MOVES] * 3]
+    plain = OpenCLBackend("pocl")
+    b = OpenCLBackend("pocl", overrides={"PERFT_LEAF": perft_leaf}, local_size=64,
+                      bulk_leaf_depth=1)
+    assert b.device.kernel("expand_moves").program == b.device.perft_program
+    for group in fens:
+        roots = pack_positions([suites.board_of(fen) for fen in group])
+        want = sum(plain.perft_positions(roots[k:k + 1], 2, "make") for k in range(len(roots)))
+        children = sum(plain.perft_positions(roots[k:k + 1], 1, "make") for k in range(len(roots)))
+        assert b.perft_positions(roots, 2, "bulk") == want
+        # the roots expanded once, into the fused ply: every child
+        assert b.last_run["frontiers"] == [(2, len(roots)), (1, children)]
+
+
 def test_line_table_words():
     """LINES_WORDS (board.cl: the words a work-group copies into local memory) is the table's size."""
     from chessaccel.host.opencl import layout
@@ -277,11 +323,11 @@ def test_the_magic_tables_are_the_gpu_default_not_the_cpus():
     """A GPU builds the bulk kernels with the sliders by magic bitboards of fixed-size tables
     (PERFT_MAGIC = 2, in global memory), perft_bulk_2's lanes sorted by move count and the
     count's changes PERFT_COUNT = 63 unless the overrides say otherwise, and the fused two-ply
-    leaf PERFT_LEAF = 1465 with its registers capped at 40 (all measured faster on the H100 or
+    leaf PERFT_LEAF = 32185 (with the expansion's bits) with its registers capped at 40 (all measured faster on the H100 or
     the H200); PoCL reads the kindergarten tables, sorts nothing and counts the plain way."""
     from chessaccel.host.opencl import device
     gpu = {"PERFT_LOCAL_LINES": 0, "PERFT_MAGIC": 2, "PERFT_SORT_LANES": 1, "PERFT_COUNT": 63,
-           "PERFT_LEAF": 1465, "PERFT_MAXRREG": 40}
+           "PERFT_LEAF": 32185, "PERFT_MAXRREG": 40}
     assert set(gpu) == set(device.BUILD_SWITCHES)
     for name, value in gpu.items():
         assert device.default_perft_switch(name, True) == getattr(device, name + "_GPU") == value
@@ -304,3 +350,15 @@ def test_the_magic_tables_cannot_be_read_from_local_memory():
     with pytest.raises(OpenCLError, match=r"^PERFT_MAGIC reads the tables from global memory: "
                                           r"it needs PERFT_LOCAL_LINES=0$"):
         OpenCLBackend("pocl", overrides={"PERFT_MAGIC": 1, "PERFT_LOCAL_LINES": 2}).describe()
+
+
+def test_kernel_times_gives_every_launch_its_own_time(queued):
+    """lab/perft_ab's kernel_times: one perft on a profiling queue, each launch by name with its
+    time on the device, the count unchanged, and the backend's own queue back afterwards."""
+    from chessaccel.lab.perft_ab import kernel_times
+    queue = queued.device.queue
+    nodes, seconds, launches = kernel_times(queued, pack_positions([suites.board_of(KIWIPETE)]), 3)
+    assert nodes == 97862 and queued.device.queue is queue
+    names = [name for name, _, _ in launches]
+    assert names[:5] == ["count_children", "scan_groups", "scan_totals", "add_group_bases", "expand"]
+    assert all(0 <= s <= seconds for _, _, s in launches)

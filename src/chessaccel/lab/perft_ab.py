@@ -14,7 +14,9 @@ leaf_seconds: the launch of the bulk kernel to its end, without the breadth-firs
 each run's line also gives the expansion's steps (last_run's stage_seconds: the count kernel,
 the prefix sum on the host, the buffers, the expand kernel). The roots are benchjobs.PERFT_ROOTS, packed here, or read from
 FILE.npz (written with --write-roots where python-chess is installed, for a GPU machine without
-it). ``python -m chessaccel.lab.device perft-ab`` runs it with the device set up. Exit status 1
+it). --kernel-times NAME,... then counts the start position's perft 8 and Kiwipete's perft 7
+once more with each named variant on a queue that profiles (kernel_times): every launch's own
+time on the device beside the call's, so the host's share of a call shows. ``python -m chessaccel.lab.device perft-ab`` runs it with the device set up. Exit status 1
 when a count is wrong.
 """
 import json, os, sys, time
@@ -23,11 +25,39 @@ from chessaccel.host.opencl import OpenCLBackend
 from chessaccel.host.opencl.backend import FUSED_LEAF
 from chessaccel.lab.gpubench import _compiler_report
 
+def kernel_times(b, positions, depth):
+    """One bulk perft of ``b`` on a profiling queue: (nodes, the call's seconds, [(kernel, global
+    size, seconds on the device)] in launch order). The queue is swapped back afterwards."""
+    d = b.device
+    cl = b._cl()
+    queue = d.queue
+    d.queue = cl.CommandQueue(d.context, properties=cl.command_queue_properties.PROFILING_ENABLE)
+    launches = []
+    enqueue = cl.enqueue_nd_range_kernel
+
+    def recorded(q, kernel, global_size, local_size, *args, **kwargs):
+        event = enqueue(q, kernel, global_size, local_size, *args, **kwargs)
+        launches.append((kernel.function_name, int(global_size[0]), event))
+        return event
+
+    cl.enqueue_nd_range_kernel = recorded
+    try:
+        t0 = time.perf_counter()
+        nodes = b.perft_positions(positions, depth, "bulk")
+        seconds = time.perf_counter() - t0
+        d.queue.finish()
+    finally:
+        cl.enqueue_nd_range_kernel = enqueue
+        d.queue = queue
+    return nodes, seconds, [(name, size, (ev.profile.end - ev.profile.start) * 1e-9)
+                            for name, size, ev in launches]
+
+
 def main(argv):
     PLAT = argv[0]
     OUT = os.environ.get("OUT", "/tmp")
     args = list(argv[1:])
-    rounds, leaf3, roots_file = 3, [], None
+    rounds, leaf3, roots_file, timed = 3, [], None, []
     variants = {"base": {}}
     locals_ = {}          # NAME -> work-group size (NAME=SWITCHES@LOCAL; default 64)
     i = 0
@@ -46,6 +76,8 @@ def main(argv):
                          counts=json.dumps([{str(d): c for d, c in cs.items()} for _, _, cs in PERFT_ROOTS]))
                 return 0
             i += 2; continue
+        if a == "--kernel-times":
+            timed = args[i + 1].split(","); i += 2; continue
         if a == "--leaf3":
             leaf3 = args[i + 1].split(","); i += 2; continue
         name, spec = a.split("=", 1)
@@ -105,6 +137,21 @@ def main(argv):
                 print(f"r{rnd} {name:>8} leaf{leaf} {root} {depth}: {n} {'ok' if ok else 'WRONG'} "
                       f"{s:.3f} s {n / s / 1e9:.1f} G/s (leaf kernel {leaf_s:.3f} s; "
                       + ", ".join(f"{k} {v:.3f}" for k, v in stages.items()) + ")", flush=True)
+    for name in (n for n in timed if n in backends):
+        b = backends[name]
+        b.bulk_leaf_depth = 2
+        for root, depth in (("startpos", 8), ("kiwipete", 7)):
+            pos, counts = roots[root]
+            nodes, seconds, launches = kernel_times(b, pos, depth)
+            on_device = sum(s for _, _, s in launches)
+            res.setdefault("kernel_times", []).append(
+                {"variant": name, "root": root, "depth": depth, "nodes": nodes,
+                 "correct": nodes == counts[depth], "seconds": seconds, "launches": launches})
+            print(f"\nkernel times, {name} {root} {depth}: {nodes} {'ok' if nodes == counts[depth] else 'WRONG'}"
+                  f" in {seconds * 1e3:.2f} ms, {on_device * 1e3:.2f} ms of it in {len(launches)} "
+                  f"launches on the device:", flush=True)
+            for kname, size, s in launches:
+                print(f"  {kname:<16} {size:>11,} work-items {s * 1e3:8.3f} ms", flush=True)
     json.dump(res, open(os.path.join(OUT, "perft_ab.json"), "w"), indent=1)
 
     print("\nvariant   leaf  registers/spill(st,ld)  " + "  ".join(f"{r}{d}" for r, d in RUNS) + "  (G leaves/s, min-max)")
@@ -127,8 +174,9 @@ def main(argv):
                      and r["depth"] == depth and r["leaf_seconds"]]
             cells.append(f"{min(rates):.0f}-{max(rates):.0f}" if rates else "-")
         print(f"{name:>8}  {leaf}  " + "  ".join(cells))
-    print("all correct:", all(r["correct"] for r in res["runs"]))
-    return 0 if all(r["correct"] for r in res["runs"]) else 1
+    correct = all(r["correct"] for r in res["runs"] + res.get("kernel_times", []))
+    print("all correct:", correct)
+    return 0 if correct else 1
 
 
 if __name__ == "__main__":

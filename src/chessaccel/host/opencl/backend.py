@@ -45,6 +45,16 @@ _BULK_LEAF_MAX = 3
 #: written as parent indices (4 bytes) and moves (2) rather than positions
 FUSED_LEAF = 128
 FUSED_CHILD_BYTES = 6
+#: PERFT_LEAF's bit of the queued levels (perft.cl, scan_totals): each level of the expansion
+#: enqueued without a wait on the host between its passes (the prefix sum's group totals summed
+#: on the device, the expansion's error flag read once at the end); one read a level, its
+#: number of children, which sizes the next launch.
+QUEUED_LEVELS = 8192
+#: PERFT_LEAF's bit of expand_moves' children gathered in local memory and written by the whole
+#: work-group (perft.cl), and the work-group size it is launched with (its local buffer holds the
+#: children of that many parents when they have 64 moves each on average, or fewer)
+STAGED_CHILDREN = 16384
+STAGED_LOCAL_SIZE = 64
 #: Work-group size of the bulk perft and expansion kernels on a GPU: measured on the H100 against
 #: 64 when the attack tables were in local memory (256 work-items shared one copy), with the
 #: magic tables on the H200 against 128 and 512, and 512 since the fused leaf of 2026-11-30
@@ -351,13 +361,16 @@ class OpenCLBackend(Backend):
             self._guard("read-back", self._cl().enqueue_copy, self.device.queue, out, buf)
         return out
 
-    def _run(self, what, kernel, global_size, local_size, *args):
-        """Launch and wait; every kernel takes the attack tables as its last argument."""
+    def _run(self, what, kernel, global_size, local_size, *args, wait=True):
+        """Launch and (``wait``) wait; every kernel takes the attack tables as its last
+        argument. The queue is in order: a launch not waited for is done before the next
+        command starts, and a blocking read waits for it."""
         queue = self.device.queue
         kernel.set_args(*args, self.device.line_values)
         self._guard(what, self._cl().enqueue_nd_range_kernel, queue, kernel,
                     (int(global_size),), None if local_size is None else (int(local_size),))
-        self._guard(what, queue.finish)
+        if wait:
+            self._guard(what, queue.finish)
 
     def kernel(self, name):
         return self.device.kernel(name)
@@ -788,7 +801,13 @@ class OpenCLBackend(Backend):
         self.last_run = {"kernel": f"perft-{count_mode}", "launches": 0, "frontiers": [],
                          "depth": depth}
         buf = self._buffer(positions)
+        if self._queued():
+            # one error flag for every expansion of this call, read once at the end
+            self._guard("expansion", self._cl().enqueue_fill_buffer, self.device.queue,
+                        self._pooled(("error flag",), 4), np.uint32(0), 0, 4)
         total = self._frontier(buf, len(positions), depth, count_mode)
+        if self._queued() and self._read(self._pooled(("error flag",), 4), np.uint32, 1)[0]:
+            raise OpenCLError("perft expansion: the move count and the move list disagree (a kernel bug)")
         self.last_run["seconds"] = time.perf_counter() - t0
         self.last_run["nodes"] = total
         return total
@@ -805,7 +824,7 @@ class OpenCLBackend(Backend):
         t0 = time.perf_counter()
         counts_buf = self._pooled(("counts", remaining), 4 * n)
         self._launch_1d("child count", "count_children", n, buf, np.uint32(n), counts_buf,
-                        local=self._perft_local())
+                        local=self._perft_local(), wait=not self._queued())
         t0 = self._stage("count", t0)
         offsets_buf = self._pooled(("offsets", remaining), 8 * (n + 1))
         children = self._prefix_sum(counts_buf, n, offsets_buf)
@@ -832,6 +851,19 @@ class OpenCLBackend(Backend):
             start = end
         return total
 
+    def _queued(self):
+        """Whether the expansion's levels are enqueued without waits (PERFT_LEAF's QUEUED_LEVELS):
+        then the stages' times (_stage) are those of the host's calls, the waits in the reads of
+        "prefix" (each level's number of children) and of "expand" (the last, before the leaf)."""
+        return bool(self.device.perft_leaf & QUEUED_LEVELS)
+
+    def _flag(self):
+        """The expansion's error flag and whether to read it now: with queued levels the call's
+        one flag (zeroed by perft_positions, read at its end), else a new one read at once."""
+        if self._queued():
+            return self._pooled(("error flag",), 4), False
+        return self._buffer(np.zeros(1, dtype=np.uint32), write=True), True
+
     def _stage(self, name, t0):
         """Add the time since t0 to last_run's stage_seconds[name] (the expansion's steps, apart
         from leaf_seconds); the time now."""
@@ -848,8 +880,22 @@ class OpenCLBackend(Backend):
         local = 256 if self.device.is_gpu else 64
         groups = -(-n // local)
         totals_buf = self._pooled(("group totals", local), 8 * groups)
+        queued = self._queued()
         self._run("prefix sum", self.kernel("scan_groups"), groups * local, local, counts_buf,
-                  np.uint32(n), offsets_buf, totals_buf, self._cl().LocalMemory(8 * local))
+                  np.uint32(n), offsets_buf, totals_buf, self._cl().LocalMemory(8 * local),
+                  wait=not queued)
+        if queued:
+            # the group totals' prefix on the device too (scan_totals); one read: the total
+            bases_buf = self._pooled(("group bases", local), 8 * groups)
+            self._run("prefix sum", self.kernel("scan_totals"), local, local, totals_buf,
+                      np.uint32(groups), bases_buf, self._cl().LocalMemory(8 * local), wait=False)
+            self._run("prefix sum", self.kernel("add_group_bases"), groups * local, local,
+                      offsets_buf, np.uint32(n), bases_buf, wait=False)
+            self.last_run["launches"] = self.last_run.get("launches", 0) + 3
+            total = np.empty(1, dtype=np.uint64)
+            self._guard("read-back", self._cl().enqueue_copy, self.device.queue, total, offsets_buf,
+                        src_offset=8 * n)
+            return int(total[0])
         totals = self._read(totals_buf, np.uint64, groups)
         bases = np.zeros(groups, dtype=np.uint64)
         np.cumsum(totals[:-1], out=bases[1:])
@@ -894,11 +940,11 @@ class OpenCLBackend(Backend):
                             src_offset=start * POSITION_WORDS * 8, byte_count=m * POSITION_WORDS * 8)
             off_buf = self._buffer(chunk_offsets)
         child_buf = self._pooled(("children", remaining), children * POSITION_WORDS * 8)
-        flag = self._buffer(np.zeros(1, dtype=np.uint32), write=True)
+        flag, check = self._flag()
         t0 = self._stage("buffers", t0)
         self._launch_1d("expansion", "expand", m, parents, np.uint32(m), off_buf, child_buf, flag,
-                        local=self._perft_local())
-        if self._read(flag, np.uint32, 1)[0]:
+                        local=self._perft_local(), wait=check)
+        if check and self._read(flag, np.uint32, 1)[0]:
             raise OpenCLError("perft expansion: the move count and the move list disagree (a kernel bug)")
         self._stage("expand", t0)
         del off_buf, parents
@@ -910,11 +956,14 @@ class OpenCLBackend(Backend):
         self.last_run["frontiers"].append((remaining, children))
         parents = self._pooled(("parents", remaining), 4 * children)
         moves = self._pooled(("moves", remaining), 2 * children)
-        flag = self._buffer(np.zeros(1, dtype=np.uint32), write=True)
+        flag, check = self._flag()
         t0 = self._stage("buffers", t0)
+        local = self._perft_local()
+        if self.device.perft_leaf & STAGED_CHILDREN:
+            local = min(local, STAGED_LOCAL_SIZE)
         self._launch_1d("expansion", "expand_moves", n, buf, np.uint32(n), offsets_buf, parents,
-                        moves, flag, local=self._perft_local())
-        if self._read(flag, np.uint32, 1)[0]:
+                        moves, flag, local=local, wait=check)
+        if check and self._read(flag, np.uint32, 1)[0]:
             raise OpenCLError("perft expansion: the move count and the move list disagree (a kernel bug)")
         self._stage("expand", t0)
         return self._leaves(buf, children, remaining, "bulk", kernel=f"perft_fused_{remaining}",
@@ -924,10 +973,10 @@ class OpenCLBackend(Backend):
         d = self.device.device
         return min(d.max_mem_alloc_size, d.global_mem_size * self.memory_fraction)
 
-    def _launch_1d(self, what, name, n, *args, local=None):
+    def _launch_1d(self, what, name, n, *args, local=None, wait=True):
         local = local or self._defaults()[0]
         global_size = -(-n // local) * local
-        self._run(what, self.kernel(name), global_size, local, *args)
+        self._run(what, self.kernel(name), global_size, local, *args, wait=wait)
         self.last_run["launches"] = self.last_run.get("launches", 0) + 1
 
     def _leaves(self, buf, n, remaining, count_mode, kernel=None, child_args=()):
@@ -938,17 +987,29 @@ class OpenCLBackend(Backend):
         if count_mode == "bulk":
             local = self._perft_local()
             groups = -(-n // local)
-            partial = self._buffer(nbytes=8 * groups)
             cl = self._cl()
+            queued = self._queued()
+            if queued:
+                partial = self._pooled(("partial sums",), 8 * groups)
+                # the expansion enqueued before it is done first: the leaf's time is its own
+                t0 = time.perf_counter()
+                self._guard("expansion", self.device.queue.finish)
+                self._stage("expand", t0)
+            else:
+                partial = self._buffer(nbytes=8 * groups)
             t0 = time.perf_counter()
             self._run("bulk perft", self.kernel(kernel or f"perft_bulk_{remaining}"),
                       groups * local, local, buf, *child_args, np.uint32(n), partial,
-                      cl.LocalMemory(8 * local))
-            # the leaf kernels' own time (launch to finish), apart from the expansion's
-            self.last_run["leaf_seconds"] = (self.last_run.get("leaf_seconds", 0.0)
-                                             + time.perf_counter() - t0)
+                      cl.LocalMemory(8 * local), wait=not queued)
+            # the leaf kernels' own time (launch to finish; queued, to its sums read), apart
+            # from the expansion's
+            seconds = time.perf_counter() - t0
+            sums = self._read(partial, np.uint64, groups)
+            if queued:
+                seconds = time.perf_counter() - t0
+            self.last_run["leaf_seconds"] = self.last_run.get("leaf_seconds", 0.0) + seconds
             self.last_run["launches"] += 1
-            return int(self._read(partial, np.uint64, groups).sum())
+            return int(sums.sum())
         local, _, _ = self._defaults()
         # the walk's jobs are alike (same depth): a full device, unlike the search's tail
         per_unit = self.threads_per_unit or (1024 if self.device.is_gpu else 1)

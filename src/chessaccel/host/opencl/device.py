@@ -95,8 +95,14 @@ PERFT_COUNT_GPU = 63
 #: 2026-11-30, later: with PERFT_COUNT 63, PERFT_MAGIC 2 and 40 registers, start position perft 8
 #: 594-600 against 578-581 G leaves/s, Kiwipete perft 7 1,018-1,021 against 984-986; and 1024
 #: (the sorted lanes ranked by a counting sort): 609-617 against 588-595, Kiwipete 1,035-1,040
-#: against 1,013-1,018.
-PERFT_LEAF_GPU = 1465
+#: against 1,013-1,018. And the expansion's bits (2048: its kernels from the perft program; 4096:
+#: expand_moves' 16-byte stores; 8192: the levels queued without waits) since 2026-11-30, later
+#: still: Kiwipete perft 7 1,049-1,056 against 1,037-1,043, start position perft 8 622-635
+#: against 609-623 (expand_moves 2.9 against 6.2 ms on the device); and 16384 (expand_moves'
+#: children gathered in local memory, written by the whole work-group of 64): Kiwipete perft 7
+#: 1,054-1,060 against 1,053-1,056, start position perft 8 625-637 against 629-635
+#: (expand_moves 1.8 against 2.9 ms on Kiwipete, 1.3 against 1.6 on the start position).
+PERFT_LEAF_GPU = 32185
 
 
 
@@ -128,6 +134,12 @@ def default_perft_switch(name, is_gpu, local_lines=0):
 #: The kernels that the second program serves.
 PERFT_PROGRAM_KERNELS = ("perft_bulk_1", "perft_bulk_2", "perft_bulk_3", "perft_fused_1",
                          "perft_fused_2")
+#: The breadth-first expansion's kernels, which the second program serves too where PERFT_LEAF
+#: has EXPANSION_OWN_PROGRAM (with the count's and the tables' switches; perft.cl) and the tables
+#: are not copied into local memory (PERFT_LOCAL_LINES, whose program leaves them out).
+PERFT_EXPANSION_KERNELS = ("count_children", "scan_groups", "scan_totals", "add_group_bases",
+                           "expand", "expand_moves")
+EXPANSION_OWN_PROGRAM = 2048
 #: The sources of the second program, after the prelude.
 PERFT_FILES = ("board.cl", "perft.cl")
 
@@ -419,7 +431,10 @@ class Device:
         creating a kernel is not)."""
         if name not in self._kernels:
             program = self.program
-            if self.perft_program is not None and name in PERFT_PROGRAM_KERNELS:
+            if self.perft_program is not None and (
+                    name in PERFT_PROGRAM_KERNELS
+                    or (name in PERFT_EXPANSION_KERNELS and self.perft_leaf & EXPANSION_OWN_PROGRAM
+                        and not self.perft_local_lines)):
                 program = self.perft_program
             self._kernels[name] = self.cl.Kernel(program, name)
         return self._kernels[name]

@@ -465,7 +465,12 @@ static inline Count count_legal(Board *b) {
 // counted without making a move; 64: the two-ply sum in 32 bits; 128: the leaf takes its parent
 // and a move (perft_fused_N, below; the host's expansion writes no child); 256: each child made
 // without its victim's type, its planes written in one pass (make_child_cleared); 1024: the sorted
-// lanes ranked by a counting sort (counted_index, below).
+// lanes ranked by a counting sort (counted_index, below). And three bits of the expansion above
+// the leaf (backend.py reads them): 2048: its kernels (count_children, expand, expand_moves, the
+// prefix sum) from this program, with the count's and the tables' switches, rather than from the
+// search's program; 4096: expand_moves writes 16 bytes a store where it can; 8192: the levels
+// are enqueued without waiting on the host between passes (scan_totals, below); 16384:
+// expand_moves gathers a work-group's children in local memory and writes them together.
 
 // A move of the parent (from, to: squares of the children's frame, the parent's squares ^ 56)
 // made on the parent's board flipped into that frame: the mover is the enemy there and moves
@@ -815,6 +820,34 @@ __kernel void add_group_bases(__global ulong *offsets, const uint n, __global co
         offsets[0] = 0;
 }
 
+// PERFT_LEAF 8192 (the host's part in backend.py): pass 1b's group totals summed on the device
+// too, so that no level of the expansion waits for the host between its passes. One work-group:
+// each lane sums a run of the totals, the lanes' sums are scanned in local memory, and each lane
+// writes the exclusive prefix of its run into bases (what add_group_bases adds).
+__kernel void scan_totals(__global const ulong *totals, const uint groups, __global ulong *bases,
+                          __local ulong *scratch, Lines lines)
+{
+    uint lid = get_local_id(0), size = get_local_size(0);
+    uint per = (groups + size - 1) / size;
+    uint lo = min(lid * per, groups), hi = min(lo + per, groups);
+    ulong sum = 0;
+    for (uint g = lo; g < hi; g++)
+        sum += totals[g];
+    scratch[lid] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = 1; d < size; d <<= 1) {
+        ulong add = lid >= d ? scratch[lid - d] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        scratch[lid] += add;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    ulong base = scratch[lid] - sum;
+    for (uint g = lo; g < hi; g++) {
+        bases[g] = base;
+        base += totals[g];
+    }
+}
+
 // Position i of pass 2 loaded into b and its legal moves into list: their number, or -1 (and
 // the error flag raised) when it disagrees with pass 1's offsets.
 static inline int listed_children(__global const ulong *positions, uint i,
@@ -857,23 +890,85 @@ __kernel void expand(__global const ulong *positions, const uint n,
 }
 
 // Pass 2 of the last ply above the leaves with PERFT_LEAF 128: each child written as its parent's
-// index and its move (the leaf kernels perft_fused_N make it), from the parent's offset.
+// index and its move (the leaf kernels perft_fused_N make it), from the parent's offset: by the
+// lane itself, one child a store, or with PERFT_LEAF 4096, 16 bytes a store where the run is
+// aligned (four parent indices, eight moves): a warp's stores go to 32 places each, so each
+// lane's store is a memory transaction of its own whatever its size.
+static inline void store_children(__global uint *parents, __global ushort *moves, uint i,
+                                  ulong first, int count, const ushort *list)
+{
+#if PERFT_LEAF & 4096
+    ulong k = first, end = first + (ulong)count;
+    for (; k < end && (k & 3); k++)
+        parents[k] = i;
+    for (; k + 4 <= end; k += 4)
+        ((__global uint4 *)parents)[k >> 2] = (uint4)(i);
+    for (; k < end; k++)
+        parents[k] = i;
+    k = first;
+    int j = 0;
+    for (; k < end && (k & 7); k++, j++)
+        moves[k] = list[j];
+    for (; k + 8 <= end; k += 8, j += 8)
+        ((__global uint4 *)moves)[k >> 3] = (uint4)(
+            (uint)list[j] | (uint)list[j + 1] << 16, (uint)list[j + 2] | (uint)list[j + 3] << 16,
+            (uint)list[j + 4] | (uint)list[j + 5] << 16, (uint)list[j + 6] | (uint)list[j + 7] << 16);
+    for (; k < end; k++, j++)
+        moves[k] = list[j];
+#else
+    for (int k = 0; k < count; k++) {
+        parents[first + k] = i;
+        moves[first + k] = list[k];
+    }
+#endif
+}
+
+// PERFT_LEAF 16384: the work-group's children (one run of the level's, as its parents are
+// consecutive) gathered in local memory, each lane's moves and its lane number at their places
+// in the run, then written out by all lanes together, lane k the run's k-th child, k + size the
+// next: consecutive lanes store to consecutive words. A run longer than STAGED_CHILDREN (or a
+// group of more than 256 lanes, whose numbers a byte cannot hold) is stored lane by lane
+// (store_children). The host launches this kernel in work-groups of 64 (backend.py).
+#define STAGED_CHILDREN 4096
+
 __kernel void expand_moves(__global const ulong *positions, const uint n,
                            __global const ulong *offsets, __global uint *parents,
                            __global ushort *moves, __global volatile uint *error_flag, Lines lines)
 {
     uint i = get_global_id(0);
-    if (i >= n)
-        return;
     Board b;
     ushort list[MAX_MOVES];
+#if PERFT_LEAF & 16384
+    __local ushort staged_moves[STAGED_CHILDREN];
+    __local uchar staged_lanes[STAGED_CHILDREN];
+    uint lid = get_local_id(0), size = get_local_size(0);
+    uint group_first = i - lid, group_end = min(group_first + size, n);
+    ulong run_first = offsets[min(group_first, n)], run_end = offsets[group_end];
+    // the same for every lane of the group: the barrier below is met by all or none
+    bool staged = size <= 256 && run_end - run_first <= STAGED_CHILDREN;
+    int count = i < n ? listed_children(positions, i, offsets, &b, list, error_flag, lines) : 0;
+    ulong first = i < n ? offsets[i] : 0;
+    if (!staged) {
+        if (count > 0)
+            store_children(parents, moves, i, first, count, list);
+        return;
+    }
+    for (int k = 0; k < count; k++) {
+        staged_moves[first - run_first + k] = list[k];
+        staged_lanes[first - run_first + k] = (uchar)lid;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (ulong k = run_first + lid; k < run_end; k += size) {
+        parents[k] = group_first + staged_lanes[k - run_first];
+        moves[k] = staged_moves[k - run_first];
+    }
+#else
+    if (i >= n)
+        return;
     int count = listed_children(positions, i, offsets, &b, list, error_flag, lines);
     if (count < 0)
         return;
-    ulong first = offsets[i];
-    for (int k = 0; k < count; k++) {
-        parents[first + k] = i;
-        moves[first + k] = list[k];
-    }
+    store_children(parents, moves, i, offsets[i], count, list);
+#endif
 }
 #endif
