@@ -312,6 +312,36 @@ def test_expand_moves_writes_every_child_however_long_the_run(perft_leaf):
         assert b.last_run["frontiers"] == [(2, len(roots)), (1, children)]
 
 
+
+@pytest.mark.parametrize("perft_leaf", [32185 | 131072, 32185 | 262144, 32185 | 131072 | 262144, 262144])
+@pytest.mark.parametrize("local_size", [1, 64])
+def test_top_levels_and_split_expansion_count_every_child_once(perft_leaf, local_size):
+    """PERFT_LEAF 131072: the levels of at most one position a work-item expanded by one
+    work-group in one launch (expand_top: the counts scanned in local memory, the children
+    written into two buffers in turn); 262144: `expand` in 2, 4 or 8 lanes a position on small
+    levels. Roots of 0 to 218 moves, in check or not, and single roots two and three levels above
+    the fused ply: the plain backend's counts and the same levels (last_run's frontiers) as
+    without the bits."""
+    fens = [KIWIPETE, MOST_MOVES, chess.STARTING_FEN, "R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1",
+            next(fen for fen in suites.fens("stalemate0.fen") if chess.Board(fen).is_stalemate())]
+    fens += [r.fen for r in RECORDS if 0 < r.counts.get(3, 0) <= 30_000][:6]
+    roots = pack_positions([suites.board_of(fen) for fen in fens])
+    plain = OpenCLBackend("pocl")
+    without = OpenCLBackend("pocl", overrides={"PERFT_LEAF": perft_leaf & 32185},
+                            local_size=local_size)
+    b = OpenCLBackend("pocl", overrides={"PERFT_LEAF": perft_leaf}, local_size=local_size)
+    for positions, depth in ((roots, 3), (roots, 4), (roots[:1], 4), (roots[2:3], 5)):
+        want = sum(plain.perft_positions(positions[k:k + 1], depth, "make")
+                   for k in range(len(positions)))
+        assert b.perft_positions(positions, depth, "bulk") == want, depth
+        assert without.perft_positions(positions, depth, "bulk") == want, depth
+        assert b.last_run["frontiers"] == without.last_run["frontiers"], depth
+        # the top levels in their one launch where there is a level above the last to make and
+        # the group has a work-item for each root
+        top = perft_leaf & 131072 and depth >= 4 and len(positions) <= local_size
+        assert ("top" in b.last_run["stage_seconds"]) == bool(top)
+
+
 def test_line_table_words():
     """LINES_WORDS (board.cl: the words a work-group copies into local memory) is the table's size."""
     from chessaccel.host.opencl import layout

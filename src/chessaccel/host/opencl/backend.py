@@ -55,6 +55,18 @@ QUEUED_LEVELS = 8192
 #: children of that many parents when they have 64 moves each on average, or fewer)
 STAGED_CHILDREN = 16384
 STAGED_LOCAL_SIZE = 64
+#: PERFT_LEAF's bit of the top levels expanded in one launch by one work-group, one position a
+#: lane (perft.cl, expand_top; with the expansion's kernels from the perft program and the queued
+#: levels' error flag), and the most work-items its group may have (perft.cl's TOP_MAX_LANES)
+TOP_LEVELS = 131072
+TOP_LEVELS_WITH = 2048 | QUEUED_LEVELS
+TOP_MAX_LANES = 1024
+#: PERFT_LEAF's bit of `expand` in several lanes a position (perft.cl) where the level is smaller
+#: than the device's lanes (compute units x SPLIT_LANES_PER_UNIT): 2, 4 or 8 lanes, each making
+#: every second, fourth or eighth child, so that more of the device works on a small level
+SPLIT_EXPAND = 262144
+SPLIT_LANES_PER_UNIT = 2048
+SPLIT_MOST = 8
 #: Work-group size of the bulk perft and expansion kernels on a GPU: measured on the H100 against
 #: 64 when the attack tables were in local memory (256 work-items shared one copy), with the
 #: magic tables on the H200 against 128 and 512, and 512 since the fused leaf of 2026-11-30
@@ -805,7 +817,10 @@ class OpenCLBackend(Backend):
             # one error flag for every expansion of this call, read once at the end
             self._guard("expansion", self._cl().enqueue_fill_buffer, self.device.queue,
                         self._pooled(("error flag",), 4), np.uint32(0), 0, 4)
-        total = self._frontier(buf, len(positions), depth, count_mode)
+        n, remaining = len(positions), depth
+        if count_mode == "bulk":
+            buf, n, remaining = self._top_levels(buf, n, depth)
+        total = self._frontier(buf, n, remaining, count_mode) if n else 0
         if self._queued() and self._read(self._pooled(("error flag",), 4), np.uint32, 1)[0]:
             raise OpenCLError("perft expansion: the move count and the move list disagree (a kernel bug)")
         self.last_run["seconds"] = time.perf_counter() - t0
@@ -850,6 +865,38 @@ class OpenCLBackend(Backend):
             total += self._expand_chunk(buf, start, end, offsets, remaining, count_mode)
             start = end
         return total
+
+    def _top_levels(self, buf, n, depth):
+        """PERFT_LEAF's TOP_LEVELS: the levels at the top of the tree, while they hold at most one
+        position a work-item of one work-group, expanded by that group in one launch
+        (expand_top) and one read (the sizes), down to the last level above the leaf's at most
+        (its ply above stays the fused one, or the leaf's). The level reached: (its buffer, its
+        size, its remaining depth)."""
+        d = self.device
+        leaf_max = max(1, min(self.bulk_leaf_depth, _BULK_LEAF_MAX))
+        levels = depth - max(leaf_max, 2) - 1
+        local = min(self._perft_local(), TOP_MAX_LANES)
+        room = local * MAX_MOVES * POSITION_WORDS * 8
+        if (levels < 1 or n > local or room > self._memory_budget()
+                or (d.perft_leaf & (TOP_LEVELS | TOP_LEVELS_WITH)) != TOP_LEVELS | TOP_LEVELS_WITH
+                or d.perft_local_lines):
+            return buf, n, depth
+        t0 = time.perf_counter()
+        level_a = self._pooled(("top level", 0), room)
+        level_b = self._pooled(("top level", 1), room)
+        result = self._pooled(("top sizes",), 4 * (2 + levels))
+        self._run("expansion", self.kernel("expand_top"), local, local, buf, np.uint32(n),
+                  np.uint32(levels), level_a, level_b, result, self._pooled(("error flag",), 4),
+                  wait=False)
+        self.last_run["launches"] += 1
+        sizes = self._read(result, np.uint32, 2 + levels)
+        made = int(sizes[1])
+        self.last_run["frontiers"] += [(depth, n)] + [(depth - k, int(sizes[2 + k - 1]))
+                                                      for k in range(1, made)]
+        self._stage("top", t0)
+        if not made:
+            return buf, n, depth
+        return (level_b if made % 2 == 0 else level_a), int(sizes[0]), depth - made
 
     def _queued(self):
         """Whether the expansion's levels are enqueued without waits (PERFT_LEAF's QUEUED_LEVELS):
@@ -942,8 +989,13 @@ class OpenCLBackend(Backend):
         child_buf = self._pooled(("children", remaining), children * POSITION_WORDS * 8)
         flag, check = self._flag()
         t0 = self._stage("buffers", t0)
-        self._launch_1d("expansion", "expand", m, parents, np.uint32(m), off_buf, child_buf, flag,
-                        local=self._perft_local(), wait=check)
+        split = 1
+        if self.device.perft_leaf & SPLIT_EXPAND:
+            room = self.device.compute_units * SPLIT_LANES_PER_UNIT // max(m, 1)
+            while split * 2 <= min(room, SPLIT_MOST):
+                split *= 2
+        self._launch_1d("expansion", "expand", m * split, parents, np.uint32(m), off_buf, child_buf,
+                        flag, np.uint32(split), local=self._perft_local(), wait=check)
         if check and self._read(flag, np.uint32, 1)[0]:
             raise OpenCLError("perft expansion: the move count and the move list disagree (a kernel bug)")
         self._stage("expand", t0)

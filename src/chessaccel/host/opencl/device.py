@@ -138,7 +138,7 @@ PERFT_PROGRAM_KERNELS = ("perft_bulk_1", "perft_bulk_2", "perft_bulk_3", "perft_
 #: has EXPANSION_OWN_PROGRAM (with the count's and the tables' switches; perft.cl) and the tables
 #: are not copied into local memory (PERFT_LOCAL_LINES, whose program leaves them out).
 PERFT_EXPANSION_KERNELS = ("count_children", "scan_groups", "scan_totals", "add_group_bases",
-                           "expand", "expand_moves")
+                           "expand", "expand_moves", "expand_top")
 EXPANSION_OWN_PROGRAM = 2048
 #: The sources of the second program, after the prelude.
 PERFT_FILES = ("board.cl", "perft.cl")

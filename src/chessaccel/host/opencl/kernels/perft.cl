@@ -470,7 +470,10 @@ static inline Count count_legal(Board *b) {
 // prefix sum) from this program, with the count's and the tables' switches, rather than from the
 // search's program; 4096: expand_moves writes 16 bytes a store where it can; 8192: the levels
 // are enqueued without waiting on the host between passes (scan_totals, below); 16384:
-// expand_moves gathers a work-group's children in local memory and writes them together.
+// expand_moves gathers a work-group's children in local memory and writes them together;
+// 131072 (with 2048 and 8192): the levels of at most one position a lane expanded by one
+// work-group in one launch (expand_top, below); 262144: `expand` in `split` lanes a position where
+// the level has fewer positions than the device has lanes (each lane makes every split-th child).
 
 // A move of the parent (from, to: squares of the children's frame, the parent's squares ^ 56)
 // made on the parent's board flipped into that frame: the mover is the enemy there and moves
@@ -863,29 +866,93 @@ static inline int listed_children(__global const ulong *positions, uint i,
     return count;
 }
 
+// Of b's `count` legal moves in `list`, the k-th for k = first, first + step, ... made and the
+// child stored at children[k].
+static inline void store_child_positions(Board *b, const ushort *list, int count,
+                                         __global ulong *children, int first, int step)
+{
+    for (int k = first; k < count; k += step) {
+        uint m = list[k];
+        int from = MOVE_FROM(m), to = MOVE_TO(m), promo = MOVE_PROMO(m);
+        int mover = type_at(b, from), victim = type_at(b, to);
+        Undo u;
+        make_legal(b, &u, from, to, promo, mover, victim, 0, false);
+        store_position(b, children + (size_t)k * POSITION_WORDS);
+        unmake(b, &u, from, to, promo, mover, victim);
+    }
+}
+
 // Pass 2: write each position's children from its offset (an exclusive prefix sum of the
-// counts). A child list whose length disagrees with pass 1 raises the error flag.
+// counts), `split` lanes a position (lane part of them the children part, part + split, ...).
+// A child list whose length disagrees with pass 1 raises the error flag.
 __kernel void expand(__global const ulong *positions, const uint n,
                      __global const ulong *offsets, __global ulong *children,
-                     __global volatile uint *error_flag, Lines lines)
+                     __global volatile uint *error_flag, const uint split, Lines lines)
 {
-    uint i = get_global_id(0);
+    uint i = get_global_id(0) / split, part = get_global_id(0) % split;
     if (i >= n)
         return;
     Board b;
     ushort list[MAX_MOVES];
     int count = listed_children(positions, i, offsets, &b, list, error_flag, lines);
-    if (count < 0)
-        return;
-    ulong first = offsets[i];
-    for (int k = 0; k < count; k++) {
-        uint m = list[k];
-        int from = MOVE_FROM(m), to = MOVE_TO(m), promo = MOVE_PROMO(m);
-        int mover = type_at(&b, from), victim = type_at(&b, to);
-        Undo u;
-        make_legal(&b, &u, from, to, promo, mover, victim, 0, false);
-        store_position(&b, children + (first + k) * POSITION_WORDS);
-        unmake(&b, &u, from, to, promo, mover, victim);
+    if (count > 0)
+        store_child_positions(&b, list, count, children + offsets[i] * POSITION_WORDS, part, split);
+}
+
+// PERFT_LEAF 131072 (the host's part in backend.py): the levels at the top of the tree, of at
+// most one position a lane of the work-group, expanded by that one work-group in one launch
+// instead of five launches and a read a level: each lane counts its position's moves
+// (count_legal), the counts are scanned in local memory, and each lane writes its position's
+// children from its offset, into level_a and level_b in turn; until a level holds more positions
+// than the group has lanes, or `levels` levels are made. result: the last level's size, the
+// levels made, then each level's size (the first made first). A child list whose length
+// disagrees with the count raises the error flag.
+#define TOP_MAX_LANES 1024
+__kernel void expand_top(__global const ulong *positions, const uint n, const uint levels,
+                         __global ulong *level_a, __global ulong *level_b, __global uint *result,
+                         __global volatile uint *error_flag, Lines lines)
+{
+    __local uint scratch[TOP_MAX_LANES];
+    uint lid = get_local_id(0), size = get_local_size(0);
+    __global const ulong *parents = positions;
+    uint parents_n = n, made = 0;
+    // the same in every lane: the barriers inside are met by all
+    while (made < levels && parents_n <= size && parents_n > 0) {
+        __global ulong *children = (made & 1) ? level_b : level_a;
+        Board b;
+        uint count = 0;
+        if (lid < parents_n) {
+            load_position(&b, parents + (size_t)lid * POSITION_WORDS, lines);
+            count = (uint)count_legal(&b);
+        }
+        scratch[lid] = count;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint d = 1; d < size; d <<= 1) {
+            uint add = lid >= d ? scratch[lid - d] : 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            scratch[lid] += add;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        uint first = scratch[lid] - count, total = scratch[size - 1];
+        if (lid < parents_n) {
+            ushort list[MAX_MOVES];
+            int listed = legal_moves(&b, list);
+            if ((uint)listed != count)
+                atomic_or(error_flag, 1u);
+            else if (listed > 0)
+                store_child_positions(&b, list, listed, children + (size_t)first * POSITION_WORDS,
+                                      0, 1);
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        if (lid == 0)
+            result[2 + made] = total;
+        parents = children;
+        parents_n = total;
+        made++;
+    }
+    if (lid == 0) {
+        result[0] = parents_n;
+        result[1] = made;
     }
 }
 
