@@ -190,8 +190,9 @@ _ALONE = pytest.mark.long
     pytest.param({"PERFT_COUNT": 63, "PERFT_SORT_LANES": 1, "PERFT_MAGIC": 2, "PERFT_LEAF": 1465,
                   "PERFT_MAXRREG": 40, "CPU_BUILTINS": 0}, marks=_ALONE),
     # and the expansion's kernels from this program, expand_moves' children gathered in local
-    # memory, the levels queued without waits (the GPU's default)
-    {"PERFT_COUNT": 63, "PERFT_SORT_LANES": 1, "PERFT_MAGIC": 2, "PERFT_LEAF": 32185,
+    # memory, the levels queued without waits, the top levels in one launch, expand in several
+    # lanes a position (the GPU's default)
+    {"PERFT_COUNT": 63, "PERFT_SORT_LANES": 1, "PERFT_MAGIC": 2, "PERFT_LEAF": 425401,
      "PERFT_MAXRREG": 40, "CPU_BUILTINS": 0},
     # the same bits beside the tables in local memory, whose program has no expansion kernels
     pytest.param({"PERFT_LEAF": 2048 | 8192, "PERFT_LOCAL_LINES": 2}, marks=_ALONE),
@@ -353,11 +354,11 @@ def test_the_magic_tables_are_the_gpu_default_not_the_cpus():
     """A GPU builds the bulk kernels with the sliders by magic bitboards of fixed-size tables
     (PERFT_MAGIC = 2, in global memory), perft_bulk_2's lanes sorted by move count and the
     count's changes PERFT_COUNT = 63 unless the overrides say otherwise, and the fused two-ply
-    leaf PERFT_LEAF = 32185 (with the expansion's bits) with its registers capped at 40 (all measured faster on the H100 or
+    leaf PERFT_LEAF = 425401 (with the expansion's bits) with its registers capped at 40 (all measured faster on the H100 or
     the H200); PoCL reads the kindergarten tables, sorts nothing and counts the plain way."""
     from chessaccel.host.opencl import device
     gpu = {"PERFT_LOCAL_LINES": 0, "PERFT_MAGIC": 2, "PERFT_SORT_LANES": 1, "PERFT_COUNT": 63,
-           "PERFT_LEAF": 32185, "PERFT_MAXRREG": 40}
+           "PERFT_LEAF": 425401, "PERFT_MAXRREG": 40}
     assert set(gpu) == set(device.BUILD_SWITCHES)
     for name, value in gpu.items():
         assert device.default_perft_switch(name, True) == getattr(device, name + "_GPU") == value

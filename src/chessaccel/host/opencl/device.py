@@ -101,8 +101,13 @@ PERFT_COUNT_GPU = 63
 #: against 609-623 (expand_moves 2.9 against 6.2 ms on the device); and 16384 (expand_moves'
 #: children gathered in local memory, written by the whole work-group of 64): Kiwipete perft 7
 #: 1,054-1,060 against 1,053-1,056, start position perft 8 625-637 against 629-635
-#: (expand_moves 1.8 against 2.9 ms on Kiwipete, 1.3 against 1.6 on the start position).
-PERFT_LEAF_GPU = 32185
+#: (expand_moves 1.8 against 2.9 ms on Kiwipete, 1.3 against 1.6 on the start position). And
+#: 131072 (the top levels expanded by one work-group in one launch) and 262144 (expand in several
+#: lanes a position on small levels) since 2026-11-30, later still: five alternating rounds on the
+#: H200, Kiwipete perft 7 1,056-1,061 against 1,057-1,059 G leaves/s, start position perft 8
+#: 633-638 against 630-637, Kiwipete perft 6 848-856 against 826-843 (the call 353.1 against
+#: 353.5 ms on the device's profiling queue, 17 launches instead of 26).
+PERFT_LEAF_GPU = 425401
 
 
 
