@@ -465,7 +465,7 @@ static inline Count count_legal(Board *b) {
 // counted without making a move; 64: the two-ply sum in 32 bits; 128: the leaf takes its parent
 // and a move (perft_fused_N, below; the host's expansion writes no child); 256: each child made
 // without its victim's type, its planes written in one pass (make_child_cleared); 1024: the sorted
-// lanes ranked by a counting sort (counted_index, below). And three bits of the expansion above
+// lanes ranked by a counting sort (counted_index, below). And the bits of the expansion above
 // the leaf (backend.py reads them): 2048: its kernels (count_children, expand, expand_moves, the
 // prefix sum) from this program, with the count's and the tables' switches, rather than from the
 // search's program; 4096: expand_moves writes 16 bytes a store where it can; 8192: the levels
