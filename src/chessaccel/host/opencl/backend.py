@@ -45,6 +45,8 @@ _BULK_LEAF_MAX = 3
 #: written as parent indices (4 bytes) and moves (2) rather than positions
 FUSED_LEAF = 128
 FUSED_CHILD_BYTES = 6
+#: What a raised expansion error flag means (a child list's length against its count)
+EXPANSION_DISAGREES = "perft expansion: the move count and the move list disagree (a kernel bug)"
 #: PERFT_LEAF's bit of the queued levels (perft.cl, scan_totals): each level of the expansion
 #: enqueued without a wait on the host between its passes (the prefix sum's group totals summed
 #: on the device, the expansion's error flag read once at the end); one read a level, its
@@ -822,7 +824,7 @@ class OpenCLBackend(Backend):
             buf, n, remaining = self._top_levels(buf, n, depth)
         total = self._frontier(buf, n, remaining, count_mode) if n else 0
         if self._queued() and self._read(self._pooled(("error flag",), 4), np.uint32, 1)[0]:
-            raise OpenCLError("perft expansion: the move count and the move list disagree (a kernel bug)")
+            raise OpenCLError(EXPANSION_DISAGREES)
         self.last_run["seconds"] = time.perf_counter() - t0
         self.last_run["nodes"] = total
         return total
@@ -997,7 +999,7 @@ class OpenCLBackend(Backend):
         self._launch_1d("expansion", "expand", m * split, parents, np.uint32(m), off_buf, child_buf,
                         flag, np.uint32(split), local=self._perft_local(), wait=check)
         if check and self._read(flag, np.uint32, 1)[0]:
-            raise OpenCLError("perft expansion: the move count and the move list disagree (a kernel bug)")
+            raise OpenCLError(EXPANSION_DISAGREES)
         self._stage("expand", t0)
         del off_buf, parents
         return self._frontier(child_buf, children, remaining - 1, count_mode)
@@ -1016,7 +1018,7 @@ class OpenCLBackend(Backend):
         self._launch_1d("expansion", "expand_moves", n, buf, np.uint32(n), offsets_buf, parents,
                         moves, flag, local=local, wait=check)
         if check and self._read(flag, np.uint32, 1)[0]:
-            raise OpenCLError("perft expansion: the move count and the move list disagree (a kernel bug)")
+            raise OpenCLError(EXPANSION_DISAGREES)
         self._stage("expand", t0)
         return self._leaves(buf, children, remaining, "bulk", kernel=f"perft_fused_{remaining}",
                             child_args=(parents, moves))

@@ -789,6 +789,21 @@ __kernel void count_children(__global const ulong *positions, const uint n, __gl
     counts[i] = (uint)count_legal(&b);
 }
 
+// The work-group's inclusive scan of scratch[0..size) in local memory (Hillis-Steele): every
+// lane of the group calls it (it holds barriers), each having written its own entry first.
+#define LOCAL_INCLUSIVE_SCAN(T)                                                                 \
+    static inline void local_inclusive_scan_##T(__local T *scratch, uint lid, uint size)       \
+    {                                                                                           \
+        for (uint d = 1; d < size; d <<= 1) {                                                   \
+            T add = lid >= d ? scratch[lid - d] : 0;                                            \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                       \
+            scratch[lid] += add;                                                                \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                       \
+        }                                                                                       \
+    }
+LOCAL_INCLUSIVE_SCAN(ulong)
+LOCAL_INCLUSIVE_SCAN(uint)
+
 // The prefix sum of the counts on the device (the host would otherwise read, sum and send back
 // tens of MB: some 40 ms of a start position perft 8 on the H100, docs/opencl.md), in two
 // passes around the host's sum of the group totals. Pass 1b: each work-group's inclusive scan of
@@ -799,12 +814,7 @@ __kernel void scan_groups(__global const uint *counts, const uint n, __global ul
     uint i = get_global_id(0), lid = get_local_id(0), size = get_local_size(0);
     scratch[lid] = i < n ? counts[i] : 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint d = 1; d < size; d <<= 1) {
-        ulong add = lid >= d ? scratch[lid - d] : 0;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        scratch[lid] += add;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    local_inclusive_scan_ulong(scratch, lid, size);
     if (i < n)
         offsets[i + 1] = scratch[lid];
     if (lid == size - 1)
@@ -838,12 +848,7 @@ __kernel void scan_totals(__global const ulong *totals, const uint groups, __glo
         sum += totals[g];
     scratch[lid] = sum;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint d = 1; d < size; d <<= 1) {
-        ulong add = lid >= d ? scratch[lid - d] : 0;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        scratch[lid] += add;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    local_inclusive_scan_ulong(scratch, lid, size);
     ulong base = scratch[lid] - sum;
     for (uint g = lo; g < hi; g++) {
         bases[g] = base;
@@ -927,12 +932,7 @@ __kernel void expand_top(__global const ulong *positions, const uint n, const ui
         }
         scratch[lid] = count;
         barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint d = 1; d < size; d <<= 1) {
-            uint add = lid >= d ? scratch[lid - d] : 0;
-            barrier(CLK_LOCAL_MEM_FENCE);
-            scratch[lid] += add;
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
+        local_inclusive_scan_uint(scratch, lid, size);
         uint first = scratch[lid] - count, total = scratch[size - 1];
         if (lid < parents_n) {
             ushort list[MAX_MOVES];
