@@ -66,7 +66,8 @@ def test_selective_search_visits_fewer_nodes_to_the_same_depth(instant, fen):
 
 
 @pytest.mark.parametrize("field", [f for f in SearchOptions.SELECTIVE
-                                   if f not in ("history", "job_reductions", "counter_moves")])
+                                   if f not in ("history", "job_reductions", "counter_moves",
+                                                "null_move_eval")])
 def test_each_switch_changes_the_tree_alone(instant, field):
     """Each switch on its own does something at depth 6 (no dead switch): on Kiwipete, and
     mate-distance pruning where a mate is found (a mate in 2 of the suite), the internal
@@ -132,9 +133,9 @@ def test_null_move_is_never_tried_in_check_or_with_pawns_alone(instant, monkeypa
     tried = []
     original = HostSearch._null
 
-    def spy(self, ply, depth, beta):
+    def spy(self, ply, depth, beta, static):
         tried.append((self.hb.is_check(), self.hb.has_pieces()))
-        return original(self, ply, depth, beta)
+        return original(self, ply, depth, beta, static)
 
     monkeypatch.setattr(HostSearch, "_null", spy)
     _search(instant, PAWN_ENDING, 7, null_move=True)
@@ -210,15 +211,15 @@ def test_forward_pruning_spares_checks_captures_promotions_killers_and_the_first
 
 
 class _ShallowLies(Backend):
-    """Jobs shallower than FULL say their mover is lost (the parent's move looks winning); full
-    ones say it is winning (the parent's move fails low). Every reduced job is a false alarm
-    that a search at full depth must correct."""
+    """Jobs shallower than ``full`` say their mover is lost (the parent's move looks winning);
+    full ones say it is winning (the parent's move fails low). Every reduced job is a false
+    alarm that a search at full depth must correct."""
 
-    FULL = 2
     name = "shallow-lies"
     capabilities = Capabilities(batch=True, inline_batches=True)
 
-    def __init__(self):
+    def __init__(self, full=2):
+        self.FULL = full
         self.jobs = []
 
     def search(self, board, depth, alpha, beta):
@@ -230,24 +231,74 @@ class _ShallowLies(Backend):
                 for board, depth, alpha, beta in jobs]
 
 
-def test_a_reduced_job_that_fails_high_is_searched_again_at_full_depth():
-    """Late quiet moves of a frontier parent go out a ply shallower; each whose result beats
-    alpha is searched again as a job of the full depth, whose result stands."""
-    backend = _ShallowLies()
+@pytest.mark.parametrize("plies, most", [(2, 1), (3, 1), (3, 2)])
+def test_a_reduced_job_that_fails_high_is_searched_again_at_full_depth(plies, most):
+    """Late quiet moves of a frontier parent go out up to ``JobReductionPlies`` shallower (by
+    the late-move formula: two plies from about the 8th move of a frontier parent at
+    HardwarePlies 3); each whose result beats alpha is searched again as a job of the full
+    depth, whose result stands."""
+    backend = _ShallowLies(plies)
     executor = BatchExecutor(backend)
-    search = HostSearch(executor, None, SearchOptions(hardware_plies=2, job_reductions=True,
-                                                       aspiration=False))
-    search.search_depth(chess.Board(ITALIAN), 4, -100, -99)     # null-window frontier parents
+    options = SearchOptions(hardware_plies=plies, job_reductions=True, job_reduction_plies=most,
+                            aspiration=False)
+    search = HostSearch(executor, None, options)
+    search.search_depth(chess.Board(ITALIAN), plies + 2, -100, -99)  # null-window frontier parents
     jobs = backend.jobs
-    reduced = [k for k, job in enumerate(jobs) if job.depth < _ShallowLies.FULL]
+    reduced = [k for k, job in enumerate(jobs) if job.depth < plies]
     assert len(reduced) > 10
+    assert {jobs[k].depth for k in reduced} == set(range(plies - most, plies))
     for k in reduced:
-        assert any(_same(jobs[k], later) and later.depth == _ShallowLies.FULL
+        assert any(_same(jobs[k], later) and later.depth == plies
                    for later in jobs[k + 1:]), k
-    plain = _ShallowLies()
-    result = HostSearch(BatchExecutor(plain), None, SearchOptions(hardware_plies=2)).search_depth(
-        chess.Board(ITALIAN), 4, -100, -99)
-    assert result.score == search.search_depth(chess.Board(ITALIAN), 4, -100, -99).score
+    plain = _ShallowLies(plies)
+    result = HostSearch(BatchExecutor(plain), None,
+                        SearchOptions(hardware_plies=plies)).search_depth(
+        chess.Board(ITALIAN), plies + 2, -100, -99)
+    assert result.score == search.search_depth(chess.Board(ITALIAN), plies + 2, -100, -99).score
+
+
+@pytest.mark.parametrize("by_eval", [False, True])
+def test_the_null_move_is_reduced_by_the_static_score(instant, by_eval, monkeypatch):
+    """R = 3 + depth / 6 plies, and with NullMoveEval one more for each 200 cp by which the
+    static score beats beta (at most 3 more): the opponent's reply searched at
+    max(depth - 4 - depth / 6 - min((static - beta) / 200, 3), 0) plies; and the switch grows
+    another tree than the null move alone."""
+    from chessaccel.host.engine.search import NULL_EVAL_MOST, NULL_EVAL_STEP
+    seen = []
+    original = HostSearch._null
+
+    def spy_null(self, ply, depth, beta, static):
+        reached = []
+        job, node = self._job, self._node
+        self._job = lambda child_ply, d, *rest, **kw: (reached.append(d),
+                                                         job(child_ply, d, *rest, **kw))[1]
+        self._node = lambda child_ply, d, *rest, **kw: (reached.append(d),
+                                                          node(child_ply, d, *rest, **kw))[1]
+        try:
+            return original(self, ply, depth, beta, static)
+        finally:
+            del self._job, self._node
+            seen.append((depth, beta, static, reached[0]))
+
+    monkeypatch.setattr(HostSearch, "_null", spy_null)
+    _search(instant, KIWIPETE, 7, plies=0, null_move=True, null_move_eval=by_eval)
+    monkeypatch.undo()
+    assert seen
+    bonus = [min((static - beta) // NULL_EVAL_STEP, NULL_EVAL_MOST) if by_eval else 0
+             for depth, beta, static, _ in seen]
+    assert [reduced for *_, reduced in seen] == \
+        [max(depth - 4 - depth // 6 - more, 0) for (depth, *_), more in zip(seen, bonus)]
+    if by_eval:
+        assert any(more and depth - 4 - depth // 6 > 0 for (depth, *_), more in zip(seen, bonus))
+        _, alone = _search(instant, KIWIPETE, 7, plies=0, null_move=True)
+        _, with_eval = _search(instant, KIWIPETE, 7, plies=0, null_move=True, null_move_eval=True)
+        assert (alone.nodes, alone.jobs) != (with_eval.nodes, with_eval.jobs)
+
+
+def test_job_reduction_plies_out_of_range_are_refused():
+    for bad in (0, 9):
+        with pytest.raises(ValueError, match="job reduction plies"):
+            SearchOptions(job_reduction_plies=bad).check()
 
 
 def _same(job, other):

@@ -26,7 +26,7 @@ from dataclasses import replace
 import chess
 import pytest
 
-from chessaccel.host.backends import Backend, Capabilities
+from chessaccel.host.backends import Backend, Capabilities, JobResult
 from chessaccel.host.backends.model import ModelBackend
 from chessaccel.host.engine.executors import BatchExecutor
 from chessaccel.host.engine.hostsearch import CompiledSearch
@@ -126,6 +126,54 @@ def test_forward_pruning_before_the_batch_is_the_same_in_both(position):
         executor.close()
     assert _each_iteration(native)[1:] == _each_iteration(python)[1:]
     assert (native.score, native.best_move) == (python.score, python.best_move)
+
+
+class _DepthTelling(Backend):
+    """Jobs answered at once, their score and node count telling their depth apart (the
+    instant backend's material balance, less 30 cp a ply short of ``full``; 1 + 10 x depth
+    nodes): a search that sends a job at another depth counts other nodes."""
+
+    name = "depth-telling"
+    capabilities = Capabilities(batch=True, inline_batches=True)
+
+    def __init__(self, full):
+        from chessaccel.lab.dispatch import InstantBackend
+        self.full, self.instant = full, InstantBackend()
+        self.depths = []
+
+    def search(self, board, depth, alpha, beta):
+        return self.search_many([(board, depth, alpha, beta)])[0]
+
+    def search_many(self, jobs):
+        out = []
+        for job, balance in zip(jobs, self.instant.search_many(jobs)):
+            self.depths.append(job[1])
+            out.append(JobResult(balance.score - 30 * (self.full - job[1]), None, [],
+                                 1 + 10 * job[1]))
+        return out
+
+
+def test_job_reductions_of_up_to_two_plies_are_the_same_in_both():
+    """Late quiet moves' jobs up to ``job_reduction_plies`` shallower, at null-window frontier
+    parents whose brothers go out with the eldest: both searches send the same jobs at the same
+    depths, node for node (the jobs' nodes tell their depth), one ply or two; and two grow
+    another tree than one."""
+    trees = []
+    for most in (1, 2):
+        executor = _Speculating(_DepthTelling(3))
+        # (no table nor aspiration: the first iterations differ by design (above), and these
+        # jobs' scores are not a search's, so a whole tree's job and its root's children's
+        # disagree)
+        options = SearchOptions(hardware_plies=3, job_reductions=True, job_reduction_plies=most,
+                                reductions=True, history=True, tt=False, aspiration=False)
+        try:
+            python, native = _both(executor, chess.Board(ITALIAN), 7, options)
+        finally:
+            executor.close()
+        assert _each_iteration(native)[3:] == _each_iteration(python)[3:], most
+        assert (native.score, native.best_move) == (python.score, python.best_move), most
+        trees.append(_each_iteration(native)[3:])
+    assert trees[0] != trees[1]
 
 
 SELECTIVE_ON = {field: True for field in SearchOptions.SELECTIVE}

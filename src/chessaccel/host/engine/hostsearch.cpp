@@ -57,6 +57,7 @@ struct Contract {
     int futility_host_plies, futility_margin, lmr_first, killers;
     int futility_pruning_plies, futility_pruning_base, futility_pruning_step;
     int late_move_plies, late_move_base, late_move_factor;
+    int null_eval_step, null_eval_most;
     int square_mg[8][64], square_eg[8][64], phase_inc[8], phase_weight[64];
     hosteval::TermWeights terms;        // contract/evalweights.py's (hostsearch.py's _term_weights)
     // the terms evaluation's own material + piece-square values (evalweights.py's square_tables)
@@ -71,10 +72,12 @@ struct Options {
     int null_move, reductions, job_reductions, futility, check_extension, mate_distance, iir,
         history, futility_pruning, late_move_pruning, threads;
     int counter_moves;  // the quiet move that last refuted the opponent's move, after the killers
+    int job_reduction_plies;  // the most plies a late quiet move's job is reduced by
+    int null_move_eval;       // the null move a ply shallower per null_eval_step above beta
     int evaluation;     // the static evaluation: EVAL_PST or EVAL_TERMS (EVALUATIONS' index)
     int speculate;      // the executor's: a null-window frontier parent sends all its jobs at once
 };
-constexpr int OPTION_COUNT = 22;
+constexpr int OPTION_COUNT = 24;
 static_assert(sizeof(Options) == OPTION_COUNT * sizeof(int), "one int per option");
 
 constexpr int POSITION_WORDS = 5;
@@ -404,7 +407,7 @@ private:
     bool selective(int ply, int& depth, int alpha, int beta, uint32_t tt_move, bool null_ok,
                    int& cut, bool& reducible, Prune& prune);
     bool prune_moves(int ply, uint32_t* moves, int n, const Prune& prune);
-    int null_search(int ply, int depth, int beta);
+    int null_search(int ply, int depth, int beta, int stat);
     int reduction(int depth, int index, uint32_t move, int ply);
     Scored expand(int ply, int depth, int alpha, int beta, const uint32_t* moves, int n,
                   bool reducible);
@@ -1132,7 +1135,7 @@ bool Worker::selective(int ply, int& depth, int alpha, int beta, uint32_t tt_mov
                 return true;
             }
             if (o.null_move && null_ok && stat >= beta && has_pieces(p)) {
-                int score = null_search(ply, depth, beta);
+                int score = null_search(ply, depth, beta, stat);
                 if (score >= beta) {
                     cut = score >= mate_bound() ? beta : score;
                     return true;
@@ -1178,8 +1181,11 @@ bool Worker::prune_moves(int ply, uint32_t* moves, int n, const Prune& prune) {
     return pruned;
 }
 
-int Worker::null_search(int ply, int depth, int beta) {
-    int reduced = std::max(depth - 4 - depth / 6, 0);
+int Worker::null_search(int ply, int depth, int beta, int stat) {
+    int reduced = depth - 4 - depth / 6;
+    if (s_.opt.null_move_eval)  // stat >= beta here: the division floors as Python's
+        reduced -= std::min((stat - beta) / C.null_eval_step, C.null_eval_most);
+    reduced = std::max(reduced, 0);
     int child_ply = ply + 1;
     push_null(ply);
     int score;
@@ -1494,7 +1500,10 @@ Scored Worker::brothers(int ply, int job_depth, int alpha, int beta, const uint3
         if (i < 0) continue;
         Pos child;
         make_board(stack_[ply], moves[k], child);
-        if (reduce && reduction(job_depth + 1, first_index + k, moves[k], ply)) depths[i] = job_depth - 1;
+        if (reduce) {
+            int red = reduction(job_depth + 1, first_index + k, moves[k], ply);
+            if (red) depths[i] = job_depth - std::min({red, o.job_reduction_plies, job_depth});
+        }
         pack(child, &batch->words[i * POSITION_WORDS]);
         batch->params[i * 4] = depths[i];
         batch->params[i * 4 + 1] = ja;

@@ -44,7 +44,8 @@ from .executors import Job
 from .scores import HOST_MAX_PLY
 from .search import (FUTILITY_HOST_PLIES, FUTILITY_MARGIN, FUTILITY_PRUNING_BASE,
                      FUTILITY_PRUNING_PLIES, FUTILITY_PRUNING_STEP, LATE_MOVE_BASE,
-                     LATE_MOVE_FACTOR, LATE_MOVE_PLIES, LMR_FIRST, IterationInfo, Limits,
+                     LATE_MOVE_FACTOR, LATE_MOVE_PLIES, LMR_FIRST, NULL_EVAL_MOST,
+                     NULL_EVAL_STEP, IterationInfo, Limits,
                      SearchOptions, SearchResult, game_keys, legal_prefix)
 
 __all__ = ["CompiledSearch", "OPTION_FIELDS", "static_eval", "eval_terms"]
@@ -54,7 +55,8 @@ __all__ = ["CompiledSearch", "OPTION_FIELDS", "static_eval", "eval_terms"]
 OPTION_FIELDS = ("hardware_plies", "tt", "pvs", "aspiration", "killers", "draws", "parallel",
                  "aspiration_delta", "null_move", "reductions", "job_reductions", "futility",
                  "check_extension", "mate_distance", "iir", "history", "futility_pruning",
-                 "late_move_pruning", "threads", "counter_moves", "evaluation")
+                 "late_move_pruning", "threads", "counter_moves", "job_reduction_plies",
+                 "null_move_eval", "evaluation")
 #: The options' values in OPTION_FIELDS order, read in one call.
 _option_values = operator.attrgetter(*OPTION_FIELDS)
 #: Launches in flight at once, each on its own queue: a launch lasts as long as its longest
@@ -107,7 +109,7 @@ def _contract():
               (1 << fields["from_sq"].width) - 1, (1 << fields["promo"].width) - 1,
               FUTILITY_HOST_PLIES, FUTILITY_MARGIN, LMR_FIRST, _KILLERS,
               FUTILITY_PRUNING_PLIES, FUTILITY_PRUNING_BASE, FUTILITY_PRUNING_STEP,
-              LATE_MOVE_PLIES, LATE_MOVE_BASE, LATE_MOVE_FACTOR]
+              LATE_MOVE_PLIES, LATE_MOVE_BASE, LATE_MOVE_FACTOR, NULL_EVAL_STEP, NULL_EVAL_MOST]
     for table in (SQUARE_MG, SQUARE_EG):
         for piece in range(8):
             values += list(table[piece]) if piece in table else [0] * 64

@@ -93,6 +93,10 @@ FUTILITY_PRUNING_STEP = 120
 LATE_MOVE_PLIES = 3
 LATE_MOVE_BASE = 3
 LATE_MOVE_FACTOR = 2
+#: The null move's reduction by the static score (NullMoveEval): one ply more for each
+#: NULL_EVAL_STEP cp by which the static score beats beta, at most NULL_EVAL_MOST.
+NULL_EVAL_STEP = 200
+NULL_EVAL_MOST = 3
 
 
 class SearchAborted(Exception):
@@ -123,6 +127,8 @@ class SearchOptions:
     null_move: bool = False     # null-move pruning
     reductions: bool = False    # late-move reductions of host children
     job_reductions: bool = False  # late quiet moves' jobs a ply shallower
+    job_reduction_plies: int = 1  # ... or up to this many plies, by the late-move formula
+    null_move_eval: bool = False  # the null move reduced a ply more per 200 cp above beta
     futility: bool = False      # reverse futility pruning (static null move)
     check_extension: bool = False
     mate_distance: bool = False  # mate-distance pruning
@@ -145,7 +151,7 @@ class SearchOptions:
 
     SELECTIVE = ("null_move", "reductions", "job_reductions", "futility", "check_extension",
                  "mate_distance", "iir", "history", "futility_pruning", "late_move_pruning",
-                 "counter_moves")
+                 "counter_moves", "null_move_eval")
 
     @classmethod
     def exact(cls, hardware_plies, parallel=True):
@@ -160,6 +166,9 @@ class SearchOptions:
     def check(self):
         if not 0 <= self.hardware_plies <= MAX_DEPTH:
             raise ValueError(f"hardware plies {self.hardware_plies} out of range 0..{MAX_DEPTH}")
+        if not 1 <= self.job_reduction_plies <= MAX_DEPTH:
+            raise ValueError(f"job reduction plies {self.job_reduction_plies} out of range "
+                             f"1..{MAX_DEPTH}")
         if not 1 <= self.threads <= MAX_THREADS:
             raise ValueError(f"threads {self.threads} out of range 1..{MAX_THREADS}")
         if not -1 <= self.split_budget <= MAX_SPLIT_BUDGET:
@@ -794,7 +803,7 @@ class HostSearch:
                         and static - FUTILITY_MARGIN * depth >= beta:
                     return depth, static, False, None
                 if opts.null_move and null_ok and static >= beta and hb.has_pieces():
-                    score = self._null(ply, depth, beta)
+                    score = self._null(ply, depth, beta, static)
                     if score >= beta:
                         return depth, (beta if score >= MATE_BOUND else score), False, None
         if opts.iir and tt_move is None and depth >= opts.hardware_plies + 4:
@@ -835,10 +844,13 @@ class HostSearch:
                     prune[2] = True
             quiets += 1
 
-    def _null(self, ply, depth, beta):
+    def _null(self, ply, depth, beta, static):
         """The side to move passes: the opponent's best reply searched R + 1 plies shallower
         with the null window at beta, from the node's view."""
-        reduced = max(depth - 4 - depth // 6, 0)        # R = 3 + depth / 6
+        reduced = depth - 4 - depth // 6        # R = 3 + depth / 6
+        if self.options.null_move_eval:         # ... + 1 per NULL_EVAL_STEP above beta
+            reduced -= min((static - beta) // NULL_EVAL_STEP, NULL_EVAL_MOST)
+        reduced = max(reduced, 0)
         child_ply = ply + 1
         self.keys.append(self.hb.push_null())
         if child_ply <= HOST_MAX_PLY:
@@ -1061,10 +1073,12 @@ class HostSearch:
         depths = [job_depth] * len(live)
         if first_index is not None and job_depth > 0 and not null and alpha + 1 == beta:
             killers = self.killers[ply] if ply < HOST_MAX_PLY else ()
+            most = min(self.options.job_reduction_plies, job_depth)
             for index, (move, slot) in enumerate(zip(moves, slots), first_index):
-                if slot is not None and slot >= 0 \
-                        and self._reduction(job_depth + 1, index, move, killers):
-                    depths[slot] = job_depth - 1
+                if slot is not None and slot >= 0:
+                    red = self._reduction(job_depth + 1, index, move, killers)
+                    if red:
+                        depths[slot] = job_depth - min(red, most)
         jobs = [Job(board, depth, job_alpha, job_beta)
                 for board, depth in zip(self.hb.child_boards(live), depths)]
         batch = self.executor.submit(jobs) if jobs else None

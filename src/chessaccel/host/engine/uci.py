@@ -152,6 +152,7 @@ OPTIONS = (
     _Check("CompiledSearch", True),
     _Spin("SplitBudget", -1, -1, MAX_SPLIT_BUDGET),
     _Spin("SplitLanes", 0, 0, MAX_SPLIT_LANES),
+    _Spin("JobReductionPlies", 1, 1, MAX_DEPTH),
 )
 #: The selective-search switches (docs/engine.md, "Selective search"): UCI option -> the
 #: SearchOptions field, each a check option, on by default where DEFAULT_SELECTIVE says.
@@ -160,7 +161,8 @@ SELECTIVE_OPTIONS = {"NullMove": "null_move", "Reductions": "reductions",
                      "Futility": "futility", "CheckExtension": "check_extension",
                      "MateDistance": "mate_distance", "IIR": "iir", "History": "history",
                      "FutilityPruning": "futility_pruning",
-                     "LateMovePruning": "late_move_pruning", "CounterMoves": "counter_moves"}
+                     "LateMovePruning": "late_move_pruning", "CounterMoves": "counter_moves",
+                     "NullMoveEval": "null_move_eval"}
 OPTIONS += tuple(_Check(name, name in DEFAULT_SELECTIVE) for name in SELECTIVE_OPTIONS)
 _BY_NAME = {o.name.lower(): o for o in OPTIONS}
 #: The options that make the engine search as HostSearch with SearchOptions' defaults does (in
@@ -562,6 +564,7 @@ class UciEngine:
                                 threads=self.values["Threads"],
                                 split_budget=self.values["SplitBudget"],
                                 split_lanes=self.values["SplitLanes"],
+                                job_reduction_plies=self.values["JobReductionPlies"],
                                 evaluation=self._executor_evaluation,
                                 **{field: self.values[name]
                                    for name, field in SELECTIVE_OPTIONS.items()})
