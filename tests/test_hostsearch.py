@@ -277,6 +277,78 @@ def test_the_launches_on_pocl_equal_the_models_jobs(model, pocl):
         assert searches[1].launches > 0 and searches[2].launches > 0
 
 
+#: Run in a process of its own: PoCL reads POCL_DEVICES once, when it first loads (this one
+#: has its threaded device). Prints one JSON line per check.
+_INLINE_SCRIPT = r"""
+import json, sys, threading, time
+import chess
+from chessaccel.host.backends import get_backend
+from chessaccel.host.backends.model import ModelBackend
+from chessaccel.host.engine.executors import BatchExecutor
+from chessaccel.host.engine.hostsearch import CompiledSearch
+from chessaccel.host.engine.search import Limits, SearchOptions
+
+def rows(result):
+    return [(i.depth, i.score, i.host_nodes, i.accelerator_nodes, i.jobs) for i in result.iterations]
+
+fen = sys.argv[1]
+model = BatchExecutor(ModelBackend())
+one = BatchExecutor(get_backend("opencl:Portable:1").open())   # one basic device: one thread
+every = BatchExecutor(get_backend("opencl").open())              # each basic device: a thread
+options = SearchOptions(hardware_plies=2, parallel=True)
+out = {}
+for name, executor, opts in (("model", model, options), ("one", one, options),
+                             ("every", every, SearchOptions(hardware_plies=2, threads=1))):
+    search = CompiledSearch(executor, 16, opts)
+    result = search.search(chess.Board(fen), Limits(depth=4))
+    out[name] = {"rows": rows(result), "score": result.score, "move": result.best_move.uci(),
+                 "speculative": result.speculative_nodes, "inline": search.inline_lanes,
+                 "native": search.native, "launches": search.launches, "error": result.error}
+    search.close()
+# a deadline and a stop end an inline search mid-job: deep jobs (HardwarePlies 6), both devices
+stop = threading.Event()
+search = CompiledSearch(every, 16, SearchOptions(hardware_plies=6), stop=stop)
+start = time.monotonic()
+result = search.search(chess.Board(fen), Limits(deadline=start + 0.3))
+out["deadline"] = {"seconds": time.monotonic() - start, "move": result.best_move.uci()}
+timer = threading.Timer(0.3, stop.set)
+timer.start()
+start = time.monotonic()
+result = search.search(chess.Board(fen), Limits(depth=30))
+out["stop"] = {"seconds": time.monotonic() - start, "move": result.best_move.uci()}
+search.close()
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("fen", [KIWIPETE, ITALIAN])
+def test_inline_launches_on_pocls_basic_devices(pocl, fen):
+    """With POCL_DEVICES naming two basic devices (what ``chessaccel uci`` sets: one a core),
+    each searching thread runs its jobs itself, one at a time when it needs them: on one device
+    (one thread) the model's tree node for node, with nothing speculative; on both (``opencl``)
+    one thread a device, whatever Threads says, and the same score; a deadline and a stop end
+    a search of long jobs at once (the jobs running are given up)."""
+    import json
+    import os
+    import subprocess
+    env = dict(os.environ, POCL_DEVICES="basic basic")
+    done = subprocess.run([sys.executable, "-c", _INLINE_SCRIPT, fen], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    model, one, every = out["model"], out["one"], out["every"]
+    assert one["native"] and one["inline"] == 1 and one["error"] is None
+    assert one["rows"] == model["rows"]
+    assert (one["score"], one["move"]) == (model["score"], model["move"])
+    assert one["speculative"] == 0 and one["launches"] == one["rows"][-1][4]   # (counts so far)
+    assert every["inline"] == 2 and every["error"] is None
+    assert every["score"] == model["score"]
+    board = chess.Board(fen)
+    for check in ("deadline", "stop"):
+        assert out[check]["seconds"] < 0.3 + 0.5, (check, out[check])
+        assert chess.Move.from_uci(out[check]["move"]) in board.legal_moves
+
+
 def test_pocl_hands_back_a_finished_job_before_its_launch_ends(pocl):
     """On a CPU device a job's result is read as soon as the kernel has written it, so a cutoff
     stops its batch's later jobs before they are searched: a deeper search with whole-batch

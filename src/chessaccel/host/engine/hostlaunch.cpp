@@ -60,6 +60,7 @@ struct Api {
                                    const size_t*, const size_t*, cl_uint, const cl_event*,
                                    cl_event*);
     cl_int (*Flush)(cl_command_queue);
+    cl_int (*Finish)(cl_command_queue);
     cl_int (*SetEventCallback)(cl_event, cl_int, void (*)(cl_event, cl_int, void*), void*);
     cl_int (*GetEventInfo)(cl_event, cl_uint, size_t, void*, size_t*);
     cl_int (*WaitForEvents)(cl_uint, const cl_event*);
@@ -177,6 +178,7 @@ struct Device {
     cl_mem eval_values, line_values;
     size_t local, workers;
     bool gpu;
+    bool synchronous = false;   // runs a launch in the thread that queues it (PoCL's basic)
     cl_command_queue control = nullptr;     // a GPU's stop flags
     int in_flight = 0;
 };
@@ -244,6 +246,57 @@ public:
 
     int slots() const override { return (int)slots_.size(); }
     int capacity() const override { return capacity_; }
+
+    bool synchronous() const override {
+        if (devices_.empty() || split_budget_ > 0) return false;
+        for (auto& d : devices_)
+            if (!d->synchronous) return false;
+        return true;
+    }
+
+    // Slot k of each device in turn (add made each device's slots one after the other).
+    std::vector<int> inline_order() const override {
+        std::vector<int> order;
+        for (int k = 0; k < per_device_; k++)
+            for (size_t d = 0; d < devices_.size(); d++) order.push_back((int)d * per_device_ + k);
+        return order;
+    }
+
+    bool run_inline(int k, const uint64_t* positions, const int32_t* params, int n,
+                    int32_t* scores, uint32_t* moves, uint64_t* nodes,
+                    std::string& error) override {
+        Slot& s = *slots_[k];
+        Device& d = *s.device;
+        try {
+            std::memcpy(s.host_positions, positions, 8 * POSITION_WORDS * (size_t)n);
+            std::memcpy(s.host_params, params, 16 * (size_t)n);
+            *s.host_counter = 0;
+            std::memset(s.host_nodes, 0, 8 * (size_t)n);
+            for (int i = 0; i < n; i++) s.host_stops[i] = 0;
+            __atomic_store_n(&s.n, n, __ATOMIC_RELEASE);    // stop_inline's range
+            cl_uint jobs = (cl_uint)n;
+            check(api.SetKernelArg(s.kernel, 2, sizeof jobs, &jobs), "clSetKernelArg", d.name);
+            size_t workers = std::max<size_t>(1, std::min<size_t>(n, d.workers));
+            size_t global = (workers + d.local - 1) / d.local * d.local;
+            check(api.EnqueueNDRangeKernel(s.queue, s.kernel, 1, nullptr, &global, &d.local, 0,
+                                           nullptr, nullptr), "clEnqueueNDRangeKernel", d.name);
+            check(api.Finish(s.queue), "clFinish", d.name);
+        } catch (Failure& f) {
+            error = f.text;
+            return false;
+        }
+        std::memcpy(scores, s.host_scores, 4 * (size_t)n);
+        std::memcpy(moves, s.host_moves, 4 * (size_t)n);
+        std::memcpy(nodes, s.host_nodes, 8 * (size_t)n);
+        return true;
+    }
+
+    void stop_inline() override {
+        for (auto& slot : slots_) {
+            int n = __atomic_load_n(&slot->n, __ATOMIC_ACQUIRE);
+            for (int i = 0; i < n; i++) slot->host_stops[i] = 1;
+        }
+    }
 
     // The free slot of the device with the fewest launches in flight, or -1.
     int free_slot(const std::vector<char>& busy) const override {
@@ -805,7 +858,7 @@ int hl_opencl_load(const char* path, char* error) {
         copy_error("the OpenCL library has no cl" #field, error); return -1; }
     CL_LOAD(CreateCommandQueue) CL_LOAD(CreateBuffer) CL_LOAD(CreateKernel)
     CL_LOAD(SetKernelArg) CL_LOAD(EnqueueWriteBuffer) CL_LOAD(EnqueueReadBuffer)
-    CL_LOAD(EnqueueNDRangeKernel) CL_LOAD(Flush) CL_LOAD(SetEventCallback)
+    CL_LOAD(EnqueueNDRangeKernel) CL_LOAD(Flush) CL_LOAD(Finish) CL_LOAD(SetEventCallback)
     CL_LOAD(GetEventInfo) CL_LOAD(WaitForEvents) CL_LOAD(ReleaseEvent) CL_LOAD(ReleaseMemObject)
     CL_LOAD(ReleaseKernel) CL_LOAD(ReleaseCommandQueue) CL_LOAD(RetainContext)
     CL_LOAD(ReleaseContext) CL_LOAD(RetainProgram) CL_LOAD(ReleaseProgram)
@@ -821,11 +874,12 @@ void* hl_opencl_new(int slots_per_device, int capacity) {
 }
 
 // One device of the launcher: pyopencl's handles (int_ptr) of its context, device, built
-// program and evaluation and attack tables; the work-group size and the lanes it keeps busy.
+// program and evaluation and attack tables; the work-group size and the lanes it keeps busy;
+// whether it runs a launch in the thread that queues it (PoCL's basic device: inline launches).
 // 0, or -1 and the reason in `error`.
 int hl_opencl_add(void* launcher, intptr_t context, intptr_t device, intptr_t program,
                   intptr_t eval_values, intptr_t line_values, int local, int workers, int gpu,
-                  const char* name, char* error) {
+                  int synchronous, const char* name, char* error) {
     auto d = std::make_unique<Device>();
     d->name = name;
     d->context = reinterpret_cast<cl_context>(context);
@@ -836,6 +890,7 @@ int hl_opencl_add(void* launcher, intptr_t context, intptr_t device, intptr_t pr
     d->local = (size_t)std::max(1, local);
     d->workers = (size_t)std::max(1, workers);
     d->gpu = gpu != 0;
+    d->synchronous = synchronous != 0 && !d->gpu;
     try {
         static_cast<OpenCLLauncher*>(launcher)->add(std::move(d));
     } catch (Failure& f) {

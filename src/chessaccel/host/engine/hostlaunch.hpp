@@ -46,6 +46,23 @@ public:
     virtual bool instant() const { return false; }
     virtual void run_instant(const uint64_t* positions, int n, int32_t* scores, uint32_t* moves,
                              uint64_t* nodes) {}
+    // A device that runs a launch in the thread that queues it, at once (PoCL's `basic`
+    // devices, one core each): the searching thread runs its jobs itself, one at a time as it
+    // needs them, on a slot of its own (inline_order, run_inline), with no pump and no
+    // speculation; a stop or a deadline reaches a running job through stop_inline.
+    virtual bool synchronous() const { return false; }
+    // The slots searching threads take for their inline jobs, in the order to take them (the
+    // devices in turn, so that threads run on different cores).
+    virtual std::vector<int> inline_order() const { return {}; }
+    // Run slot's n jobs now, in this thread; false and `error` on a device failure.
+    virtual bool run_inline(int slot, const uint64_t* positions, const int32_t* params, int n,
+                            int32_t* scores, uint32_t* moves, uint64_t* nodes,
+                            std::string& error) {
+        error = "this launcher has no inline launches";
+        return false;
+    }
+    // Give up the jobs every inline slot runs now (another thread's stop or deadline).
+    virtual void stop_inline() {}
     virtual int slots() const = 0;          // launches in flight at most
     virtual int capacity() const = 0;       // jobs one launch holds at most
     // A slot not in `busy` to start the next launch in (-1: none).

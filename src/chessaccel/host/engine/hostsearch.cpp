@@ -276,6 +276,7 @@ struct Batch {
     Slice<uint8_t> black;
     Slice<uint8_t> ready;
     bool cancelled = false;
+    bool lazy = false;      // inline launches: each job is run when the search waits for it
     std::condition_variable cv;
 
     explicit Batch(int count) : n(count) {
@@ -396,6 +397,7 @@ class Worker {
 public:
     explicit Worker(Search& search) : s_(search) {}
     Worker(const Worker& parent, int ply, Split* split);   // a helper at a split point
+    ~Worker();
     void run();
     void help(Split& split);
 
@@ -445,7 +447,10 @@ private:
         return false;
     }
 
+    void run_inline(Batch& batch, int i);
+
     Search& s_;
+    int inline_slot_ = -1;          // the launcher's slot this thread runs its inline jobs on
     Split* split_ = nullptr;        // the innermost split point this thread works under
     Worker* owner_ = this;          // the main search's worker (root reports go there)
     Pos stack_[MAX_STACK + 2];
@@ -539,7 +544,19 @@ public:
         launches = launch_ns = early_jobs = 0;
         main.reset(new Worker(*this));
         running = 1;
-        if (launcher && !launcher->instant()) {
+        if (launcher && launcher->synchronous()) {
+            // no pump: the searching threads run their jobs; this thread gives up the jobs
+            // running at a stop or the deadline
+            std::vector<int> order = launcher->inline_order();
+            inline_free.assign(order.rbegin(), order.rend());
+            pumping = true;
+            pump = std::thread([this] {
+                run_watch();
+                pumping = false;
+                std::lock_guard<std::mutex> lock(m);
+                end_cv.notify_all();
+            });
+        } else if (launcher && !launcher->instant()) {
             launcher->set_on_complete([this] {
                 {
                     std::lock_guard<std::mutex> lock(m);
@@ -606,6 +623,21 @@ public:
     }
 
     void run_pump();
+    void run_watch();
+
+    // inline launches: the slots no searching thread holds (the next to take last)
+    std::vector<int> inline_free;
+    int take_inline_slot() {
+        std::lock_guard<std::mutex> lock(m);
+        if (inline_free.empty()) return -1;
+        int slot = inline_free.back();
+        inline_free.pop_back();
+        return slot;
+    }
+    void give_inline_slot(int slot) {
+        std::lock_guard<std::mutex> lock(m);
+        inline_free.push_back(slot);
+    }
 
     // Queued jobs (cancelled batches' dropped) into the arrays, up to max, for launch number
     // `launch`; the caller holds m. black may be null.
@@ -675,6 +707,10 @@ public:
     }
 
     std::shared_ptr<Batch> submit(std::shared_ptr<Batch> batch) {
+        if (launcher && launcher->synchronous()) {     // run when waited for (Worker::wait)
+            batch->lazy = true;
+            return batch;
+        }
         if (launcher && launcher->instant()) {     // answered here and now: no queue, no pump
             thread_local std::vector<uint32_t> packed;
             packed.resize(batch->n);
@@ -726,6 +762,16 @@ public:
 // It fills a free slot with every queued job, starts it, sets the stop flags of jobs whose
 // batch was cancelled, hands finished launches' results back, and once the search's threads
 // have ended, stops and waits out what is still in flight.
+// Inline launches: give up the jobs running when the search is stopped or its deadline passes.
+void Search::run_watch() {
+    std::unique_lock<std::mutex> lock(m);
+    while (running.load()) {
+        bool over = stop.load() || (has_deadline && Clock::now() >= deadline);
+        if (over) launcher->stop_inline();
+        queue_cv.wait_for(lock, std::chrono::microseconds(over ? 200 : 1000));
+    }
+}
+
 void Search::run_pump() {
     hostlaunch::Launcher& L = *launcher;
     struct Flight {
@@ -1253,6 +1299,39 @@ int Worker::younger(int ply, int depth, int index, uint32_t move, int alpha, int
     return score;
 }
 
+Worker::~Worker() {
+    if (inline_slot_ >= 0) s_.give_inline_slot(inline_slot_);
+}
+
+// An inline launch (a synchronous device: Search::submit): job i of the batch, run now in this
+// thread on its own slot.
+void Worker::run_inline(Batch& batch, int i) {
+    check();
+    if (inline_slot_ < 0) inline_slot_ = s_.take_inline_slot();
+    if (inline_slot_ < 0) {
+        s_.fail("more searching threads than the device's slots for inline launches");
+        throw Aborted();
+    }
+    int32_t score;
+    uint32_t packed;
+    uint64_t nodes;
+    std::string error;
+    if (!s_.launcher->run_inline(inline_slot_, &batch.words[i * POSITION_WORDS], &batch.params[i * 4],
+                                 1, &score, &packed, &nodes, error)) {
+        s_.fail(error.c_str());
+        throw Aborted();
+    }
+    check();    // a job given up for a stop or the deadline has no result
+    batch.score[i] = score;
+    batch.move[i] = unpack_move(packed, batch.black[i]);
+    batch.nodes[i] = nodes;
+    batch.ready[i] = 1;
+    std::lock_guard<std::mutex> lock(s_.m);
+    s_.device_nodes += nodes;
+    s_.launched_jobs++;
+    s_.launches++;
+}
+
 Worker::Worker(const Worker& parent, int ply, Split* split)
     : s_(parent.s_), split_(split), owner_(parent.owner_), keys_(parent.keys_),
       killers_(parent.killers_), history_(parent.history_), counters_(parent.counters_),
@@ -1375,6 +1454,10 @@ void Worker::share(Split& sp) {
 int Worker::wait(std::shared_ptr<Batch>& batch, int i) {
     // answered already (always, with the instant launcher): no lock
     if (__atomic_load_n(&batch->ready[i], __ATOMIC_ACQUIRE)) return i;
+    if (batch->lazy) {
+        run_inline(*batch, i);
+        return i;
+    }
     std::unique_lock<std::mutex> lock(s_.m);
     while (!batch->ready[i]) {
         lock.unlock();

@@ -184,7 +184,7 @@ def library():
         lib.hl_opencl_new.restype = ctypes.c_void_p
         lib.hl_opencl_new.argtypes = [ctypes.c_int, ctypes.c_int]
         lib.hl_opencl_add.argtypes = [ctypes.c_void_p] + [ctypes.c_ssize_t] * 5 + \
-            [ctypes.c_int] * 3 + [ctypes.c_char_p, ctypes.c_char_p]
+            [ctypes.c_int] * 4 + [ctypes.c_char_p, ctypes.c_char_p]
         lib.hl_opencl_split.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int,
                                         ctypes.c_int]
         lib.hl_opencl_early_reads.argtypes = [ctypes.c_void_p, ctypes.c_int]
@@ -318,17 +318,19 @@ def _opencl_library():
 
 def native_launcher(backend, lib, copied=False):
     """A hostlaunch.cpp launcher for ``backend`` (one offering ``native_launches``), its
-    kind ("opencl" or "instant") and whether its devices are GPUs, or (None, None, False) where
-    it offers none: then the pump of this module runs its launches. ``copied``: every device's
-    launches copy their results as a GPU's do (read after the kernel, and while it runs),
-    where a CPU device's are read in place (tests: the GPU's protocol on PoCL)."""
+    kind ("opencl" or "instant"), whether its devices are GPUs and how many devices run their
+    launches inline (PoCL's basic devices, each a core; 0: none, or not all of them), or
+    (None, None, False, 0) where it offers none: then the pump of this module runs its
+    launches. ``copied``: every device's launches copy their results as a GPU's do (read after
+    the kernel, and while it runs), where a CPU device's are read in place (tests: the GPU's
+    protocol on PoCL)."""
     describe = getattr(backend, "native_launches", None)
     if describe is None:
-        return None, None, False
+        return None, None, False, 0
     kind, what = describe()
     if kind == "instant":
         values = (ctypes.c_int32 * 8)(*what)
-        return lib.hl_instant_new(values), kind, False
+        return lib.hl_instant_new(values), kind, False, 0
     error = ctypes.create_string_buffer(200)
     if lib.hl_opencl_load(_opencl_library().encode(), error):
         raise BackendError(error.value.decode(errors="replace"))
@@ -338,10 +340,12 @@ def native_launcher(backend, lib, copied=False):
     for d in what:
         if lib.hl_opencl_add(launcher, d["context"], d["device"], d["program"],
                              d["eval_values"], d["line_values"], d["local"], d["workers"],
-                             int(d["gpu"] or copied), str(d["name"]).encode(), error):
+                             int(d["gpu"] or copied), int(d["synchronous"] and not copied),
+                             str(d["name"]).encode(), error):
             lib.hl_free(launcher)
             raise BackendError(error.value.decode(errors="replace"))
-    return launcher, kind, any(d["gpu"] for d in what)
+    inline = len(what) if not copied and all(d["synchronous"] for d in what) else 0
+    return launcher, kind, any(d["gpu"] for d in what), inline
 
 
 def launches_for(executor):
@@ -396,6 +400,8 @@ class CompiledSearch:
         self._launcher = None
         self._launcher_kind = None
         self._launcher_gpu = False
+        #: devices whose launches the searching threads run themselves (PoCL's basic devices)
+        self.inline_lanes = 0
         self._copied_results = copied_results
         self._split = None          # the split settings the OpenCL launcher was last given
         self.native = None if native else False
@@ -470,11 +476,6 @@ class CompiledSearch:
                                     result.best_move)
         keys = game_keys(cb, board)
         history = (ctypes.c_uint64 * (len(keys) - 1))(*keys[:-1])
-        values = (*_option_values(self.options), self.speculate)
-        if values != self._option_values:
-            self._option_values = values
-            ints = [_option(self.options, f) for f in OPTION_FIELDS] + [int(self.speculate)]
-            self._option_array = (ctypes.c_int32 * len(ints))(*ints)
         wanted = [hostboard.move_code(m) for m in limits.root_moves or ()]
         wanted = (ctypes.c_uint32 * len(wanted))(*wanted)
         lib, handle = self._lib, self._handle
@@ -482,13 +483,22 @@ class CompiledSearch:
             backend = getattr(self.executor, "backend", None)
             try:
                 if backend is not None:
-                    self._launcher, self._launcher_kind, self._launcher_gpu = \
+                    self._launcher, self._launcher_kind, self._launcher_gpu, self.inline_lanes = \
                         native_launcher(backend, lib, self._copied_results)
             except (BackendError, hostboard.HostBoardError, OSError) as error:
                 # this module's pump runs the same launches, slower
                 self.native_error = first_line(error)
             self.native = self._launcher is not None
             lib.hs_set_launcher(handle, self._launcher, NATIVE_POLL_US)
+        values = (*_option_values(self.options), self.speculate)
+        if values != self._option_values:
+            self._option_values = values
+            ints = [_option(self.options, f) for f in OPTION_FIELDS] + [int(self.speculate)]
+            # inline launches: a searching thread drives each device (one core each), so at
+            # least as many threads as devices
+            threads = OPTION_FIELDS.index("threads")
+            ints[threads] = max(ints[threads], self.inline_lanes)
+            self._option_array = (ctypes.c_int32 * len(ints))(*ints)
         split = self._split_settings()
         if self._launcher_kind == "opencl" and split != self._split:
             self._split = split

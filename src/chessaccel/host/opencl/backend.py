@@ -26,7 +26,7 @@ from chessaccel.contract.evalweights import DEFAULT_EVALUATION, EVALUATIONS
 from chessaccel.host.backends.base import (Backend, BackendError, Capabilities, JobResult,
                                            PerftResult, first_line)
 from chessaccel.model.search import SearchError, job_problem
-from .device import OpenCLError, open_device
+from .device import OpenCLError, device_count, open_device
 from .layout import MAX_MOVES, POSITION_WORDS, decode_moves, evaluation_overrides, pack_positions
 
 __all__ = ["OpenCLBackend", "SearchLaunch", "COUNT_MODES", "SPLIT_BUDGET"]
@@ -463,16 +463,29 @@ class OpenCLBackend(Backend):
         """What the compiled host search needs to launch search_jobs on this device itself
         (hostlaunch.cpp, through the OpenCL C API, with no Python per launch): ("opencl",
         [the device's handles]), the program, tables and context staying pyopencl's."""
-        return "opencl", [self._native_handles()]
+        return "opencl", [self._native_handles(d) for d in self._native_devices()]
 
-    def _native_handles(self):
+    def _native_devices(self):
+        """The devices the compiled search launches on: this one; on PoCL's basic devices (one
+        core each, their launches run inline: device.py's ``synchronous``), every basic device
+        of the platform unless the backend names its device."""
         d = self.device
-        local, per_unit, _ = self._defaults()
+        if not d.synchronous or self.device_index is not None:
+            return [d]
+        devices = [d]
+        for index in range(1, device_count(self.platform)):
+            other = open_device(self.platform, self.overrides, index=index)
+            if other.synchronous and other.platform_name == d.platform_name:
+                devices.append(other)
+        return devices
+
+    def _native_handles(self, d):
+        local, per_unit, _ = self._defaults(d)
         return {"context": d.context.int_ptr, "device": d.device.int_ptr,
                 "program": d.program.int_ptr, "eval_values": d.eval_values.int_ptr,
                 "line_values": d.line_values.int_ptr, "local": int(local),
                 "workers": int(d.compute_units * per_unit), "gpu": bool(d.is_gpu),
-                "name": self.describe() or self.name}
+                "synchronous": d.synchronous, "name": d.describe() or self.name}
 
     def _start(self, positions, params, black):
         n = len(positions)

@@ -355,6 +355,12 @@ class Device:
     def is_pocl(self):
         return "portable computing language" in self.platform_name.lower()
 
+    @property
+    def synchronous(self):
+        """PoCL's `basic` device (one core, POCL_DEVICES=basic): it runs a kernel in the thread
+        that queues it, at once, so the compiled search runs its jobs inline (hostlaunch.hpp)."""
+        return self.is_pocl and self.name.lower().startswith("basic")
+
     def describe(self):
         return f"{self.name} ({self.platform_name})"
 
