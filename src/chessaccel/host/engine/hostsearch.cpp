@@ -549,13 +549,7 @@ public:
             // running at a stop or the deadline
             std::vector<int> order = launcher->inline_order();
             inline_free.assign(order.rbegin(), order.rend());
-            pumping = true;
-            pump = std::thread([this] {
-                run_watch();
-                pumping = false;
-                std::lock_guard<std::mutex> lock(m);
-                end_cv.notify_all();
-            });
+            start_pump(&Search::run_watch);
         } else if (launcher && !launcher->instant()) {
             launcher->set_on_complete([this] {
                 {
@@ -564,13 +558,7 @@ public:
                 }
                 queue_cv.notify_all();
             });
-            pumping = true;
-            pump = std::thread([this] {
-                run_pump();
-                pumping = false;
-                std::lock_guard<std::mutex> lock(m);
-                end_cv.notify_all();
-            });
+            start_pump(&Search::run_pump);
         }
         {
             std::lock_guard<std::mutex> lock(m);
@@ -624,6 +612,16 @@ public:
 
     void run_pump();
     void run_watch();
+    // The pump's thread (run_pump, or run_watch for inline launches), `pumping` until it ends.
+    void start_pump(void (Search::*body)()) {
+        pumping = true;
+        pump = std::thread([this, body] {
+            (this->*body)();
+            pumping = false;
+            std::lock_guard<std::mutex> lock(m);
+            end_cv.notify_all();
+        });
+    }
 
     // inline launches: the slots no searching thread holds (the next to take last)
     std::vector<int> inline_free;
