@@ -479,7 +479,8 @@ class OpenCLBackend(Backend):
                 devices.append(other)
         return devices
 
-    def _native_handles(self, d):
+    def _native_handles(self, d=None):
+        d = d or self.device
         local, per_unit, _ = self._defaults(d)
         return {"context": d.context.int_ptr, "device": d.device.int_ptr,
                 "program": d.program.int_ptr, "eval_values": d.eval_values.int_ptr,
