@@ -544,7 +544,8 @@ public:
         launches = launch_ns = early_jobs = 0;
         main.reset(new Worker(*this));
         running = 1;
-        if (launcher && launcher->synchronous()) {
+        inline_launches = launcher && launcher->synchronous();
+        if (inline_launches) {
             // no pump: the searching threads run their jobs; this thread gives up the jobs
             // running at a stop or the deadline
             std::vector<int> order = launcher->inline_order();
@@ -623,7 +624,9 @@ public:
         });
     }
 
-    // inline launches: the slots no searching thread holds (the next to take last)
+    // inline launches (the launcher's devices are synchronous; set at each start): the slots
+    // no searching thread holds (the next to take last)
+    bool inline_launches = false;
     std::vector<int> inline_free;
     int take_inline_slot() {
         std::lock_guard<std::mutex> lock(m);
@@ -705,7 +708,7 @@ public:
     }
 
     std::shared_ptr<Batch> submit(std::shared_ptr<Batch> batch) {
-        if (launcher && launcher->synchronous()) {     // run when waited for (Worker::wait)
+        if (inline_launches) {     // run when waited for (Worker::wait)
             batch->lazy = true;
             return batch;
         }
@@ -756,10 +759,6 @@ public:
     }
 };
 
-// The native pump (a launcher is set): the Python pump's loop (hostsearch.py) without Python.
-// It fills a free slot with every queued job, starts it, sets the stop flags of jobs whose
-// batch was cancelled, hands finished launches' results back, and once the search's threads
-// have ended, stops and waits out what is still in flight.
 // Inline launches: give up the jobs running when the search is stopped or its deadline passes.
 void Search::run_watch() {
     std::unique_lock<std::mutex> lock(m);
@@ -770,6 +769,10 @@ void Search::run_watch() {
     }
 }
 
+// The native pump (a launcher is set): the Python pump's loop (hostsearch.py) without Python.
+// It fills a free slot with every queued job, starts it, sets the stop flags of jobs whose
+// batch was cancelled, hands finished launches' results back, and once the search's threads
+// have ended, stops and waits out what is still in flight.
 void Search::run_pump() {
     hostlaunch::Launcher& L = *launcher;
     struct Flight {
