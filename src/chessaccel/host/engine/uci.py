@@ -128,8 +128,12 @@ class _Button:
 #: search with these selective steps against none, +203 +- 124 Elo, SPRT(0, 50) accepted
 #: (docs/benchmarks/engine-pocl-2026-11-28/hp2-selective-vs-hp3.*); with them, HardwarePlies 3
 #: against 2: +133 +- 109 and against 4: +131 +- 104, both SPRT(0, 50) rejecting the other
-#: (docs/benchmarks/engine-sprt-h200cpu-2026-11-28/).
-DEFAULT_HARDWARE_PLIES = 3
+#: (docs/benchmarks/engine-sprt-h200cpu-2026-11-28/). HardwarePlies 2 since 2026-11-30, with
+#: PoCL's inline launches (a job costs the host ~5 us): against 3, +198 +- 113 Elo in self-play,
+#: SPRT(0, 50) accepted (engine-sprt-h200cpu-2026-11-30d/), 2 plies deeper in the middlegame at
+#: 0.2 s a move, and 0.285 against 0.240 for 3 against stockfish 2200 in one paired run
+#: (engine-sf2200-hp-h200cpu-2026-11-30/); on a GPU 2 and 3 reach the same depth.
+DEFAULT_HARDWARE_PLIES = 2
 #: ``Evaluation auto``: the first of these the backend offers. Terms over pst: +165 +- 74 Elo
 #: in self-play, SPRT(0, 50) accepted (docs/engine.md, "The terms evaluation in games").
 AUTO_EVALUATION = "auto"
