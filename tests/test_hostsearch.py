@@ -324,7 +324,8 @@ print(json.dumps(out))
 @pytest.mark.parametrize("fen", [KIWIPETE, ITALIAN])
 def test_inline_launches_on_pocls_basic_devices(pocl, fen):
     """With POCL_DEVICES naming two basic devices (what ``chessaccel uci`` sets: one a core),
-    each searching thread runs its jobs itself, one at a time when it needs them: on one device
+    each searching thread runs its jobs itself when it needs them, a frontier parent's in one
+    launch that ends at the first job the search must see (JOB_CHAIN): on one device
     (one thread) the model's tree node for node, with nothing speculative; on both (``opencl``)
     one thread a device, whatever Threads says, and the same score; a deadline and a stop end
     a search of long jobs at once (the jobs running are given up)."""
@@ -340,7 +341,9 @@ def test_inline_launches_on_pocls_basic_devices(pocl, fen):
     assert one["native"] and one["inline"] == 1 and one["error"] is None
     assert one["rows"] == model["rows"]
     assert (one["score"], one["move"]) == (model["score"], model["move"])
-    assert one["speculative"] == 0 and one["launches"] == one["rows"][-1][4]   # (counts so far)
+    # chained launches (JOB_CHAIN): the jobs of a frontier parent go out together until one does
+    # not fail high, so fewer launches than jobs, and still nothing speculative
+    assert one["speculative"] == 0 and one["launches"] < one["rows"][-1][4]   # (counts so far)
     assert every["inline"] == 2 and every["error"] is None
     assert every["score"] == model["score"]
     board = chess.Board(fen)

@@ -62,6 +62,7 @@ struct Contract {
     hosteval::TermWeights terms;        // contract/evalweights.py's (hostsearch.py's _term_weights)
     // the terms evaluation's own material + piece-square values (evalweights.py's square_tables)
     int terms_square_mg[8][64], terms_square_eg[8][64];
+    int job_chain;      // a job's params.w bit: an inline launch ends after it unless it fails high
 };
 static_assert(sizeof(Contract) % sizeof(int) == 0, "hs_configure's array is of ints");
 Contract C;
@@ -277,6 +278,9 @@ struct Batch {
     Slice<uint8_t> ready;
     bool cancelled = false;
     bool lazy = false;      // inline launches: each job is run when the search waits for it
+    // inline launches: jobs after which a launch ends whatever their result (the move after
+    // them is a draw the host scores itself, which may end the node); empty: none
+    std::vector<uint8_t> breaks;
     std::condition_variable cv;
 
     explicit Batch(int count) : n(count) {
@@ -708,8 +712,10 @@ public:
     }
 
     std::shared_ptr<Batch> submit(std::shared_ptr<Batch> batch) {
-        if (inline_launches) {     // run when waited for (Worker::wait)
+        if (inline_launches) {     // run when waited for (Worker::wait), chained
             batch->lazy = true;
+            for (int i = 0; i < batch->n; i++)
+                if (batch->breaks.empty() || !batch->breaks[i]) batch->params[i * 4 + 3] |= C.job_chain;
             return batch;
         }
         if (launcher && launcher->instant()) {     // answered here and now: no queue, no pump
@@ -1304,8 +1310,11 @@ Worker::~Worker() {
     if (inline_slot_ >= 0) s_.give_inline_slot(inline_slot_);
 }
 
-// An inline launch (a synchronous device: Search::submit): job i of the batch, run now in this
-// thread on its own slot.
+// An inline launch (a synchronous device: Search::submit): job i of the batch and the chained
+// jobs after it, run now in this thread on its own slot, one after another. The kernel ends the
+// launch after the first job that does not fail high (JOB_CHAIN), the one the search must see
+// before it decides on the next, so the jobs that run are those it would run one at a time
+// (a frontier parent whose moves all fail high, an ALL node, is one launch, not one a move).
 void Worker::run_inline(Batch& batch, int i) {
     check();
     if (inline_slot_ < 0) inline_slot_ = s_.take_inline_slot();
@@ -1313,23 +1322,39 @@ void Worker::run_inline(Batch& batch, int i) {
         s_.fail("more searching threads than the device's slots for inline launches");
         throw Aborted();
     }
-    int32_t score;
-    uint32_t packed;
-    uint64_t nodes;
+    int end = i + 1;        // through the first job without the chain bit, at most a launch's worth
+    int most = std::max(1, s_.launcher->capacity());
+    while (end < batch.n && end - i < most && (batch.params[(end - 1) * 4 + 3] & C.job_chain)) end++;
+    int n = end - i;
+    thread_local std::vector<int32_t> scores;
+    thread_local std::vector<uint32_t> packed;
+    thread_local std::vector<uint64_t> nodes;
+    scores.resize(n);
+    packed.resize(n);
+    nodes.resize(n);
     std::string error;
     if (!s_.launcher->run_inline(inline_slot_, &batch.words[i * POSITION_WORDS], &batch.params[i * 4],
-                                 1, &score, &packed, &nodes, error)) {
+                                 n, scores.data(), packed.data(), nodes.data(), error)) {
         s_.fail(error.c_str());
         throw Aborted();
     }
     check();    // a job given up for a stop or the deadline has no result
-    batch.score[i] = score;
-    batch.move[i] = unpack_move(packed, batch.black[i]);
-    batch.nodes[i] = nodes;
-    batch.ready[i] = 1;
+    uint64_t total = 0;
+    int ran = 0;
+    for (int k = 0; k < n && nodes[k]; k++, ran++) {    // a job run has counted its root
+        batch.score[i + k] = scores[k];
+        batch.move[i + k] = unpack_move(packed[k], batch.black[i + k]);
+        batch.nodes[i + k] = nodes[k];
+        total += nodes[k];
+        __atomic_store_n(&batch.ready[i + k], 1, __ATOMIC_RELEASE);
+    }
+    if (!ran) {
+        s_.fail("an inline launch ran none of its jobs");
+        throw Aborted();
+    }
     std::lock_guard<std::mutex> lock(s_.m);
-    s_.device_nodes += nodes;
-    s_.launched_jobs++;
+    s_.device_nodes += total;
+    s_.launched_jobs += ran;
     s_.launches++;
 }
 
@@ -1578,6 +1603,16 @@ Scored Worker::brothers(int ply, int job_depth, int alpha, int beta, const uint3
         slot[k] = !moves[k] ? -2 : may_draw && child_is_draw(ply, moves[k]) ? -1 : live++;
     auto batch = std::make_shared<Batch>(live);
     depths.assign(live, job_depth);
+    if (may_draw && s_.inline_launches) {   // an inline launch ends before a draw the host scores
+        int last = -1;
+        for (int k = 0; k < n; k++) {
+            if (slot[k] >= 0) last = slot[k];
+            else if (slot[k] == -1 && last >= 0) {
+                if (batch->breaks.empty()) batch->breaks.assign(live, 0);
+                batch->breaks[last] = 1;
+            }
+        }
+    }
     bool reduce = first_index >= 0 && job_depth > 0 && !null && alpha + 1 == beta;
     for (int k = 0; k < n; k++) {
         int i = slot[k];

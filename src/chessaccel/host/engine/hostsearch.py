@@ -122,6 +122,8 @@ def _contract():
     for table in square_tables("terms"):
         for piece in range(8):
             values += list(table[piece]) if piece in table else [0] * 64
+    from chessaccel.host.opencl.layout import JOB_CHAIN
+    values.append(JOB_CHAIN)
     return values
 
 

@@ -25,7 +25,7 @@ from chessaccel.contract.evalweights import (DEFAULT_EVALUATION, EVALUATIONS, ch
 from chessaccel.contract.geometry import CASTLE_BIT, CODE, COLOR_OF, TYPE_OF
 from chessaccel.contract.relative import MIRROR
 
-__all__ = ["evaluation_overrides", "POSITION_WORDS", "MAX_MOVES", "kernel_prelude", "eval_table", "line_tables",
+__all__ = ["evaluation_overrides", "JOB_CHAIN", "POSITION_WORDS", "MAX_MOVES", "kernel_prelude", "eval_table", "line_tables",
            "LINE_TABLE_OFFSETS", "ray_walk", "pack_positions",
            "unpack_positions", "encode_move", "decode_moves", "relative_castling"]
 
@@ -54,6 +54,15 @@ def _c_array(ctype, name, values, per_line=16):
     return f"__constant {ctype} {name}[{len(values)}] = {{\n    " + ",\n    ".join(rows) + "\n};"
 
 
+#: A search job's fourth parameter (params.w) holds the ply it starts at (0 for the engine's
+#: jobs) in its low bits and, with this bit, chains the job: a launch whose jobs run one after
+#: another (the compiled search's inline launches on PoCL's basic devices, one lane) ends after
+#: the first chained job that does not fail high (score < beta), so that a frontier parent's
+#: jobs go out in one launch and still only those run that the search would run one at a time
+#: (docs/engine.md, "Inline launches on PoCL").
+JOB_CHAIN = 1 << 16
+
+
 def kernel_prelude(overrides=None):
     """OpenCL C text defining the contract's constants and tables for the kernels.
 
@@ -78,6 +87,8 @@ def kernel_prelude(overrides=None):
         # the evaluation (section 6): 0 "pst", material and piece-square sums only; 1 "terms",
         # the terms computed in full at every evaluation (board.cl, eval_terms)
         "EVAL_TERMS": 0,
+        # a job's params.w: its starting ply (low bits) and JOB_CHAIN (search.cl, finish_work)
+        "JOB_PLY_MASK": JOB_CHAIN - 1, "JOB_CHAIN": JOB_CHAIN,
     }
     for name, (mg, eg) in pair_weights().items():
         defines[f"{name}_MG"], defines[f"{name}_EG"] = mg, eg

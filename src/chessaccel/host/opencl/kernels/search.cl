@@ -368,6 +368,12 @@ static inline void finish_work(Lane *L, const Jobs *J) {
         // there (hostlaunch.cpp, finished_early)
         GLOBAL_FENCE();
         ((__global volatile ulong *)J->node_counts)[L->job] = L->given_up ? 0UL : L->nodes;
+        // a chained job (params.w & JOB_CHAIN: the host's inline launches, whose jobs run one
+        // after another on one lane) that does not fail high ends the launch: the host wants
+        // its result before it decides on the next job (a cutoff, a wider search, a re-search)
+        int4 p = J->params[L->job];
+        if ((p.w & JOB_CHAIN) && (L->given_up || L->value < p.z))
+            atomic_max(J->job_counter, J->n_jobs);
         if (J->help) {
             atomic_inc(&S->ctl[CTL_DONE]);
             if (S->times) S->times[2 * L->job + 1] = device_ns();
@@ -410,7 +416,7 @@ static inline void take_work(Lane *L, const Jobs *J) {
             load_position(&L->b, J->positions + (size_t)L->job * POSITION_WORDS, J->lines);
             int4 p = J->params[L->job];
             L->cur.depth = p.x; L->cur.alpha = p.y; L->cur.beta = p.z;
-            L->ply = L->root_ply = p.w;
+            L->ply = L->root_ply = p.w & JOB_PLY_MASK;
             L->work = WORK_JOB;
             if (J->help && S->times) S->times[2 * L->job] = device_ns();
             L->pv = J->pv_moves + (size_t)L->job * PV_STRIDE * PV_STRIDE;
@@ -679,7 +685,7 @@ static inline void search_body(const Jobs *J)
 }
 
 __kernel void search_jobs(__global const ulong *positions,   // POSITION_WORDS per job
-                          __global const int4 *params,       // (depth, alpha, beta, ply) per job
+                          __global const int4 *params,       // (depth, alpha, beta, ply | JOB_CHAIN) per job
                           const uint n_jobs,
                           const ulong node_budget,           // 0: none
                           __global volatile uint *job_counter,
