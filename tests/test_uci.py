@@ -19,7 +19,7 @@ from chessaccel.host.engine.executors import BatchExecutor
 from chessaccel.host.backends.model import ModelBackend
 from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
 from chessaccel.host.engine.tt import TranspositionTable
-from chessaccel.host.engine.uci import DEFAULT_HARDWARE_PLIES, PLAIN_SEARCH
+from chessaccel.host.engine.uci import AUTO_HARDWARE_PLIES, DEFAULT_HARDWARE_PLIES, PLAIN_SEARCH
 
 from uci_harness import ENGINE_COMMAND, RawEngine, pid_alive
 
@@ -59,7 +59,7 @@ def test_handshake_and_options(engine):
     assert (options["Hash"].type, options["Hash"].default, options["Hash"].min) == ("spin", 16, 1)
     assert (options["Backend"].type, options["Backend"].default) == ("string", "model")
     assert (options["HardwarePlies"].default, options["HardwarePlies"].min,
-            options["HardwarePlies"].max) == (DEFAULT_HARDWARE_PLIES, 0, 8)
+            options["HardwarePlies"].max) == (AUTO_HARDWARE_PLIES, 0, 8)
     assert (options["Accelerators"].default, options["Accelerators"].min) == (1, 1)
     assert options["Clear Hash"].type == "button"
     assert options["Move Overhead"].default == 50
@@ -501,3 +501,28 @@ def test_a_board_that_failed_is_tried_again_at_the_next_go():
             assert engine._executor_key == (f"serial:{peer.port}", 1)
         finally:
             engine.shutdown()
+
+
+def _plies_strings(env, options):
+    """The info strings of a depth-3 search by `chessaccel uci` with ``options`` under ``env``."""
+    strings = []
+    with chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, timeout=120, env=env) as e:
+        e.configure(options)
+        with e.analysis(chess.Board(), chess.engine.Limit(depth=3)) as analysis:
+            for info in analysis:
+                if "string" in info:
+                    strings.append(info["string"])
+    return [s for s in strings if s.startswith("HardwarePlies")]
+
+
+def test_hardware_plies_auto_follows_the_launches():
+    """HardwarePlies 0, the default, is auto: INLINE_HARDWARE_PLIES where the compiled search
+    runs its jobs inline (PoCL's basic devices, what `chessaccel uci` sets), said in one info
+    string; DEFAULT_HARDWARE_PLIES on PoCL's threaded device; a number set is kept."""
+    from chessaccel.host.engine.uci import INLINE_HARDWARE_PLIES
+    basic = dict(os.environ, POCL_DEVICES="basic basic")
+    said = _plies_strings(basic, {"Backend": "opencl"})
+    assert len(said) == 1 and said[0].startswith(f"HardwarePlies {INLINE_HARDWARE_PLIES}:"), said
+    assert _plies_strings(basic, {"Backend": "opencl", "HardwarePlies": DEFAULT_HARDWARE_PLIES}) == []
+    threaded = dict(os.environ, POCL_DEVICES="pthread")
+    assert _plies_strings(threaded, {"Backend": "opencl"}) == []

@@ -39,7 +39,7 @@ import chess.pgn
 
 from .elo import estimate
 from .openings import OPENINGS, opening_board, read_openings
-from .uci import DEFAULT_HARDWARE_PLIES
+from .uci import AUTO_HARDWARE_PLIES, DEFAULT_HARDWARE_PLIES, INLINE_HARDWARE_PLIES
 from .sprt import Sprt, parse_bounds
 
 __all__ = ["add_arguments", "run", "MatchError", "parse_tc", "parse_option"]
@@ -89,9 +89,10 @@ def add_arguments(parser):
                         help="UCI option for our side (repeatable)")
     parser.add_argument("--backend", default="model", help="our engine's Backend (default model)")
     parser.add_argument("--accelerators", type=int, default=1, help="our engine's Accelerators")
-    parser.add_argument("--hardware-plies", type=int, default=DEFAULT_HARDWARE_PLIES,
-                        help=f"our engine's HardwarePlies (default {DEFAULT_HARDWARE_PLIES}, "
-                             "the engine's)")
+    parser.add_argument("--hardware-plies", type=int, default=AUTO_HARDWARE_PLIES,
+                        help=f"our engine's HardwarePlies (default {AUTO_HARDWARE_PLIES}, the "
+                             f"engine's auto: {INLINE_HARDWARE_PLIES} with inline launches on "
+                             f"PoCL's basic devices, else {DEFAULT_HARDWARE_PLIES})")
     parser.add_argument("--games", type=int, required=True,
                         help="games to play (with --sprt, the most)")
     parser.add_argument("--sprt", metavar="ELO0,ELO1",

@@ -128,12 +128,16 @@ class _Button:
 #: search with these selective steps against none, +203 +- 124 Elo, SPRT(0, 50) accepted
 #: (docs/benchmarks/engine-pocl-2026-11-28/hp2-selective-vs-hp3.*); with them, HardwarePlies 3
 #: against 2: +133 +- 109 and against 4: +131 +- 104, both SPRT(0, 50) rejecting the other
-#: (docs/benchmarks/engine-sprt-h200cpu-2026-11-28/). HardwarePlies 2 since 2026-11-30, with
-#: PoCL's inline launches (a job costs the host ~5 us): against 3, +198 +- 113 Elo in self-play,
-#: SPRT(0, 50) accepted (engine-sprt-h200cpu-2026-11-30d/), 2 plies deeper in the middlegame at
-#: 0.2 s a move, and 0.285 against 0.240 for 3 against stockfish 2200 in one paired run
-#: (engine-sf2200-hp-h200cpu-2026-11-30/); on a GPU 2 and 3 reach the same depth.
-DEFAULT_HARDWARE_PLIES = 2
+#: (docs/benchmarks/engine-sprt-h200cpu-2026-11-28/). The option's default is 0, auto (as Lc0's
+#: Threads 0): this where a job costs a launch, INLINE_HARDWARE_PLIES where it does not.
+AUTO_HARDWARE_PLIES = 0
+DEFAULT_HARDWARE_PLIES = 3
+#: HardwarePlies unless set, where the compiled search runs its jobs inline (PoCL's basic
+#: devices: a frontier parent's jobs in one chained launch, a few microseconds): against
+#: stockfish 2200 on the GPU machine's Xeon cores, paired runs of 100 games, 3 scored 0.240 and
+#: 2 0.285 with one launch a job, 2 0.305 and 1 0.355 with chained launches, the middlegame
+#: searched 8, 10, 11 and 12 plies deep (docs/engine.md, "Depth in the middlegame").
+INLINE_HARDWARE_PLIES = 1
 #: ``Evaluation auto``: the first of these the backend offers. Terms over pst: +165 +- 74 Elo
 #: in self-play, SPRT(0, 50) accepted (docs/engine.md, "The terms evaluation in games").
 AUTO_EVALUATION = "auto"
@@ -148,7 +152,7 @@ OPTIONS = (
     _Spin("Hash", 16, 1, MAX_HASH_MB),
     _Button("Clear Hash"),
     _String("Backend", "model"),
-    _Spin("HardwarePlies", DEFAULT_HARDWARE_PLIES, 0, MAX_DEPTH),
+    _Spin("HardwarePlies", AUTO_HARDWARE_PLIES, 0, MAX_DEPTH),
     _Spin("Accelerators", 1, 1, MAX_ACCELERATORS),
     _Spin("Move Overhead", DEFAULT_OVERHEAD_MS, 0, 5000),
     _Spin("Threads", 1, 1, MAX_THREADS),
@@ -187,6 +191,7 @@ class UciEngine:
         self._out = output or sys.stdout
         self._out_lock = threading.Lock()
         self.values = {o.name: o.default for o in OPTIONS if o.default is not None}
+        self._plies_said = None             # the executor whose HardwarePlies was announced
         self.tt = TranspositionTable(self.values["Hash"])
         self.board = chess.Board()
         self.executor = None
@@ -564,7 +569,7 @@ class UciEngine:
         limits = Limits(depth=fields.get("depth"), nodes=fields.get("nodes"), deadline=hard,
                         soft_deadline=soft, mate=fields.get("mate"),
                         root_moves=fields.get("searchmoves"))
-        options = SearchOptions(hardware_plies=self.values["HardwarePlies"],
+        options = SearchOptions(hardware_plies=self._hardware_plies(executor),
                                 threads=self.values["Threads"],
                                 split_budget=self.values["SplitBudget"],
                                 split_lanes=self.values["SplitLanes"],
@@ -586,6 +591,23 @@ class UciEngine:
             args=(search, board, limits, wait_for_stop, (start, our_clock, our_increment)),
             name="uci-search", daemon=True)
         self._search_thread.start()
+
+    def _hardware_plies(self, executor):
+        """HardwarePlies as set; 0 (the default: auto) is INLINE_HARDWARE_PLIES where the
+        compiled search launches its jobs inline (the backend's device runs a kernel in the
+        thread that queues it: PoCL's basic devices), said once in an info string, and
+        DEFAULT_HARDWARE_PLIES elsewhere."""
+        plies = self.values["HardwarePlies"]
+        if plies != AUTO_HARDWARE_PLIES:
+            return plies
+        device = getattr(getattr(executor, "backend", None), "device", None)
+        if not (self.values["CompiledSearch"] and getattr(device, "synchronous", False)):
+            return DEFAULT_HARDWARE_PLIES
+        if self._plies_said is not executor:
+            self._plies_said = executor
+            self.send(f"info string HardwarePlies {INLINE_HARDWARE_PLIES}: this backend's jobs "
+                      f"run inline (PoCL's basic devices); {DEFAULT_HARDWARE_PLIES} elsewhere")
+        return INLINE_HARDWARE_PLIES
 
     def _compiled_search(self, executor, options):
         """The compiled search of ``executor`` (made once per executor: its table lives in
