@@ -58,11 +58,11 @@ struct Contract {
     int futility_pruning_plies, futility_pruning_base, futility_pruning_step;
     int late_move_plies, late_move_base, late_move_factor;
     int null_eval_step, null_eval_most;
+    int job_chain;      // a job's params.w bit: an inline launch ends after it unless it fails high
     int square_mg[8][64], square_eg[8][64], phase_inc[8], phase_weight[64];
     hosteval::TermWeights terms;        // contract/evalweights.py's (hostsearch.py's _term_weights)
     // the terms evaluation's own material + piece-square values (evalweights.py's square_tables)
     int terms_square_mg[8][64], terms_square_eg[8][64];
-    int job_chain;      // a job's params.w bit: an inline launch ends after it unless it fails high
 };
 static_assert(sizeof(Contract) % sizeof(int) == 0, "hs_configure's array is of ints");
 Contract C;

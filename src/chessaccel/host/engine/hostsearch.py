@@ -103,13 +103,15 @@ class _Info(ctypes.Structure):
 
 def _contract():
     """hostsearch.cpp's Contract: the numbers and tables of chessaccel.contract, in its order."""
+    from chessaccel.host.opencl.layout import JOB_CHAIN     # the OpenCL package only when used
     fields = {name: field for name, field in data.Layout.cast(Move)}
     values = [MATE, INF, MAX_PLY, EVAL_MAX, TAPER_SHIFT, PHASE_MAX, HOST_MAX_PLY,
               fields["from_sq"].offset, fields["to_sq"].offset, fields["promo"].offset,
               (1 << fields["from_sq"].width) - 1, (1 << fields["promo"].width) - 1,
               FUTILITY_HOST_PLIES, FUTILITY_MARGIN, LMR_FIRST, _KILLERS,
               FUTILITY_PRUNING_PLIES, FUTILITY_PRUNING_BASE, FUTILITY_PRUNING_STEP,
-              LATE_MOVE_PLIES, LATE_MOVE_BASE, LATE_MOVE_FACTOR, NULL_EVAL_STEP, NULL_EVAL_MOST]
+              LATE_MOVE_PLIES, LATE_MOVE_BASE, LATE_MOVE_FACTOR, NULL_EVAL_STEP, NULL_EVAL_MOST,
+              JOB_CHAIN]
     for table in (SQUARE_MG, SQUARE_EG):
         for piece in range(8):
             values += list(table[piece]) if piece in table else [0] * 64
@@ -122,8 +124,6 @@ def _contract():
     for table in square_tables("terms"):
         for piece in range(8):
             values += list(table[piece]) if piece in table else [0] * 64
-    from chessaccel.host.opencl.layout import JOB_CHAIN
-    values.append(JOB_CHAIN)
     return values
 
 
