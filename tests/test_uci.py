@@ -59,7 +59,7 @@ def test_handshake_and_options(engine):
     assert (options["Hash"].type, options["Hash"].default, options["Hash"].min) == ("spin", 16, 1)
     assert (options["Backend"].type, options["Backend"].default) == ("string", "model")
     assert (options["HardwarePlies"].default, options["HardwarePlies"].min,
-            options["HardwarePlies"].max) == (AUTO_HARDWARE_PLIES, 0, 8)
+            options["HardwarePlies"].max) == (AUTO_HARDWARE_PLIES, -1, 8)
     assert (options["Accelerators"].default, options["Accelerators"].min) == (1, 1)
     assert options["Clear Hash"].type == "button"
     assert options["Move Overhead"].default == 50
@@ -516,7 +516,7 @@ def _plies_strings(env, options):
 
 
 def test_hardware_plies_auto_follows_the_launches():
-    """HardwarePlies 0, the default, is auto: INLINE_HARDWARE_PLIES where the compiled search
+    """HardwarePlies -1, the default, is auto: INLINE_HARDWARE_PLIES where the compiled search
     runs its jobs inline (PoCL's basic devices, what `chessaccel uci` sets), said in one info
     string; DEFAULT_HARDWARE_PLIES on PoCL's threaded device; a number set is kept."""
     from chessaccel.host.engine.uci import INLINE_HARDWARE_PLIES

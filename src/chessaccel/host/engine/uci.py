@@ -128,9 +128,10 @@ class _Button:
 #: search with these selective steps against none, +203 +- 124 Elo, SPRT(0, 50) accepted
 #: (docs/benchmarks/engine-pocl-2026-11-28/hp2-selective-vs-hp3.*); with them, HardwarePlies 3
 #: against 2: +133 +- 109 and against 4: +131 +- 104, both SPRT(0, 50) rejecting the other
-#: (docs/benchmarks/engine-sprt-h200cpu-2026-11-28/). The option's default is 0, auto (as Lc0's
-#: Threads 0): this where a job costs a launch, INLINE_HARDWARE_PLIES where it does not.
-AUTO_HARDWARE_PLIES = 0
+#: (docs/benchmarks/engine-sprt-h200cpu-2026-11-28/). The option's default is -1, auto: this
+#: where a job costs a launch, INLINE_HARDWARE_PLIES where it does not (0 is a plies count:
+#: jobs of quiescence alone).
+AUTO_HARDWARE_PLIES = -1
 DEFAULT_HARDWARE_PLIES = 3
 #: HardwarePlies unless set, where the compiled search runs its jobs inline (PoCL's basic
 #: devices: a frontier parent's jobs in one chained launch, a few microseconds): against
@@ -152,7 +153,7 @@ OPTIONS = (
     _Spin("Hash", 16, 1, MAX_HASH_MB),
     _Button("Clear Hash"),
     _String("Backend", "model"),
-    _Spin("HardwarePlies", AUTO_HARDWARE_PLIES, 0, MAX_DEPTH),
+    _Spin("HardwarePlies", AUTO_HARDWARE_PLIES, AUTO_HARDWARE_PLIES, MAX_DEPTH),
     _Spin("Accelerators", 1, 1, MAX_ACCELERATORS),
     _Spin("Move Overhead", DEFAULT_OVERHEAD_MS, 0, 5000),
     _Spin("Threads", 1, 1, MAX_THREADS),
@@ -593,7 +594,7 @@ class UciEngine:
         self._search_thread.start()
 
     def _hardware_plies(self, executor):
-        """HardwarePlies as set; 0 (the default: auto) is INLINE_HARDWARE_PLIES where the
+        """HardwarePlies as set; -1 (the default: auto) is INLINE_HARDWARE_PLIES where the
         compiled search launches its jobs inline (the backend's device runs a kernel in the
         thread that queues it: PoCL's basic devices), said once in an info string, and
         DEFAULT_HARDWARE_PLIES elsewhere."""
