@@ -191,6 +191,24 @@ def test_sudden_death_at_ten_seconds_never_plans_past_the_clock():
     assert left == pytest.approx(0.551, abs=0.002)
 
 
+def test_slow_mover_scales_the_plan_within_the_hard_limits():
+    """Slow Mover 160 plans 1.6 times the time on a full clock (the soft deadline with it, the
+    hard one up to its share of the clock), nothing under movetime; and a whole game of worst
+    cases (every move its hard limit plus the overhead) still never runs the clock out."""
+    clock = GoLimits(wtime=10000, btime=10000, winc=100, binc=100)
+    plain, slow = plan(clock, True, 50), plan(clock, True, 50, slow_mover=160)
+    assert slow.soft == pytest.approx(1.6 * plain.soft)
+    assert slow.hard == pytest.approx(0.1 * (10 - 0.05))        # HARD_SHARE of the usable clock
+    assert plan(GoLimits(movetime=1000), True, 50, slow_mover=300).hard == 0.95
+    left = 10.0
+    for _ in range(150):
+        budget = plan(GoLimits(wtime=int(left * 1000), btime=10000, winc=100, binc=100), True,
+                      overhead_ms=50, slow_mover=300)
+        left -= budget.hard + 0.05
+        assert left > 0
+        left += 0.1
+
+
 # --- move order and draws at the top ---------------------------------------------------------
 
 def test_hash_move_first_then_captures_killers_then_quiet(inline):

@@ -19,7 +19,8 @@ loaded machine it can exceed the increment).
 
 from dataclasses import dataclass
 
-__all__ = ["GoLimits", "Budget", "plan", "LagMeter", "HORIZON", "DEFAULT_OVERHEAD_MS"]
+__all__ = ["GoLimits", "Budget", "plan", "LagMeter", "HORIZON", "DEFAULT_OVERHEAD_MS",
+           "DEFAULT_SLOW_MOVER"]
 
 #: Moves still to play assumed in sudden death.
 HORIZON = 30
@@ -33,6 +34,9 @@ HARD_SHARE = 0.1
 SOFT_SHARE = 0.5
 #: Moves the clock must last, thinking nothing, when the overhead exceeds the increment.
 RESERVE_MOVES = 60
+#: The planned time in percent of the plan's (UCI ``Slow Mover``, as Stockfish had it): more
+#: thinks longer while the clock is full, and the clock's fall brings each move's share back.
+DEFAULT_SLOW_MOVER = 100
 #: Least time given to a move, in seconds: enough for the first iteration to give a move.
 MIN_THINK = 0.005
 
@@ -61,8 +65,9 @@ class Budget:
         return soft, hard
 
 
-def plan(go, white_to_move, overhead_ms=DEFAULT_OVERHEAD_MS):
-    """The Budget for a ``go`` (no deadline at all when infinite or when no time is given)."""
+def plan(go, white_to_move, overhead_ms=DEFAULT_OVERHEAD_MS, slow_mover=DEFAULT_SLOW_MOVER):
+    """The Budget for a ``go`` (no deadline at all when infinite or when no time is given);
+    ``slow_mover`` scales the planned time under a clock (percent), within the hard limits."""
     overhead = overhead_ms / 1000
     if go.infinite:
         return Budget()
@@ -81,7 +86,7 @@ def plan(go, white_to_move, overhead_ms=DEFAULT_OVERHEAD_MS):
     usable = max(left - overhead - reserve, 0.0)
     # every move pays the overhead and gets the increment back: most of the increment, less
     # the overhead (it may be more than the increment on a loaded machine), is ours to spend
-    target = usable / moves + 0.75 * increment - overhead
+    target = (usable / moves + 0.75 * increment - overhead) * slow_mover / 100
     hard = min(target * HARD_FACTOR, usable * HARD_SHARE if moves > 1 else usable * 0.9)
     hard = max(min(hard, usable), MIN_THINK)
     target = max(min(target, hard), MIN_THINK)

@@ -38,7 +38,7 @@ from .hostsearch import CompiledSearch
 from .scores import uci_score
 from .search import (MAX_SPLIT_BUDGET, MAX_SPLIT_LANES, MAX_THREADS, HostSearch, Limits,
                      SearchOptions)
-from .timeman import DEFAULT_OVERHEAD_MS, GoLimits, LagMeter, plan
+from .timeman import DEFAULT_OVERHEAD_MS, DEFAULT_SLOW_MOVER, GoLimits, LagMeter, plan
 from .tt import MAX_HASH_MB, TranspositionTable
 
 __all__ = ["UciEngine", "main", "ENGINE_NAME"]
@@ -156,6 +156,7 @@ OPTIONS = (
     _Spin("HardwarePlies", AUTO_HARDWARE_PLIES, AUTO_HARDWARE_PLIES, MAX_DEPTH),
     _Spin("Accelerators", 1, 1, MAX_ACCELERATORS),
     _Spin("Move Overhead", DEFAULT_OVERHEAD_MS, 0, 5000),
+    _Spin("Slow Mover", DEFAULT_SLOW_MOVER, 10, 1000),
     _Spin("Threads", 1, 1, MAX_THREADS),
     _Combo("Evaluation", AUTO_EVALUATION, ENGINE_EVALUATIONS),
     _Check("CompiledSearch", True),
@@ -565,7 +566,8 @@ class UciEngine:
         our_clock = clock.wtime if white else clock.btime
         our_increment = clock.winc if white else clock.binc
         self.lag.before_go(board.ply(), our_clock)
-        budget = plan(clock, white, self.lag.expected_ms(self.values["Move Overhead"]))
+        budget = plan(clock, white, self.lag.expected_ms(self.values["Move Overhead"]),
+                      self.values["Slow Mover"])
         soft, hard = budget.deadlines(start)
         limits = Limits(depth=fields.get("depth"), nodes=fields.get("nodes"), deadline=hard,
                         soft_deadline=soft, mate=fields.get("mate"),
