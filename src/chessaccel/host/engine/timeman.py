@@ -27,11 +27,15 @@ HORIZON = 30
 #: Milliseconds kept in hand for what happens outside the search (UCI ``Move Overhead``).
 DEFAULT_OVERHEAD_MS = 50
 #: The hard deadline may use this many times the planned time, when the clock allows it.
-HARD_FACTOR = 2.5
+HARD_FACTOR = 5.0
 #: ... and never more than this share of the time left (less the overhead).
 HARD_SHARE = 0.1
-#: Soft deadline, as a share of the planned time: past it, no new iteration begins.
-SOFT_SHARE = 0.5
+#: Soft deadline, as a share of the planned time: past it, no new iteration begins. The whole
+#: planned time since 2026-11-30 (it was half, with half the hard factor: the engine ended its
+#: games against stockfish with 3.8 s of 10 unused); self-play, the same as Slow Mover 200 with
+#: the old shares against 100: +143 +- 90 Elo, SPRT(0, 50) accepted
+#: (docs/benchmarks/time-sprt-h200cpu-2026-11-30/).
+SOFT_SHARE = 1.0
 #: Moves the clock must last, thinking nothing, when the overhead exceeds the increment.
 RESERVE_MOVES = 60
 #: The planned time in percent of the plan's (UCI ``Slow Mover``, as Stockfish had it): more
