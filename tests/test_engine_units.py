@@ -148,6 +148,35 @@ def test_job_scores_at_the_jobs_mate_edge():
 
 # --- time ---------------------------------------------------------------------------------------
 
+def test_fifty_move_scaling_and_its_windows():
+    """Scores shrink toward 0 with the fifty-move counter, by hand: 400 at 0, 40, 100 and past
+    the rule; mates and big scores stay. A window widened for a job's unscaled result keeps its
+    bounds: at or below a fails low, at or above b fails high, between them exact, for every
+    counter and window, the mate range and the edges included."""
+    assert [scores.fifty_scaled(400, h) for h in (0, 40, 100, 130)] == [400, 320, 200, 200]
+    assert scores.fifty_scaled(-401, 40) == -320 and scores.fifty_scaled(-1, 90) == 0
+    assert scores.fifty_scaled(MATE - 3, 90) == MATE - 3
+    assert scores.fifty_scaled(scores.FIFTY_LIMIT, 90) == scores.FIFTY_LIMIT
+    assert scores.fifty_window(-50, 51, 0) == (-50, 51)
+    assert scores.fifty_window(99, 100, 100) == (199, 200)
+    edges = [-INF, -INF + 1, -MATE + 3, -scores.FIFTY_LIMIT, -901, -1, 0, 1, 333, 9999, MATE - 5,
+             INF - 1, INF]
+    for halfmoves in (0, 1, 37, 99, 100):
+        for alpha in edges:
+            for beta in (alpha + 1, alpha + 2, alpha + 250, INF):
+                if beta > INF or beta <= alpha:
+                    continue
+                a, b = scores.fifty_window(alpha, beta, halfmoves)
+                assert a < b
+                for x in (a - 3, a):
+                    assert x < -INF or scores.fifty_scaled(x, halfmoves) <= alpha
+                if a < INF:
+                    assert scores.fifty_scaled(a + 1, halfmoves) > alpha
+                assert scores.fifty_scaled(b, halfmoves) >= beta
+                if b > -INF:
+                    assert scores.fifty_scaled(b - 1, halfmoves) < beta
+
+
 def test_budget_deadlines_add_to_the_start():
     assert Budget(0.5, 2.0).deadlines(100.0) == (100.5, 102.0)
     assert Budget().deadlines(100.0) == (None, None)
@@ -161,9 +190,10 @@ def test_fields_a_go_leaves_out_are_none_and_plan_nothing():
     assert plan(GoLimits(), True) == Budget() == plan(GoLimits(), False)
     assert plan(GoLimits(wtime=5000), False) == Budget()    # black's clock not given
     assert plan(GoLimits(btime=5000), False) == plan(GoLimits(btime=5000, binc=0, movestogo=30), False)
-    # no increment given is none at all: 60 s over 30 moves, no overhead: target 2 s, hard 5 s
+    # no increment given is none at all: 60 s over 30 moves, no overhead: target 2 s, hard the
+    # least of 5 x target and a tenth of the clock, 6 s; soft the target
     budget = plan(GoLimits(wtime=60000), True, overhead_ms=0)
-    assert budget.hard == pytest.approx(5.0) and budget.soft == pytest.approx(1.0)
+    assert budget.hard == pytest.approx(6.0) and budget.soft == pytest.approx(2.0)
 
 
 def test_movetime_plans_less_the_overhead_and_never_below_the_least():
@@ -177,42 +207,42 @@ def test_movetime_plans_less_the_overhead_and_never_below_the_least():
 def test_a_clock_plan_worked_by_hand():
     """60 s, 1 s increment, 50 ms overhead, sudden death: usable 59.95 s over 30 moves plus
     0.75 s of the increment less the overhead: target 1.998333 + 0.7 = 2.698333 s; hard is the
-    least of 2.5 x target = 6.745833 and a tenth of usable = 5.995: 5.995; soft half the
-    target."""
+    least of 5 x target = 13.491667 and a tenth of usable = 5.995: 5.995; soft the target."""
     budget = plan(GoLimits(wtime=60000, btime=1, winc=1000, binc=0), True, overhead_ms=50)
-    assert budget.hard == pytest.approx(5.995) and budget.soft == pytest.approx(1.3491667)
+    assert budget.hard == pytest.approx(5.995) and budget.soft == pytest.approx(2.6983333)
     # black's side of the same go reads btime and binc
     budget = plan(GoLimits(wtime=1, btime=60000, winc=0, binc=1000), False, overhead_ms=50)
     assert budget.hard == pytest.approx(5.995)
-    # movestogo 10: usable / 10 + 0.7 = 6.695; hard min(16.7375, 5.995)
+    # movestogo 10: usable / 10 + 0.7 = 6.695; hard min(33.475, 5.995); soft at most hard
     budget = plan(GoLimits(wtime=60000, winc=1000, movestogo=10), True, overhead_ms=50)
-    assert budget.hard == pytest.approx(5.995) and budget.soft == pytest.approx(2.9975)
+    assert budget.hard == pytest.approx(5.995) and budget.soft == pytest.approx(5.995)
     # movestogo above the horizon counts as the horizon; 0 counts as one move
     assert plan(GoLimits(wtime=60000, movestogo=HORIZON + 10), True) == \
         plan(GoLimits(wtime=60000), True)
     one = plan(GoLimits(wtime=10000, movestogo=1), True, overhead_ms=0)
-    assert one.hard == pytest.approx(9.0) and one.soft == pytest.approx(4.5)
+    assert one.hard == pytest.approx(9.0) and one.soft == pytest.approx(9.0)
     assert plan(GoLimits(wtime=10000, movestogo=0), True, overhead_ms=0) == \
         plan(GoLimits(wtime=10000, movestogo=HORIZON), True, overhead_ms=0)
 
 
 def test_two_moves_to_go_use_the_share_not_nine_tenths():
-    # 10 s, no increment, no overhead, 2 moves: target 5, hard min(12.5, 1.0) = 1.0
+    # 10 s, no increment, no overhead, 2 moves: target 5, hard min(25, 1.0) = 1.0, soft at most it
     budget = plan(GoLimits(wtime=10000, movestogo=2), True, overhead_ms=0)
-    assert budget.hard == pytest.approx(1.0) and budget.soft == pytest.approx(0.5)
+    assert budget.hard == pytest.approx(1.0) and budget.soft == pytest.approx(1.0)
 
 
 def test_the_reserve_when_the_overhead_exceeds_the_increment():
     # overhead 200 ms, increment 100 ms: 0.1 s x 30 moves kept: usable 10 - 0.2 - 3 = 6.8;
-    # target 6.8 / 30 + 0.075 - 0.2 = 0.101667; hard min(0.254167, 0.68)
+    # target 6.8 / 30 + 0.075 - 0.2 = 0.101667; hard min(0.508333, 0.68)
     budget = plan(GoLimits(wtime=10000, winc=100), True, overhead_ms=200)
-    assert budget.hard == pytest.approx(0.2541667) and budget.soft == pytest.approx(0.0508333)
-    # an increment equal to the overhead keeps nothing back: usable 9.9
+    assert budget.hard == pytest.approx(0.5083333) and budget.soft == pytest.approx(0.1016667)
+    # an increment equal to the overhead keeps nothing back: usable 9.9, target 0.305, hard
+    # min(1.525, 0.99)
     budget = plan(GoLimits(wtime=10000, winc=100), True, overhead_ms=100)
-    assert budget.hard == pytest.approx((9.9 / 30 + 0.075 - 0.1) * 2.5)
+    assert budget.hard == pytest.approx(0.99) and budget.soft == pytest.approx(9.9 / 30 + 0.075 - 0.1)
     # no time left at all: the least think time, both deadlines
-    assert plan(GoLimits(wtime=0), True) == Budget(MIN_THINK * 0.5, MIN_THINK)
-    assert plan(GoLimits(wtime=0), True, overhead_ms=0) == Budget(MIN_THINK * 0.5, MIN_THINK)
+    assert plan(GoLimits(wtime=0), True) == Budget(MIN_THINK, MIN_THINK)
+    assert plan(GoLimits(wtime=0), True, overhead_ms=0) == Budget(MIN_THINK, MIN_THINK)
 
 
 def test_the_lag_meter_edges():
