@@ -32,6 +32,7 @@ from chessaccel.host.engine.executors import BatchExecutor
 from chessaccel.host.engine.hostsearch import CompiledSearch
 from chessaccel.host.engine.search import HostSearch, Limits, SearchOptions
 from chessaccel.host.engine.tt import TranspositionTable
+from chessaccel.host.engine.uci import DEFAULT_SELECTIVE, SELECTIVE_OPTIONS
 
 import suites
 
@@ -85,6 +86,8 @@ def _board(position):
 
 #: every selective step on, forward pruning (futility and late-move pruning) included
 SELECTIVE = {field: True for field in SearchOptions.SELECTIVE}
+#: the engine's selective steps (uci.py's DEFAULT_SELECTIVE)
+DEFAULT_STEPS = {SELECTIVE_OPTIONS[name]: True for name in DEFAULT_SELECTIVE}
 
 
 # Iteration 1 differs by design: with one accelerator HostSearch sends an iteration no deeper
@@ -126,6 +129,29 @@ def test_forward_pruning_before_the_batch_is_the_same_in_both(position):
         executor.close()
     assert _each_iteration(native)[1:] == _each_iteration(python)[1:]
     assert (native.score, native.best_move) == (python.score, python.best_move)
+
+
+@pytest.mark.parametrize("speculating", [False, True])
+@pytest.mark.parametrize("halfmoves", [0, 45, 90])
+def test_fifty_move_scaling_is_the_same_in_both(speculating, halfmoves):
+    """Scores scaled by the fifty-move counter (jobs' windows widened to match, the selective
+    steps' static score scaled too): the two searches grow the same tree, one job at a time and
+    with a null-window parent's brothers in one batch; near the rule's end the root's score is
+    nearer 0 than without the scaling, and the search differs from it."""
+    fen = ENDGAME.replace(" 0 1", f" {halfmoves} 60")
+    executor = _Speculating(ModelBackend()) if speculating else BatchExecutor(ModelBackend())
+    options = SearchOptions(hardware_plies=1, parallel=speculating, **DEFAULT_STEPS)
+    try:
+        python, native = _both(executor, chess.Board(fen), 4,
+                               replace(options, fifty_move_scaling=True))
+        _, unscaled = _both(executor, chess.Board(fen), 4, options)
+    finally:
+        executor.close()
+    assert _each_iteration(native)[1:] == _each_iteration(python)[1:]
+    assert (native.score, native.best_move) == (python.score, python.best_move)
+    if halfmoves == 90:
+        assert abs(native.score) < abs(unscaled.score), (native.score, unscaled.score)
+        assert native.nodes != unscaled.nodes
 
 
 class _DepthTelling(Backend):

@@ -59,6 +59,7 @@ struct Contract {
     int late_move_plies, late_move_base, late_move_factor;
     int null_eval_step, null_eval_most;
     int job_chain;      // a job's params.w bit: an inline launch ends after it unless it fails high
+    int fifty_span, fifty_limit;    // scores.py's FIFTY_SPAN and FIFTY_LIMIT (fifty_scaled)
     int square_mg[8][64], square_eg[8][64], phase_inc[8], phase_weight[64];
     hosteval::TermWeights terms;        // contract/evalweights.py's (hostsearch.py's _term_weights)
     // the terms evaluation's own material + piece-square values (evalweights.py's square_tables)
@@ -75,10 +76,11 @@ struct Options {
     int counter_moves;  // the quiet move that last refuted the opponent's move, after the killers
     int job_reduction_plies;  // the most plies a late quiet move's job is reduced by
     int null_move_eval;       // the null move a ply shallower per null_eval_step above beta
+    int fifty_move_scaling;   // scores scaled down as the fifty-move counter grows (scores.py)
     int evaluation;     // the static evaluation: EVAL_PST or EVAL_TERMS (EVALUATIONS' index)
     int speculate;      // the executor's: a null-window frontier parent sends all its jobs at once
 };
-constexpr int OPTION_COUNT = 24;
+constexpr int OPTION_COUNT = 25;
 static_assert(sizeof(Options) == OPTION_COUNT * sizeof(int), "one int per option");
 
 constexpr int POSITION_WORDS = 5;
@@ -113,6 +115,43 @@ void job_window(int alpha, int beta, int ply, int& a, int& b) {
 }
 
 bool is_mate(int score) { return score >= mate_bound() || score <= -mate_bound(); }
+
+// A score of a position whose fifty-move counter stands at `halfmove`, scaled towards 0 as it
+// grows (scores.py's fifty_scaled): nondecreasing in the score, mates and scores beyond
+// fifty_limit as they are.
+int fifty_scaled(int score, int halfmove) {
+    if (halfmove <= 0 || score <= -C.fifty_limit || score >= C.fifty_limit) return score;
+    int q = std::abs(score) * (C.fifty_span - std::min(halfmove, 100)) / C.fifty_span;
+    return score >= 0 ? q : -q;
+}
+
+// The unscaled window whose results, scaled, keep the bounds of (alpha, beta) (scores.py's
+// fifty_window): the greatest a with fifty_scaled(a) <= alpha, the least b with
+// fifty_scaled(b) >= beta.
+void fifty_window(int& alpha, int& beta, int halfmove) {
+    if (halfmove <= 0) return;
+    int lo = -C.inf, hi = C.inf;
+    if (fifty_scaled(hi, halfmove) <= alpha) {
+        lo = hi;
+    } else {
+        while (hi - lo > 1) {
+            int mid = lo + (hi - lo) / 2;
+            (fifty_scaled(mid, halfmove) <= alpha ? lo : hi) = mid;
+        }
+    }
+    int a = lo;
+    lo = -C.inf, hi = C.inf;
+    if (fifty_scaled(lo, halfmove) >= beta) {
+        hi = lo;
+    } else {
+        while (hi - lo > 1) {
+            int mid = lo + (hi - lo) / 2;
+            (fifty_scaled(mid, halfmove) >= beta ? hi : lo) = mid;
+        }
+    }
+    alpha = a;
+    beta = hi;
+}
 
 int mate_moves(int score) {     // 0: not a mate
     if (score >= mate_bound()) return (C.mate - score + 1) / 2;
@@ -410,6 +449,7 @@ private:
     void deepen();
     int iteration(int depth, int previous, Line& pv, int& bound);
     int node(int ply, int depth, int alpha, int beta, Line& pv, bool null_ok = true);
+    int host_static(const Pos& p) const;
     bool selective(int ply, int& depth, int alpha, int beta, uint32_t tt_move, bool null_ok,
                    int& cut, bool& reducible, Prune& prune);
     bool prune_moves(int ply, uint32_t* moves, int n, const Prune& prune);
@@ -423,9 +463,10 @@ private:
                     bool reducible);
     Scored brothers(int ply, int job_depth, int alpha, int beta, const uint32_t* moves, int n,
                     Scored best, int first_index);
-    int lone_job(int child_ply, int job_depth, const Pos& child, int a, int b, Line& tail);
+    int lone_job(int child_ply, int job_depth, const Pos& child, int alpha, int beta, Line& tail);
     int single(int ply, int job_depth, uint32_t move, int alpha, int beta, Line& tail);
-    int take(const Batch& batch, int i, int child_ply, int job_depth, Line& tail);
+    int take(const Batch& batch, int i, int child_ply, int job_depth, int halfmove, Line& tail);
+    void window(int alpha, int beta, int child_ply, int halfmove, int& a, int& b) const;
     int wait(std::shared_ptr<Batch>& batch, int i);
     void cancel(std::shared_ptr<Batch>& batch);
     void push(int ply, uint32_t move);
@@ -1166,6 +1207,13 @@ int Worker::node(int ply, int depth, int alpha, int beta, Line& pv, bool null_ok
     return best.score;
 }
 
+// The static score the selective steps read: the search's evaluation, scaled by the fifty-move
+// counter as the jobs' scores are.
+int Worker::host_static(const Pos& p) const {
+    int stat = static_eval(p, s_.opt.evaluation);
+    return s_.opt.fifty_move_scaling ? fifty_scaled(stat, (int)p.halfmove) : stat;
+}
+
 bool Worker::selective(int ply, int& depth, int alpha, int beta, uint32_t tt_move, bool null_ok,
                        int& cut, bool& reducible, Prune& prune) {
     const Options& o = s_.opt;
@@ -1181,7 +1229,7 @@ bool Worker::selective(int ply, int& depth, int alpha, int beta, uint32_t tt_mov
     if (null_window) {
         bool futile_depth = o.futility && depth <= o.hardware_plies + C.futility_host_plies;
         if (futile_depth || (o.null_move && null_ok)) {
-            stat = static_eval(p, o.evaluation);
+            stat = host_static(p);
             have_stat = true;
             if (futile_depth && stat - C.futility_margin * depth >= beta) {
                 cut = stat;
@@ -1202,7 +1250,7 @@ bool Worker::selective(int ply, int& depth, int alpha, int beta, uint32_t tt_mov
         if (o.late_move_pruning && above <= C.late_move_plies)
             prune.late = C.late_move_base + C.late_move_factor * above * above;
         if (o.futility_pruning && above <= C.futility_pruning_plies) {
-            if (!have_stat) stat = static_eval(p, o.evaluation);
+            if (!have_stat) stat = host_static(p);
             int value = stat + C.futility_pruning_base + C.futility_pruning_step * above;
             if (value <= alpha) {
                 prune.futile = true;
@@ -1247,10 +1295,8 @@ int Worker::null_search(int ply, int depth, int beta, int stat) {
             Line tail;
             score = -node(child_ply, reduced, -beta, -beta + 1, tail, false);
         } else {
-            int a, b;
-            job_window(-beta, -beta + 1, child_ply, a, b);
             Line tail;
-            score = lone_job(child_ply, reduced, stack_[child_ply], a, b, tail);
+            score = lone_job(child_ply, reduced, stack_[child_ply], -beta, -beta + 1, tail);
         }
     } catch (...) {
         pop();
@@ -1504,18 +1550,31 @@ void Worker::cancel(std::shared_ptr<Batch>& batch) {
         if (!batch->ready[i] && batch->placed[i] >= 0) s_.stops.push_back(batch->placed[i]);
 }
 
+// The job-frame window (a, b) of the child-frame window (alpha, beta) of a job rooted at
+// child_ply, whose position's fifty-move counter is `halfmove`.
+void Worker::window(int alpha, int beta, int child_ply, int halfmove, int& a, int& b) const {
+    if (s_.opt.fifty_move_scaling) fifty_window(alpha, beta, halfmove);
+    job_window(alpha, beta, child_ply, a, b);
+}
+
 // Account for a used job result; its parent-frame score and the PV tail it gives.
-int Worker::take(const Batch& batch, int i, int child_ply, int job_depth, Line& tail) {
+int Worker::take(const Batch& batch, int i, int child_ply, int job_depth, int halfmove,
+                 Line& tail) {
     s_.accel_nodes.fetch_add(batch.nodes[i], std::memory_order_relaxed);
     s_.jobs.fetch_add(1, std::memory_order_relaxed);
     tail.clear();
     if (batch.move[i]) tail.push_back(batch.move[i]);
     int reach = child_ply + std::max(job_depth, (int)tail.size());
     s_.reach(reach);
-    return -from_job(batch.score[i], child_ply);
+    int score = from_job(batch.score[i], child_ply);
+    return -(s_.opt.fifty_move_scaling ? fifty_scaled(score, halfmove) : score);
 }
 
-int Worker::lone_job(int child_ply, int job_depth, const Pos& child, int a, int b, Line& tail) {
+// One job alone, with the child-frame window (alpha, beta): its parent-frame score.
+int Worker::lone_job(int child_ply, int job_depth, const Pos& child, int alpha, int beta,
+                     Line& tail) {
+    int a, b;
+    window(alpha, beta, child_ply, (int)child.halfmove, a, b);
     auto batch = std::make_shared<Batch>(1);
     pack(child, batch->words.data());
     batch->params[0] = job_depth;
@@ -1529,15 +1588,13 @@ int Worker::lone_job(int child_ply, int job_depth, const Pos& child, int a, int 
         cancel(batch);
         throw;
     }
-    return take(*batch, 0, child_ply, job_depth, tail);
+    return take(*batch, 0, child_ply, job_depth, (int)child.halfmove, tail);
 }
 
 int Worker::single(int ply, int job_depth, uint32_t move, int alpha, int beta, Line& tail) {
-    int child_ply = ply + 1, a, b;
-    job_window(-beta, -alpha, child_ply, a, b);
     Pos child;
     make_board(stack_[ply], move, child);
-    return lone_job(child_ply, job_depth, child, a, b, tail);
+    return lone_job(ply + 1, job_depth, child, -beta, -alpha, tail);
 }
 
 Scored Worker::frontier(int ply, int depth, int alpha, int beta, uint32_t* moves, int n,
@@ -1592,17 +1649,16 @@ Scored Worker::brothers(int ply, int job_depth, int alpha, int beta, const uint3
     int child_ply = ply + 1;
     bool null = o.pvs && alpha + 1 < beta;
     int win_alpha = alpha, win_beta = null ? alpha + 1 : beta;
-    int ja, jb;
-    job_window(-win_beta, -win_alpha, child_ply, ja, jb);
     bool may_draw = o.draws && stack_[ply].halfmove + 1 >= 4;
     std::vector<int> slot(n);
-    std::vector<int> depths;
+    std::vector<int> depths, halfmoves;
     int live = 0;
     // slot -1: a draw (no job, scored 0); -2: pruned (no job, no score)
     for (int k = 0; k < n; k++)
         slot[k] = !moves[k] ? -2 : may_draw && child_is_draw(ply, moves[k]) ? -1 : live++;
     auto batch = std::make_shared<Batch>(live);
     depths.assign(live, job_depth);
+    halfmoves.assign(live, 0);
     if (may_draw && s_.inline_launches) {   // an inline launch ends before a draw the host scores
         int last = -1;
         for (int k = 0; k < n; k++) {
@@ -1624,6 +1680,9 @@ Scored Worker::brothers(int ply, int job_depth, int alpha, int beta, const uint3
             if (red) depths[i] = job_depth - std::min({red, o.job_reduction_plies, job_depth});
         }
         pack(child, &batch->words[i * POSITION_WORDS]);
+        halfmoves[i] = (int)child.halfmove;
+        int ja, jb;
+        window(-win_beta, -win_alpha, child_ply, halfmoves[i], ja, jb);
         batch->params[i * 4] = depths[i];
         batch->params[i * 4 + 1] = ja;
         batch->params[i * 4 + 2] = jb;
@@ -1642,7 +1701,7 @@ Scored Worker::brothers(int ply, int job_depth, int alpha, int beta, const uint3
                 tail.clear();
             } else {
                 wait(batch, i);
-                score = take(*batch, i, child_ply, depths[i], tail);
+                score = take(*batch, i, child_ply, depths[i], halfmoves[i], tail);
                 bool reduced_high = depths[i] != job_depth && score > win_alpha;
                 bool only_bound = null && win_alpha < score && score < beta;
                 if (reduced_high || only_bound)

@@ -12,7 +12,8 @@ search of the same depth computes (tests/test_engine_frontier.py).
 from chessaccel.contract.defs import INF, MATE, MAX_PLY
 
 __all__ = ["HOST_MAX_PLY", "MATE_BOUND", "from_job", "job_window", "is_mate", "mate_moves",
-           "to_tt", "from_tt", "uci_score"]
+           "to_tt", "from_tt", "uci_score", "FIFTY_SPAN", "FIFTY_LIMIT", "fifty_scaled",
+           "fifty_window"]
 
 #: Deepest host ply the engine ever reaches (iterative deepening stops well before).
 HOST_MAX_PLY = 96
@@ -53,6 +54,49 @@ def job_window(alpha, beta, ply):
         else:
             b = a + 1
     return a, b
+
+
+#: Fifty-move scaling (SearchOptions.fifty_move_scaling): a score of a position whose fifty-move
+#: counter stands at h is scaled by (FIFTY_SPAN - h) / FIFTY_SPAN (h at most 100: half at the
+#: rule's end), so that the search prefers the line that captures or moves a pawn to one that
+#: shuffles a won position into a draw. Scores beyond FIFTY_LIMIT (mates among them) stay.
+FIFTY_SPAN = 200
+FIFTY_LIMIT = 10000
+
+
+def fifty_scaled(score, halfmoves):
+    """``score`` scaled by the fifty-move counter ``halfmoves`` (toward 0, nondecreasing)."""
+    if halfmoves <= 0 or not -FIFTY_LIMIT < score < FIFTY_LIMIT:
+        return score
+    q = abs(score) * (FIFTY_SPAN - min(halfmoves, 100)) // FIFTY_SPAN
+    return q if score >= 0 else -q
+
+
+def fifty_window(alpha, beta, halfmoves):
+    """The window (a, b) of unscaled scores whose results, scaled by ``fifty_scaled``, keep the
+    bounds of (alpha, beta): a the greatest score scaled to alpha or below, b the least scaled
+    to beta or above (a result at or below a is a fail low, at or above b a fail high)."""
+    if halfmoves <= 0:
+        return alpha, beta
+    lo, hi = -INF, INF
+    if fifty_scaled(hi, halfmoves) <= alpha:
+        lo = hi
+    while hi - lo > 1:
+        mid = lo + (hi - lo) // 2
+        if fifty_scaled(mid, halfmoves) <= alpha:
+            lo = mid
+        else:
+            hi = mid
+    a, lo, hi = lo, -INF, INF
+    if fifty_scaled(lo, halfmoves) >= beta:
+        hi = lo
+    while hi - lo > 1:
+        mid = lo + (hi - lo) // 2
+        if fifty_scaled(mid, halfmoves) >= beta:
+            hi = mid
+        else:
+            lo = mid
+    return a, hi
 
 
 def is_mate(score):

@@ -49,7 +49,8 @@ from chessaccel.model.position import board_from_chess
 from .hostboard import HostBoard
 from .executors import Job
 from .order import from_model, ordered_moves
-from .scores import HOST_MAX_PLY, MATE_BOUND, from_job, from_tt, is_mate, job_window, mate_moves, to_tt
+from .scores import (HOST_MAX_PLY, MATE_BOUND, fifty_scaled, fifty_window, from_job, from_tt, is_mate,
+                     job_window, mate_moves, to_tt)
 from .tt import Bound
 
 __all__ = ["SearchOptions", "Limits", "IterationInfo", "SearchResult", "HostSearch",
@@ -137,6 +138,7 @@ class SearchOptions:
     futility_pruning: bool = False  # quiet moves of a hopeless shallow node not searched
     late_move_pruning: bool = False  # late quiet moves of a shallow node not searched
     counter_moves: bool = False  # the quiet move that last refuted the opponent's, after the killers
+    fifty_move_scaling: bool = False  # scores scaled toward 0 as the fifty-move counter grows
     # the static evaluation ("pst" or "terms", section 6): the jobs' (the executor's backend was
     # made with it) and the host's own, where the selective steps read a static score
     evaluation: str = "pst"
@@ -151,7 +153,7 @@ class SearchOptions:
 
     SELECTIVE = ("null_move", "reductions", "job_reductions", "futility", "check_extension",
                  "mate_distance", "iir", "history", "futility_pruning", "late_move_pruning",
-                 "counter_moves", "null_move_eval")
+                 "counter_moves", "null_move_eval", "fifty_move_scaling")
 
     @classmethod
     def exact(cls, hardware_plies, parallel=True):
@@ -517,8 +519,8 @@ class HostSearch:
         if depth > self.options.hardware_plies or self.executor.parallel \
                 or getattr(self.executor, "launch_jobs", 0) > 1:
             return False
-        if self._limits.root_moves:
-            return False
+        if self._limits.root_moves or self.options.fifty_move_scaling:
+            return False    # (a whole-tree job cannot scale its scores by the fifty-move counter)
         return not any(self._child_is_draw(m) for m in ordered_moves(self.cb))
 
     def _root_job(self, depth, alpha, beta):
@@ -798,7 +800,7 @@ class HostSearch:
         if null_window:
             if (opts.futility and depth <= opts.hardware_plies + FUTILITY_HOST_PLIES) \
                     or (opts.null_move and null_ok):
-                static = evaluator(opts.evaluation)(hb.board())
+                static = self._static(hb)
                 if opts.futility and depth <= opts.hardware_plies + FUTILITY_HOST_PLIES \
                         and static - FUTILITY_MARGIN * depth >= beta:
                     return depth, static, False, None
@@ -816,13 +818,21 @@ class HostSearch:
                 late = LATE_MOVE_BASE + LATE_MOVE_FACTOR * above * above
             if opts.futility_pruning and above <= FUTILITY_PRUNING_PLIES:
                 if static is None:
-                    static = evaluator(opts.evaluation)(hb.board())
+                    static = self._static(hb)
                 value = static + FUTILITY_PRUNING_BASE + FUTILITY_PRUNING_STEP * above
                 if value <= alpha:
                     futile = value
             if late is not None or futile is not None:
                 prune = [late, futile, False]
         return depth, None, True, prune
+
+    def _static(self, hb):
+        """The static score the selective steps read: the search's evaluation of the host
+        board's position, scaled by its fifty-move counter as the jobs' scores are."""
+        static = evaluator(self.options.evaluation)(hb.board())
+        if self.options.fifty_move_scaling:
+            static = fifty_scaled(static, hb.halfmove_clock)
+        return static
 
     def _prune(self, ply, moves, prune):
         """Forward pruning (futility, late moves) of a node's ``moves`` in order, before any is
@@ -859,8 +869,9 @@ class HostSearch:
             if reduced > self.options.hardware_plies:
                 score, _ = self._node(child_ply, reduced, -beta, -beta + 1, null_ok=False)
                 return -score
-            a, b = job_window(-beta, -beta + 1, child_ply)
-            score, _ = self._job(child_ply, reduced, self.hb.board(), a, b)
+            halfmoves = self.hb.halfmove_clock
+            a, b = self._window(-beta, -beta + 1, child_ply, halfmoves)
+            score, _ = self._job(child_ply, reduced, self.hb.board(), a, b, halfmoves)
             return score
         finally:
             self.hb.pop()
@@ -939,7 +950,27 @@ class HostSearch:
     def _child_board(self, move):
         return self.hb.child_board(move)
 
-    def _take(self, result, child_ply, job_depth, count=True):
+    def _child_halfmoves(self, move):
+        """The fifty-move counter after ``move`` (0 when fifty-move scaling is off: unused)."""
+        if not self.options.fifty_move_scaling or self.hb.is_zeroing(move):
+            return 0
+        return self.hb.halfmove_clock + 1
+
+    def _window(self, alpha, beta, child_ply, halfmoves):
+        """The job-frame window of the child-frame window (alpha, beta) of a job rooted at
+        ``child_ply`` whose position's fifty-move counter is ``halfmoves``."""
+        if self.options.fifty_move_scaling:
+            alpha, beta = fifty_window(alpha, beta, halfmoves)
+        return job_window(alpha, beta, child_ply)
+
+    def _score(self, score, child_ply, halfmoves):
+        """The parent-frame score of a job's ``score`` (_window's inverse)."""
+        score = from_job(score, child_ply)
+        if self.options.fifty_move_scaling:
+            score = fifty_scaled(score, halfmoves)
+        return -score
+
+    def _take(self, result, child_ply, job_depth, count=True, halfmoves=0):
         """Account for a used job result (unless counted already); its host-frame score from
         the parent's view and the PV tail it gives."""
         if count:
@@ -954,14 +985,15 @@ class HostSearch:
             reach = child_ply + job_depth
         if reach > self.seldepth:
             self.seldepth = reach
-        return -from_job(result.score, child_ply), pv
+        return self._score(result.score, child_ply, halfmoves), pv
 
     def _single(self, child_ply, job_depth, move, alpha, beta):
         """One child as a lone job with the parent-frame window (alpha, beta)."""
-        a, b = job_window(-beta, -alpha, child_ply)
-        return self._job(child_ply, job_depth, self._child_board(move), a, b)
+        halfmoves = self._child_halfmoves(move)
+        a, b = self._window(-beta, -alpha, child_ply, halfmoves)
+        return self._job(child_ply, job_depth, self._child_board(move), a, b, halfmoves)
 
-    def _job(self, child_ply, job_depth, board, a, b):
+    def _job(self, child_ply, job_depth, board, a, b, halfmoves=0):
         """One lone job (its window (a, b) in the job's frame): the parent-frame score and PV
         tail."""
         batch = self.executor.submit([Job(board, job_depth, a, b)])
@@ -971,7 +1003,7 @@ class HostSearch:
             if batch.results[0] is None:
                 batch.cancel()
         self.span += result.nodes
-        return self._take(result, child_ply, job_depth)
+        return self._take(result, child_ply, job_depth, halfmoves=halfmoves)
 
     def _frontier(self, ply, depth, alpha, beta, moves, count, reducible=False, prune=None):
         """A frontier parent: its children are jobs (young brothers wait, see the module).
@@ -1001,7 +1033,8 @@ class HostSearch:
             self.host_nodes += 1
             score, tail = 0, []
         else:
-            a, b = job_window(-beta, -alpha, child_ply)
+            halfmoves = self._child_halfmoves(first)
+            a, b = self._window(-beta, -alpha, child_ply, halfmoves)
             job = Job(hb.child_board(first), job_depth, a, b)
             if self._run_inline is not None:
                 result = self._run_inline(job)
@@ -1015,7 +1048,7 @@ class HostSearch:
                         if batch.results[0] is None:
                             batch.cancel()
             self.span += result.nodes
-            score, tail = self._take(result, child_ply, job_depth)
+            score, tail = self._take(result, child_ply, job_depth, halfmoves=halfmoves)
         eldest = (score, first, [first] + tail)
         if not ply:
             self._note_root(ply, score, first, eldest[2])
@@ -1055,7 +1088,6 @@ class HostSearch:
         best, best_move, best_pv = best_so_far
         null = self.options.pvs and alpha + 1 < beta
         win_alpha, win_beta = alpha, (alpha + 1 if null else beta)
-        job_alpha, job_beta = job_window(-win_beta, -win_alpha, child_ply)
         may_draw = self.hb.halfmove_clock + 1 >= 4 and self.options.draws
         if not may_draw and not pruned:
             live = moves            # no child can be a draw (_child_is_draw)
@@ -1079,8 +1111,9 @@ class HostSearch:
                     red = self._reduction(job_depth + 1, index, move, killers)
                     if red:
                         depths[slot] = job_depth - min(red, most)
-        jobs = [Job(board, depth, job_alpha, job_beta)
-                for board, depth in zip(self.hb.child_boards(live), depths)]
+        halfmoves = [self._child_halfmoves(move) for move in live]   # by slot
+        jobs = [Job(board, depth, *self._window(-win_beta, -win_alpha, child_ply, h))
+                for board, depth, h in zip(self.hb.child_boards(live), depths, halfmoves)]
         batch = self.executor.submit(jobs) if jobs else None
         again = None        # the re-search batch: slot -> index in it
         used, used_again = [], []
@@ -1095,7 +1128,7 @@ class HostSearch:
                     result = batch.results[slot]
                     if result is None:
                         result = self._await(batch, slot)
-                    score = -from_job(result.score, child_ply)
+                    score = self._score(result.score, child_ply, halfmoves[slot])
                     counted = again is not None     # _research counted the whole first batch
                     if depths[slot] != job_depth and score > win_alpha:
                         # a reduced job failed high: search it again at full depth
@@ -1112,7 +1145,7 @@ class HostSearch:
                     elif null and win_alpha < score < beta:
                         if again is None:
                             again = self._research(batch, slots[position:], child_ply,
-                                                   job_depth, win_alpha, beta, used)
+                                                   job_depth, win_alpha, beta, used, halfmoves)
                         result = self._await(again[0], again[1][slot])
                         used_again.append(result.nodes)
                         counted = False
@@ -1120,7 +1153,7 @@ class HostSearch:
                         used.append(result.nodes)
                     if result is not None:
                         score, tail = self._take(result, child_ply, job_depth,
-                                                 count=not counted)
+                                                 count=not counted, halfmoves=halfmoves[slot])
                 if score > best:
                     best, best_move, best_pv = score, move, [move] + tail
                     self._note_root(ply, score, move, best_pv)
@@ -1137,7 +1170,7 @@ class HostSearch:
                     pending.cancel()
         return best, best_move, best_pv
 
-    def _research(self, batch, slots, child_ply, job_depth, alpha, beta, used):
+    def _research(self, batch, slots, child_ply, job_depth, alpha, beta, used, halfmoves):
         """Wait for the rest of ``batch``; search again, in one batch with the window
         (alpha, beta), every move of ``slots`` whose null-window result was only a lower
         bound. Returns (batch, {slot: index in it}). The first batch's results from here on
@@ -1145,15 +1178,15 @@ class HostSearch:
         wanted = [slot for slot in slots if slot is not None and slot >= 0]
         for slot in wanted:
             self._await(batch, slot)
-        job_alpha, job_beta = job_window(-beta, -alpha, child_ply)
         jobs, index = [], {}
         for slot in wanted:
             result = batch.results[slot]
-            score = -from_job(result.score, child_ply)
+            score = self._score(result.score, child_ply, halfmoves[slot])
             if alpha < score < beta:
                 index[slot] = len(jobs)
                 job = batch.jobs[slot]
-                jobs.append(Job(job.board, job_depth, job_alpha, job_beta))
+                jobs.append(Job(job.board, job_depth,
+                                *self._window(-beta, -alpha, child_ply, halfmoves[slot])))
             self.accel_nodes += result.nodes
             self.jobs += 1
             used.append(result.nodes)
