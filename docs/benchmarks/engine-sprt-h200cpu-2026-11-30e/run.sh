@@ -17,22 +17,12 @@ REPO=$PWD
 . $REPO/docs/benchmarks/pocl-on-gpu-machine.sh
 export POCL_DEVICES="basic basic"
 nproc; lscpu | grep "Model name"
-mkdir -p /tmp/state
-half=$(( $(nproc) / 2 ))
-play() {   # NAME CPUS ARGS...
-  local name=$1 cpus=$2 resume=""; shift 2
-  [ -f /tmp/state/$name.json ] && resume=--resume
-  timeout ${LIMIT:-540} taskset -c $cpus python3 -P -m chessaccel.host.cli match \
-      --backend opencl --concurrency $(( half / 2 )) --sprt 0,50 --games 600 --tc 10+0.1 \
-      --name $name --out /tmp/state/$name.json --pgn /tmp/state/$name.pgn $resume "$@" \
-      >> /tmp/state/$name.log 2>&1
-  echo "exit $?" >> /tmp/state/$name.log
-}
+. $REPO/docs/benchmarks/match-on-gpu-machine.sh
 FPLMP="--engine-option FutilityPruning=true --engine-option LateMovePruning=true
        --opponent-engine-option FutilityPruning=false --opponent-engine-option LateMovePruning=false"
-play fplmp-hp1 0-$(( half - 1 )) $FPLMP &
-play fplmp-hp0 $half-$(( 2 * half - 1 )) --hardware-plies 0 --opponent-engine-option HardwarePlies=-1 \
-    $FPLMP &
+play fplmp-hp1 0-$(( half - 1 )) --sprt 0,50 --games 600 $FPLMP &
+play fplmp-hp0 $half-$(( 2 * half - 1 )) --sprt 0,50 --games 600 --hardware-plies 0 \
+    --opponent-engine-option HardwarePlies=-1 $FPLMP &
 wait
 cp /tmp/state/* $OUT/
 tail -n 4 $OUT/*.log
