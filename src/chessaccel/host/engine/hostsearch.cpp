@@ -125,32 +125,26 @@ int fifty_scaled(int score, int halfmove) {
     return score >= 0 ? q : -q;
 }
 
+// The greatest score in [-inf, inf] that fifty_scaled takes to `bound` or below (scores.py's
+// _last_scaled_to; bound >= -inf).
+int last_scaled_to(int bound, int halfmove) {
+    int lo = -C.inf, hi = C.inf;
+    if (fifty_scaled(hi, halfmove) <= bound) return hi;
+    while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        (fifty_scaled(mid, halfmove) <= bound ? lo : hi) = mid;
+    }
+    return lo;
+}
+
 // The unscaled window whose results, scaled, keep the bounds of (alpha, beta) (scores.py's
-// fifty_window): the greatest a with fifty_scaled(a) <= alpha, the least b with
-// fifty_scaled(b) >= beta.
+// fifty_window): the greatest a scaled to alpha or below, the least b scaled to beta or above
+// (one past the greatest scaled to beta - 1 or below: the scaled scores are integers and
+// nondecreasing).
 void fifty_window(int& alpha, int& beta, int halfmove) {
     if (halfmove <= 0) return;
-    int lo = -C.inf, hi = C.inf;
-    if (fifty_scaled(hi, halfmove) <= alpha) {
-        lo = hi;
-    } else {
-        while (hi - lo > 1) {
-            int mid = lo + (hi - lo) / 2;
-            (fifty_scaled(mid, halfmove) <= alpha ? lo : hi) = mid;
-        }
-    }
-    int a = lo;
-    lo = -C.inf, hi = C.inf;
-    if (fifty_scaled(lo, halfmove) >= beta) {
-        hi = lo;
-    } else {
-        while (hi - lo > 1) {
-            int mid = lo + (hi - lo) / 2;
-            (fifty_scaled(mid, halfmove) >= beta ? hi : lo) = mid;
-        }
-    }
-    alpha = a;
-    beta = hi;
+    alpha = last_scaled_to(alpha, halfmove);
+    beta = last_scaled_to(beta - 1, halfmove) + 1;
 }
 
 int mate_moves(int score) {     // 0: not a mate

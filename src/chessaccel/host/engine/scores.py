@@ -78,25 +78,24 @@ def fifty_window(alpha, beta, halfmoves):
     to beta or above (a result at or below a is a fail low, at or above b a fail high)."""
     if halfmoves <= 0:
         return alpha, beta
+    # the scaled scores are integers and nondecreasing: the least scaled to beta or above is
+    # one past the greatest scaled to beta - 1 or below
+    return _last_scaled_to(alpha, halfmoves), _last_scaled_to(beta - 1, halfmoves) + 1
+
+
+def _last_scaled_to(bound, halfmoves):
+    """The greatest score in [-INF, INF] that ``fifty_scaled`` takes to ``bound`` or below
+    (bound >= -INF: -INF is its own image)."""
     lo, hi = -INF, INF
-    if fifty_scaled(hi, halfmoves) <= alpha:
-        lo = hi
+    if fifty_scaled(hi, halfmoves) <= bound:
+        return hi
     while hi - lo > 1:
         mid = lo + (hi - lo) // 2
-        if fifty_scaled(mid, halfmoves) <= alpha:
+        if fifty_scaled(mid, halfmoves) <= bound:
             lo = mid
         else:
             hi = mid
-    a, lo, hi = lo, -INF, INF
-    if fifty_scaled(lo, halfmoves) >= beta:
-        hi = lo
-    while hi - lo > 1:
-        mid = lo + (hi - lo) // 2
-        if fifty_scaled(mid, halfmoves) >= beta:
-            hi = mid
-        else:
-            lo = mid
-    return a, hi
+    return lo
 
 
 def is_mate(score):
