@@ -5,6 +5,7 @@ exact values each must give."""
 import re
 import threading
 import time
+from dataclasses import replace
 
 import chess
 import pytest
@@ -237,12 +238,30 @@ def test_killers_keep_the_two_latest_quiet_cutoff_moves(inline):
 
 def test_repetition_looks_back_an_even_number_of_plies_within_the_clock(inline):
     search = HostSearch(inline, None, SearchOptions())
+    keys = [1, 2, 3, 4, 5, 6]       # the root's key first: every other one the search's own
+    assert search._repeats(3, 10, keys, 0)          # 4 plies back
+    assert not search._repeats(4, 10, keys, 0)      # 3 plies back: the other side to move
+    assert not search._repeats(6, 10, keys, 0)      # 1 ply back
+    assert not search._repeats(5, 10, keys, 0)      # 2 plies back: not a repetition yet
+    assert not search._repeats(3, 3, keys, 0)       # beyond the clock (a pawn moved since)
+
+
+def test_a_repetition_is_a_draw_after_the_root_or_the_third_time(inline):
+    """As Stockfish and Ethereal count it: a position seen once before the root is not a draw
+    (the opponent may turn aside; if it repeats too, the search sees that a move later), once
+    after it, or twice anywhere, is; ``twofold_draws`` counts any repetition."""
+    search = HostSearch(inline, None, SearchOptions())
     keys = [1, 2, 3, 4, 5, 6]
-    assert search._repeats(3, 10, keys)            # 4 plies back
-    assert not search._repeats(4, 10, keys)        # 3 plies back: the other side to move
-    assert search._repeats(1, 10, keys) and not search._repeats(1, 5, keys)
-    assert not search._repeats(6, 10, keys)        # 1 ply back
-    assert not search._repeats(5, 10, keys)        # 2 plies back: not a repetition yet
+    assert not search._repeats(1, 10, keys, 0)      # the root itself, once: play goes on
+    assert search._repeats(3, 10, keys, 1)          # index 2, after the root at 1
+    assert not search._repeats(3, 10, keys, 2)      # the root's own position, seen once
+    assert not search._repeats(3, 10, keys, 5)      # the game's history, once
+    twice = [7, 2, 3, 4, 7, 6, 5, 4]                # 7 eight and four plies back
+    assert search._repeats(7, 10, twice, 7)         # a threefold repetition
+    assert not search._repeats(7, 7, twice, 7)      # the clock reaches back to the second only
+    lenient = HostSearch(inline, None, SearchOptions(twofold_draws=True))
+    assert lenient._repeats(1, 10, keys, 0) and lenient._repeats(3, 10, keys, 5)
+    assert not lenient._repeats(4, 10, keys, 0)     # still an even number of plies back
 
 
 #: Black to move, a queen and a rook up against a knight: white can only hope to repeat.
@@ -257,31 +276,40 @@ def _plies_back(cb, n):
     return earlier.epd()
 
 
-@pytest.mark.parametrize("history, plies_back", [
+@pytest.mark.parametrize("cycle, plies_back", [
     (["d8d7", "h1g1", "d7d8"], 4),                          # back and forth
     (["d8d7", "h1h2", "d7e8", "h2g1", "e8d8"], 6),          # a triangle each
 ])
 @pytest.mark.parametrize("hardware_plies", [1, 2])
-def test_the_losing_side_repeats_a_position_four_or_six_plies_back(inline, history, plies_back,
-                                                                    hardware_plies):
-    """The game's history reaches the search: the one move that brings a position back (python-
-    chess's is_repetition is the oracle) scores a draw, found by the host's nodes at the root;
-    the same position without its history is lost."""
-    cb = chess.Board(LOST_FOR_WHITE)
-    for uci in history:
-        cb.push_uci(uci)
-    repeating = []
-    for move in cb.legal_moves:
-        cb.push(move)
-        if cb.is_repetition(2):
-            repeating.append(move.uci())
-            assert _plies_back(cb, plies_back) == cb.epd()
-            assert all(_plies_back(cb, n) != cb.epd() for n in range(1, plies_back))
-        cb.pop()
-    assert repeating == ["g1h1"]
+def test_the_losing_side_draws_by_a_third_repetition_not_by_a_second(inline, cycle, plies_back,
+                                                                     hardware_plies):
+    """The game's history reaches the search: the one move that brings the start position back
+    (python-chess's is_repetition is the oracle) scores a draw where it is the third time
+    (found by the host's nodes at the root), not where it is the second: then the winning side
+    turns aside. With ``twofold_draws`` the second time is a draw too; the same position
+    without its history is lost."""
     options = SearchOptions(hardware_plies=hardware_plies)
-    result = HostSearch(inline, TranspositionTable(1), options).search(cb, Limits(depth=4))
-    assert (result.best_move.uci(), result.score) == ("g1h1", 0)
+    for times, draw in ((1, False), (2, True)):
+        cb = chess.Board(LOST_FOR_WHITE)
+        for uci in (cycle + ["g1h1"]) * (times - 1) + cycle:
+            cb.push_uci(uci)
+        repeating = []
+        for move in cb.legal_moves:
+            cb.push(move)
+            if cb.is_repetition(times + 1):
+                repeating.append(move.uci())
+                assert _plies_back(cb, plies_back) == cb.epd()
+                assert all(_plies_back(cb, n) != cb.epd() for n in range(1, plies_back))
+            cb.pop()
+        assert repeating == ["g1h1"]
+        result = HostSearch(inline, TranspositionTable(1), options).search(cb, Limits(depth=4))
+        if draw:
+            assert (result.best_move.uci(), result.score) == ("g1h1", 0)
+        else:
+            assert result.score < -1000, (times, result.best_move, result.score)
+            lenient = HostSearch(inline, TranspositionTable(1),
+                                 replace(options, twofold_draws=True)).search(cb, Limits(depth=4))
+            assert (lenient.best_move.uci(), lenient.score) == ("g1h1", 0)
     without_history = chess.Board(cb.fen())
     lost = HostSearch(inline, TranspositionTable(1), options).search(without_history,
                                                                       Limits(depth=4))

@@ -67,14 +67,16 @@ def test_selective_search_visits_fewer_nodes_to_the_same_depth(instant, fen):
 
 @pytest.mark.parametrize("field", [f for f in SearchOptions.SELECTIVE
                                    if f not in ("history", "job_reductions", "counter_moves",
-                                                "null_move_eval", "fifty_move_scaling")])
+                                                "null_move_eval", "fifty_move_scaling",
+                                                "twofold_draws")])
 def test_each_switch_changes_the_tree_alone(instant, field):
     """Each switch on its own does something at depth 6 (no dead switch): on Kiwipete, and
     mate-distance pruning where a mate is found (a mate in 2 of the suite), the internal
     iterative reduction without a table (no hash moves) at depth 7. (History and the jobs' reductions
     have tests of their own below: the instant backend's jobs cost one node at any depth; counter
     moves too, and in tests/test_hostsearch.py: the instant backend's material alone is refuted by
-    captures, not quiet moves; fifty-move scaling there too, near the rule's end.)"""
+    captures, not quiet moves; fifty-move scaling there too, near the rule's end; twofold draws
+    in tests/test_engine.py, with a game's history.)"""
     fen = MATE_IN_2 if field == "mate_distance" else KIWIPETE
     table, depth = (False, 7) if field == "iir" else (True, 6)
     _, plain = _search(instant, fen, depth, plies=2, table=table)

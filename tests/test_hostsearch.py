@@ -41,6 +41,9 @@ ITALIAN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
 ENDGAME = "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"
 #: a position whose game repeated: the draw by repetition must be seen at the top
 REPEATED = ("startpos", ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"])
+#: ... and one where it repeated once: a draw only in the search's own cycles (twofold_draws:
+#: at the top too)
+REPEATED_ONCE = ("startpos", ["g1f3", "g8f6", "f3g1"])
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +96,8 @@ DEFAULT_STEPS = {SELECTIVE_OPTIONS[name]: True for name in DEFAULT_SELECTIVE}
 # Iteration 1 differs by design: with one accelerator HostSearch sends an iteration no deeper
 # than HardwarePlies as one job for the whole tree; the compiled search splits the root (its
 # devices are many lanes). From iteration 2 on, the trees are the same.
-@pytest.mark.parametrize("position", [chess.STARTING_FEN, KIWIPETE, ITALIAN, ENDGAME, REPEATED])
+@pytest.mark.parametrize("position", [chess.STARTING_FEN, KIWIPETE, ITALIAN, ENDGAME, REPEATED,
+                                      REPEATED_ONCE])
 @pytest.mark.parametrize("mode", ["exact", "pvs-table-killers-draws", "selective"])
 def test_one_thread_searches_hostsearchs_tree_node_for_node(model, position, mode):
     """The selective mode (every step on, to depth 4: forward pruning acts at frontier parents

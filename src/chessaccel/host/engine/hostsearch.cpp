@@ -77,10 +77,11 @@ struct Options {
     int job_reduction_plies;  // the most plies a late quiet move's job is reduced by
     int null_move_eval;       // the null move a ply shallower per null_eval_step above beta
     int fifty_move_scaling;   // scores scaled down as the fifty-move counter grows (scores.py)
+    int twofold_draws;        // a position seen once before the root is a draw too (repeats)
     int evaluation;     // the static evaluation: EVAL_PST or EVAL_TERMS (EVALUATIONS' index)
     int speculate;      // the executor's: a null-window frontier parent sends all its jobs at once
 };
-constexpr int OPTION_COUNT = 25;
+constexpr int OPTION_COUNT = 26;
 static_assert(sizeof(Options) == OPTION_COUNT * sizeof(int), "one int per option");
 
 constexpr int POSITION_WORDS = 5;
@@ -466,6 +467,7 @@ private:
     void push(int ply, uint32_t move);
     void push_null(int ply);
     void pop() { keys_.pop_back(); }
+    bool repeats(int at, int halfmoves) const;
     bool drawn_here(int ply) const;
     bool child_is_draw(int ply, uint32_t move);
     int order(int ply, uint32_t tt_move, uint32_t* out);
@@ -1033,16 +1035,27 @@ void Worker::push_null(int ply) {
     moved_[ply + 1] = 0;
 }
 
+// keys_[at] repeats an earlier position (an even number of plies back, within its `halfmoves`
+// reversible plies) as a draw: one after the root (the search's own cycle), or one seen twice
+// (a threefold repetition). A position seen once, before the root, is not a draw: the game
+// goes on unless the opponent repeats it too, which the search sees a move later
+// (search.py's _repeats; twofold_draws: it is a draw too).
+bool Worker::repeats(int at, int halfmoves) const {
+    uint64_t key = keys_[at];
+    int root = (int)s_.history.size();      // keys_[root] is the root's
+    int seen = 0;
+    for (int back = 4; back <= std::min(halfmoves, at); back += 2) {
+        if (keys_[at - back] != key) continue;
+        if (at - back > root || s_.opt.twofold_draws || ++seen == 2) return true;
+    }
+    return false;
+}
+
 // The position just pushed (ply) is a draw: repetition, fifty moves, dead material.
 bool Worker::drawn_here(int ply) const {
     const Pos& p = stack_[ply];
     int halfmoves = (int)p.halfmove;
-    if (halfmoves >= 4) {
-        uint64_t key = keys_.back();
-        int n = (int)keys_.size();
-        for (int back = 5; back <= std::min(halfmoves + 1, n); back += 2)
-            if (keys_[n - back] == key) return true;
-    }
+    if (halfmoves >= 4 && repeats((int)keys_.size() - 1, halfmoves)) return true;
     return fifty_moves(p) || insufficient_material(p);
 }
 
@@ -1052,12 +1065,7 @@ bool Worker::child_is_draw(int ply, uint32_t move) {
     int halfmoves = (int)p.halfmove + 1;
     if (halfmoves < 4 || !s_.opt.draws || is_zeroing(p, move)) return false;
     push(ply, move);
-    bool draw = false;
-    uint64_t key = keys_.back();
-    int n = (int)keys_.size() - 1;      // the positions before the child
-    for (int back = 4; back <= std::min(halfmoves, n) && !draw; back += 2)
-        if (keys_[n - back] == key) draw = true;
-    if (!draw) draw = fifty_moves(stack_[ply + 1]);
+    bool draw = repeats((int)keys_.size() - 1, halfmoves) || fifty_moves(stack_[ply + 1]);
     pop();
     return draw;
 }

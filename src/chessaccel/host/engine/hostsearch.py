@@ -56,7 +56,7 @@ OPTION_FIELDS = ("hardware_plies", "tt", "pvs", "aspiration", "killers", "draws"
                  "aspiration_delta", "null_move", "reductions", "job_reductions", "futility",
                  "check_extension", "mate_distance", "iir", "history", "futility_pruning",
                  "late_move_pruning", "threads", "counter_moves", "job_reduction_plies",
-                 "null_move_eval", "fifty_move_scaling", "evaluation")
+                 "null_move_eval", "fifty_move_scaling", "twofold_draws", "evaluation")
 #: The options' values in OPTION_FIELDS order, read in one call.
 _option_values = operator.attrgetter(*OPTION_FIELDS)
 #: Launches in flight at once, each on its own queue: a launch lasts as long as its longest

@@ -139,6 +139,7 @@ class SearchOptions:
     late_move_pruning: bool = False  # late quiet moves of a shallow node not searched
     counter_moves: bool = False  # the quiet move that last refuted the opponent's, after the killers
     fifty_move_scaling: bool = False  # scores scaled toward 0 as the fifty-move counter grows
+    twofold_draws: bool = False  # a position seen once before the root is a draw too (_repeats)
     # the static evaluation ("pst" or "terms", section 6): the jobs' (the executor's backend was
     # made with it) and the host's own, where the selective steps read a static score
     evaluation: str = "pst"
@@ -153,7 +154,7 @@ class SearchOptions:
 
     SELECTIVE = ("null_move", "reductions", "job_reductions", "futility", "check_extension",
                  "mate_distance", "iir", "history", "futility_pruning", "late_move_pruning",
-                 "counter_moves", "null_move_eval", "fifty_move_scaling")
+                 "counter_moves", "null_move_eval", "fifty_move_scaling", "twofold_draws")
 
     @classmethod
     def exact(cls, hardware_plies, parallel=True):
@@ -466,6 +467,7 @@ class HostSearch:
         self.board = board_from_chess(self.cb)
         self.hb = HostBoard(self.cb)    # the host's plies (push/pop, moves, keys, draws)
         self.keys = game_keys(self.cb, self.hb)
+        self._root_index = len(self.keys) - 1   # the root's key in keys (_repeats)
         self.host_nodes = 0
         self.accel_nodes = 0
         self.jobs = 0
@@ -608,24 +610,40 @@ class HostSearch:
         self.hb.pop()
         self.keys.pop()
 
-    def _repeats(self, key, halfmoves, keys):
-        """True when ``key`` stands among ``keys`` (the positions before it, the nearest last)
-        an even number of plies back, within the last ``halfmoves`` reversible plies."""
-        for back in range(4, min(halfmoves, len(keys)) + 1, 2):
-            if keys[-back] == key:
-                return True
+    def _repeats(self, key, halfmoves, keys, root):
+        """True when ``key`` (the position after ``keys``, the positions before it with the
+        nearest last and the search's root at index ``root``) repeats one of them an even
+        number of plies back, within the last ``halfmoves`` reversible plies, as a draw: one
+        after the root (the search's own cycle), or one seen twice (a threefold repetition).
+        A position seen once, before the root, is not a draw: the game goes on unless the
+        opponent repeats it too, which the search sees a move later (``twofold_draws``: it is
+        a draw too)."""
+        seen, once = 0, self.options.twofold_draws
+        at = len(keys)
+        for back in range(4, min(halfmoves, at) + 1, 2):
+            if keys[at - back] == key:
+                if at - back > root or once:
+                    return True
+                seen += 1
+                if seen == 2:
+                    return True
         return False
 
     def _drawn_here(self):
         """The position just pushed is a draw (repetition, fifty moves, dead material)."""
         hb = self.hb
         halfmoves = hb.halfmove_clock
-        if halfmoves >= 4:          # _repeats(keys[-1], halfmoves, keys[:-1]), no copy
-            keys = self.keys
-            key = keys[-1]
-            for back in range(5, min(halfmoves + 1, len(keys)) + 1, 2):
-                if keys[-back] == key:
-                    return True
+        keys = self.keys
+        if halfmoves >= 4:
+            at = len(keys) - 1      # _repeats(keys[-1], halfmoves, keys[:-1], root), no copy
+            key, root, seen, once = keys[at], self._root_index, 0, self.options.twofold_draws
+            for back in range(4, min(halfmoves, at) + 1, 2):
+                if keys[at - back] == key:
+                    if at - back > root or once:
+                        return True
+                    seen += 1
+                    if seen == 2:
+                        return True
         return hb.is_drawn()        # fifty moves (unless mate), dead material
 
     def _child_is_draw(self, move):
@@ -638,7 +656,7 @@ class HostSearch:
             return False
         key = hb.push(move)
         try:
-            if self._repeats(key, halfmoves, self.keys):
+            if self._repeats(key, halfmoves, self.keys, self._root_index):
                 return True
             return hb.is_fifty_moves()
         finally:

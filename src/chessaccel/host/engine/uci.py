@@ -172,7 +172,8 @@ SELECTIVE_OPTIONS = {"NullMove": "null_move", "Reductions": "reductions",
                      "MateDistance": "mate_distance", "IIR": "iir", "History": "history",
                      "FutilityPruning": "futility_pruning",
                      "LateMovePruning": "late_move_pruning", "CounterMoves": "counter_moves",
-                     "NullMoveEval": "null_move_eval", "FiftyMoveScaling": "fifty_move_scaling"}
+                     "NullMoveEval": "null_move_eval", "FiftyMoveScaling": "fifty_move_scaling",
+                     "TwofoldDraws": "twofold_draws"}
 OPTIONS += tuple(_Check(name, name in DEFAULT_SELECTIVE) for name in SELECTIVE_OPTIONS)
 _BY_NAME = {o.name.lower(): o for o in OPTIONS}
 #: The options that make the engine search as HostSearch with SearchOptions' defaults does (in
