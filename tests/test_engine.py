@@ -210,6 +210,17 @@ def test_slow_mover_scales_the_plan_within_the_hard_limits():
         left += 0.1
 
 
+def test_the_soft_deadline_follows_how_settled_the_search_is():
+    """TimeStability's share of the planned span after an iteration, by hand."""
+    from chessaccel.host.engine.timeman import soft_percent
+    assert soft_percent(changed=True, settled=0, fall=0) == 150
+    assert soft_percent(changed=False, settled=1, fall=-50) == 100
+    assert soft_percent(changed=False, settled=2, fall=29) == 100
+    assert soft_percent(changed=False, settled=3, fall=0) == 70
+    assert soft_percent(changed=False, settled=3, fall=30) == 91      # 70 * 130 // 100
+    assert soft_percent(changed=True, settled=0, fall=100) == 195
+
+
 # --- move order and draws at the top ---------------------------------------------------------
 
 def test_hash_move_first_then_captures_killers_then_quiet(inline):

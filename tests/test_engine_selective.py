@@ -68,7 +68,7 @@ def test_selective_search_visits_fewer_nodes_to_the_same_depth(instant, fen):
 @pytest.mark.parametrize("field", [f for f in SearchOptions.SELECTIVE
                                    if f not in ("history", "job_reductions", "counter_moves",
                                                 "null_move_eval", "fifty_move_scaling",
-                                                "twofold_draws")])
+                                                "twofold_draws", "time_stability")])
 def test_each_switch_changes_the_tree_alone(instant, field):
     """Each switch on its own does something at depth 6 (no dead switch): on Kiwipete, and
     mate-distance pruning where a mate is found (a mate in 2 of the suite), the internal

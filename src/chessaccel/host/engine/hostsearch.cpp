@@ -60,6 +60,9 @@ struct Contract {
     int null_eval_step, null_eval_most;
     int job_chain;      // a job's params.w bit: an inline launch ends after it unless it fails high
     int fifty_span, fifty_limit;    // scores.py's FIFTY_SPAN and FIFTY_LIMIT (fifty_scaled)
+    // timeman.py's STABLE_* (soft_percent)
+    int stable_changed_percent, stable_iterations, stable_settled_percent, stable_fall_cp,
+        stable_fall_percent;
     int square_mg[8][64], square_eg[8][64], phase_inc[8], phase_weight[64];
     hosteval::TermWeights terms;        // contract/evalweights.py's (hostsearch.py's _term_weights)
     // the terms evaluation's own material + piece-square values (evalweights.py's square_tables)
@@ -78,10 +81,11 @@ struct Options {
     int null_move_eval;       // the null move a ply shallower per null_eval_step above beta
     int fifty_move_scaling;   // scores scaled down as the fifty-move counter grows (scores.py)
     int twofold_draws;        // a position seen once before the root is a draw too (repeats)
+    int time_stability;       // the soft deadline scaled by how settled the search is (deepen)
     int evaluation;     // the static evaluation: EVAL_PST or EVAL_TERMS (EVALUATIONS' index)
     int speculate;      // the executor's: a null-window frontier parent sends all its jobs at once
 };
-constexpr int OPTION_COUNT = 26;
+constexpr int OPTION_COUNT = 27;
 static_assert(sizeof(Options) == OPTION_COUNT * sizeof(int), "one int per option");
 
 constexpr int POSITION_WORDS = 5;
@@ -146,6 +150,15 @@ void fifty_window(int& alpha, int& beta, int halfmove) {
     if (halfmove <= 0) return;
     alpha = last_scaled_to(alpha, halfmove);
     beta = last_scaled_to(beta - 1, halfmove) + 1;
+}
+
+// The soft deadline's span in percent of the plan's after an iteration (timeman.py's
+// soft_percent).
+int soft_percent(bool changed, int settled, int fall) {
+    int percent = changed ? C.stable_changed_percent
+                : settled >= C.stable_iterations ? C.stable_settled_percent : 100;
+    if (fall >= C.stable_fall_cp) percent = percent * C.stable_fall_percent / 100;
+    return percent;
 }
 
 int mate_moves(int score) {     // 0: not a mate
@@ -964,11 +977,21 @@ void Worker::deepen() {
     int previous = 0;
     bool have_previous = false;
     int last = s.depth_limit ? s.depth_limit : 64;
+    Clock::time_point soft = s.soft_deadline;
+    uint32_t best = 0;
+    int settled = 0;
     for (int depth = 1; depth <= last; depth++) {
-        if (depth > 1 && s.has_soft && Clock::now() >= s.soft_deadline) break;
+        if (depth > 1 && s.has_soft && Clock::now() >= soft) break;
         Line pv;
         int bound = EXACT;
         int score = iteration(depth, have_previous ? previous : INT32_MIN, pv, bound);
+        if (s.opt.time_stability && s.has_soft && !pv.empty()) {
+            bool changed = best && pv[0] != best;
+            settled = changed ? 0 : settled + 1;
+            best = pv[0];
+            int fall = have_previous ? previous - score : 0;
+            soft = s.started + (s.soft_deadline - s.started) * soft_percent(changed, settled, fall) / 100;
+        }
         previous = score;
         have_previous = true;
         s.result_score = score;

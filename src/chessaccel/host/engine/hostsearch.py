@@ -42,6 +42,8 @@ from chessaccel.host.backends.base import BackendError, first_line
 from . import hostboard
 from .executors import Job
 from .scores import FIFTY_LIMIT, FIFTY_SPAN, HOST_MAX_PLY
+from .timeman import (STABLE_CHANGED_PERCENT, STABLE_FALL_CP, STABLE_FALL_PERCENT,
+                      STABLE_ITERATIONS, STABLE_SETTLED_PERCENT)
 from .search import (FUTILITY_HOST_PLIES, FUTILITY_MARGIN, FUTILITY_PRUNING_BASE,
                      FUTILITY_PRUNING_PLIES, FUTILITY_PRUNING_STEP, LATE_MOVE_BASE,
                      LATE_MOVE_FACTOR, LATE_MOVE_PLIES, LMR_FIRST, NULL_EVAL_MOST,
@@ -56,7 +58,8 @@ OPTION_FIELDS = ("hardware_plies", "tt", "pvs", "aspiration", "killers", "draws"
                  "aspiration_delta", "null_move", "reductions", "job_reductions", "futility",
                  "check_extension", "mate_distance", "iir", "history", "futility_pruning",
                  "late_move_pruning", "threads", "counter_moves", "job_reduction_plies",
-                 "null_move_eval", "fifty_move_scaling", "twofold_draws", "evaluation")
+                 "null_move_eval", "fifty_move_scaling", "twofold_draws", "time_stability",
+                 "evaluation")
 #: The options' values in OPTION_FIELDS order, read in one call.
 _option_values = operator.attrgetter(*OPTION_FIELDS)
 #: Launches in flight at once, each on its own queue: a launch lasts as long as its longest
@@ -111,7 +114,8 @@ def _contract():
               FUTILITY_HOST_PLIES, FUTILITY_MARGIN, LMR_FIRST, _KILLERS,
               FUTILITY_PRUNING_PLIES, FUTILITY_PRUNING_BASE, FUTILITY_PRUNING_STEP,
               LATE_MOVE_PLIES, LATE_MOVE_BASE, LATE_MOVE_FACTOR, NULL_EVAL_STEP, NULL_EVAL_MOST,
-              JOB_CHAIN, FIFTY_SPAN, FIFTY_LIMIT]
+              JOB_CHAIN, FIFTY_SPAN, FIFTY_LIMIT, STABLE_CHANGED_PERCENT, STABLE_ITERATIONS,
+              STABLE_SETTLED_PERCENT, STABLE_FALL_CP, STABLE_FALL_PERCENT]
     for table in (SQUARE_MG, SQUARE_EG):
         for piece in range(8):
             values += list(table[piece]) if piece in table else [0] * 64

@@ -51,6 +51,7 @@ from .executors import Job
 from .order import from_model, ordered_moves
 from .scores import (HOST_MAX_PLY, MATE_BOUND, fifty_scaled, fifty_window, from_job, from_tt, is_mate,
                      job_window, mate_moves, to_tt)
+from .timeman import soft_percent
 from .tt import Bound
 
 __all__ = ["SearchOptions", "Limits", "IterationInfo", "SearchResult", "HostSearch",
@@ -140,6 +141,7 @@ class SearchOptions:
     counter_moves: bool = False  # the quiet move that last refuted the opponent's, after the killers
     fifty_move_scaling: bool = False  # scores scaled toward 0 as the fifty-move counter grows
     twofold_draws: bool = False  # a position seen once before the root is a draw too (_repeats)
+    time_stability: bool = False  # the soft deadline scaled by how settled the search is (_deepen)
     # the static evaluation ("pst" or "terms", section 6): the jobs' (the executor's backend was
     # made with it) and the host's own, where the selective steps read a static score
     evaluation: str = "pst"
@@ -154,7 +156,8 @@ class SearchOptions:
 
     SELECTIVE = ("null_move", "reductions", "job_reductions", "futility", "check_extension",
                  "mate_distance", "iir", "history", "futility_pruning", "late_move_pruning",
-                 "counter_moves", "null_move_eval", "fifty_move_scaling", "twofold_draws")
+                 "counter_moves", "null_move_eval", "fifty_move_scaling", "twofold_draws",
+                 "time_stability")
 
     @classmethod
     def exact(cls, hardware_plies, parallel=True):
@@ -400,9 +403,10 @@ class HostSearch:
         """Iterative deepening into ``result``."""
         previous = None
         last_depth = min(limits.depth or MAX_ITERATION, MAX_ITERATION)
+        soft, started = limits.soft_deadline, time.monotonic()
+        best, settled = None, 0
         for depth in range(1, last_depth + 1):
-            if depth > 1 and limits.soft_deadline is not None \
-                    and time.monotonic() >= limits.soft_deadline:
+            if depth > 1 and soft is not None and time.monotonic() >= soft:
                 break
             if depth > 1 and self._skips(depth):
                 continue
@@ -421,6 +425,13 @@ class HostSearch:
                     raise
                 result.error = str(error)
                 break
+            if self.options.time_stability and soft is not None and pv:
+                changed = best is not None and pv[0] != best
+                settled = 0 if changed else settled + 1
+                best = pv[0]
+                fall = previous - score if previous is not None else 0
+                soft = started + (limits.soft_deadline - started) \
+                    * soft_percent(changed, settled, fall) / 100
             previous = score
             result.score, result.pv, result.depth = score, pv, depth
             result.best_move = pv[0] if pv else root_moves[0]

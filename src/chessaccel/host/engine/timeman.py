@@ -20,7 +20,7 @@ loaded machine it can exceed the increment).
 from dataclasses import dataclass
 
 __all__ = ["GoLimits", "Budget", "plan", "LagMeter", "HORIZON", "DEFAULT_OVERHEAD_MS",
-           "DEFAULT_SLOW_MOVER"]
+           "DEFAULT_SLOW_MOVER", "soft_percent"]
 
 #: Moves still to play assumed in sudden death.
 HORIZON = 30
@@ -43,6 +43,27 @@ RESERVE_MOVES = 60
 DEFAULT_SLOW_MOVER = 100
 #: Least time given to a move, in seconds: enough for the first iteration to give a move.
 MIN_THINK = 0.005
+#: The soft deadline scaled by how settled the search is (SearchOptions.time_stability, UCI
+#: ``TimeStability``), in percent of the planned span, after each iteration: a best move that
+#: changed in it asks for more time, one that stood for STABLE_ITERATIONS iterations or more
+#: for less, and a score that fell by STABLE_FALL_CP or more from the iteration before for more
+#: again (the hard deadline bounds them all).
+STABLE_CHANGED_PERCENT = 150
+STABLE_ITERATIONS = 3
+STABLE_SETTLED_PERCENT = 70
+STABLE_FALL_CP = 30
+STABLE_FALL_PERCENT = 130
+
+
+def soft_percent(changed, settled, fall):
+    """The soft deadline's span in percent of the plan's after an iteration whose best move
+    ``changed`` (or stood for ``settled`` iterations, this one included) and whose score fell by
+    ``fall`` cp from the iteration before (negative: rose). hostsearch.cpp's soft_percent."""
+    percent = (STABLE_CHANGED_PERCENT if changed
+               else STABLE_SETTLED_PERCENT if settled >= STABLE_ITERATIONS else 100)
+    if fall >= STABLE_FALL_CP:
+        percent = percent * STABLE_FALL_PERCENT // 100
+    return percent
 
 
 @dataclass

@@ -146,8 +146,11 @@ AUTO_PREFERENCE = ("terms", "pst")
 ENGINE_EVALUATIONS = (AUTO_EVALUATION,) + EVALUATIONS
 #: JobReductions since 2026-11-30: +108 +- 74 Elo against the same defaults without it,
 #: SPRT(0, 50) accepted (docs/benchmarks/engine-pocl-2026-11-30/jobred-vs-off.*).
+#: TwofoldDraws (every repetition a draw, the rule before 2026-12-01) stays: counting a position
+#: seen once before the root as play going on lost, -120 +- 89 Elo in 24 games, SPRT(0, 50)
+#: rejected it (docs/benchmarks/engine-sprt-h200cpu-2026-12-01/).
 DEFAULT_SELECTIVE = ("NullMove", "Reductions", "JobReductions", "Futility", "CheckExtension",
-                     "MateDistance", "IIR", "History")
+                     "MateDistance", "IIR", "History", "TwofoldDraws")
 
 OPTIONS = (
     _Spin("Hash", 16, 1, MAX_HASH_MB),
@@ -173,7 +176,7 @@ SELECTIVE_OPTIONS = {"NullMove": "null_move", "Reductions": "reductions",
                      "FutilityPruning": "futility_pruning",
                      "LateMovePruning": "late_move_pruning", "CounterMoves": "counter_moves",
                      "NullMoveEval": "null_move_eval", "FiftyMoveScaling": "fifty_move_scaling",
-                     "TwofoldDraws": "twofold_draws"}
+                     "TwofoldDraws": "twofold_draws", "TimeStability": "time_stability"}
 OPTIONS += tuple(_Check(name, name in DEFAULT_SELECTIVE) for name in SELECTIVE_OPTIONS)
 _BY_NAME = {o.name.lower(): o for o in OPTIONS}
 #: The options that make the engine search as HostSearch with SearchOptions' defaults does (in
