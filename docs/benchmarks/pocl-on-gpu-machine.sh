@@ -12,3 +12,4 @@ mkdir -p /tmp/icd && cp /tmp/site/pyopencl/.libs/pocl.icd /tmp/icd/ 2>/dev/null 
 export OCL_ICD_VENDORS=/tmp/icd PYTHONPATH=/tmp/site:$REPO/src POCL_CPU_MAX_CU_COUNT=2
 cd /tmp
 python3 -c "from chessaccel.host.engine.hostsearch import library; library(); print('hostsearch ok')" || exit 1
+POCL_READY=1

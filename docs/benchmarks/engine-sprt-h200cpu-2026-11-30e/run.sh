@@ -14,9 +14,6 @@
 # LIMIT: seconds for the matches in this call.
 set -u
 REPO=$PWD
-. $REPO/docs/benchmarks/pocl-on-gpu-machine.sh
-export POCL_DEVICES="basic basic"
-nproc; lscpu | grep "Model name"
 . $REPO/docs/benchmarks/match-on-gpu-machine.sh
 FPLMP="--engine-option FutilityPruning=true --engine-option LateMovePruning=true
        --opponent-engine-option FutilityPruning=false --opponent-engine-option LateMovePruning=false"

@@ -13,9 +13,6 @@
 # LIMIT: seconds for the matches in this call.
 set -u
 REPO=$PWD
-. $REPO/docs/benchmarks/pocl-on-gpu-machine.sh
-export POCL_DEVICES="basic basic"
-nproc; lscpu | grep "Model name"
 . $REPO/docs/benchmarks/match-on-gpu-machine.sh
 play slow150 0-$(( half - 1 )) --sprt 0,50 --games 600 \
     --engine-option "Slow Mover=150" --opponent-engine-option "Slow Mover=100" &

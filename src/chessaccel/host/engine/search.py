@@ -621,16 +621,17 @@ class HostSearch:
         self.hb.pop()
         self.keys.pop()
 
-    def _repeats(self, key, halfmoves, keys, root):
-        """True when ``key`` (the position after ``keys``, the positions before it with the
-        nearest last and the search's root at index ``root``) repeats one of them an even
-        number of plies back, within the last ``halfmoves`` reversible plies, as a draw: one
-        after the root (the search's own cycle), or one seen twice (a threefold repetition).
-        A position seen once, before the root, is not a draw: the game goes on unless the
-        opponent repeats it too, which the search sees a move later (``twofold_draws``: it is
-        a draw too)."""
+    def _repeats(self, key, halfmoves, keys, root, at=None):
+        """True when ``key`` (the position at index ``at`` of ``keys``, by default the one after
+        them; the positions before it with the nearest last and the search's root at index
+        ``root``) repeats one of them an even number of plies back, within the last
+        ``halfmoves`` reversible plies, as a draw: one after the root (the search's own cycle),
+        or one seen twice (a threefold repetition). A position seen once, before the root, is
+        not a draw: the game goes on unless the opponent repeats it too, which the search sees a
+        move later (``twofold_draws``: it is a draw too)."""
         seen, once = 0, self.options.twofold_draws
-        at = len(keys)
+        if at is None:
+            at = len(keys)
         for back in range(4, min(halfmoves, at) + 1, 2):
             if keys[at - back] == key:
                 if at - back > root or once:
@@ -645,16 +646,9 @@ class HostSearch:
         hb = self.hb
         halfmoves = hb.halfmove_clock
         keys = self.keys
-        if halfmoves >= 4:
-            at = len(keys) - 1      # _repeats(keys[-1], halfmoves, keys[:-1], root), no copy
-            key, root, seen, once = keys[at], self._root_index, 0, self.options.twofold_draws
-            for back in range(4, min(halfmoves, at) + 1, 2):
-                if keys[at - back] == key:
-                    if at - back > root or once:
-                        return True
-                    seen += 1
-                    if seen == 2:
-                        return True
+        if halfmoves >= 4 and self._repeats(keys[-1], halfmoves, keys, self._root_index,
+                                            len(keys) - 1):
+            return True
         return hb.is_drawn()        # fifty moves (unless mate), dead material
 
     def _child_is_draw(self, move):
