@@ -615,15 +615,30 @@ def test_an_opencl_library_that_cannot_be_opened_leaves_the_launches_to_the_pump
         "search = hostsearch.CompiledSearch(BatchExecutor(backend), 16, SearchOptions(hardware_plies=1))\n"
         "result = search.search(chess.Board(), Limits(depth=3))\n"
         "print(search.native, result.depth, result.best_move in chess.Board().legal_moves)\n"
-        "print(search.native_error)\n")
+        "print(search.native_error)\n"
+        "import io, time\n"
+        "from chessaccel.host.engine.uci import UciEngine\n"
+        "out = io.StringIO()\n"
+        "engine = UciEngine(output=out)\n"
+        "engine.handle('setoption name Backend value opencl')\n"
+        "for _ in range(2):\n"
+        "    engine.handle('go depth 2')\n"
+        "    assert engine._search_over.wait(120)\n"
+        "    while engine.searching(): time.sleep(0.01)\n"
+        "print(repr(out.getvalue()))\n")
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
     if done.stdout.startswith("SKIP"):
         pytest.skip(done.stdout)
-    first, reason = done.stdout.splitlines()[:2]
+    first, reason, uci = done.stdout.splitlines()[:3]
     assert first == "False 3 True"
     assert "cannot open the OpenCL library" in reason and "nonexistent" in reason
+    # the engine says so once, in an info string, and plays on
+    said = [line for line in eval(uci).splitlines() if "Python pump" in line]
+    assert len(said) == 1 and said[0].startswith("info string the compiled search runs its "
+                                                 "jobs through the Python pump"), said
+    assert "nonexistent" in said[0] and eval(uci).count("bestmove ") == 2
 
 
 @pytest.mark.parametrize("fen", [KIWIPETE, ITALIAN, ENDGAME])

@@ -205,6 +205,7 @@ class UciEngine:
         self._executor_evaluation = None    # and the Evaluation it searches with
         self._killers = None
         self._compiled = None           # the CompiledSearch of the current executor
+        self._native_error_said = None  # the compiled search whose native_error was said
         self._commands = queue.Queue()
         self._stop = threading.Event()
         self._quit = threading.Event()      # exit now: the output is gone
@@ -637,6 +638,7 @@ class UciEngine:
             result = search.search(board, limits)
             if result.error:
                 self.error(f"backend failed: {result.error}")
+            self._say_native_error(search)
             if wait_for_stop:
                 self._stop.wait()
             best = result.best_move
@@ -656,6 +658,15 @@ class UciEngine:
                                 (time.monotonic() - started) * 1000)
         self._search_over.set()
         self.send(line)
+
+    def _say_native_error(self, search):
+        """Once for each compiled search: why its native launcher could not be made, so that
+        its jobs go through hostsearch.py's pump, many times slower."""
+        reason = getattr(search, "native_error", None)
+        if reason and search is not self._native_error_said:
+            self._native_error_said = search
+            self.send(f"info string the compiled search runs its jobs through the Python pump, "
+                      f"slower: no native launches ({reason})")
 
     def _info(self, info):
         elapsed_ms = max(1, int(info.seconds * 1000))
