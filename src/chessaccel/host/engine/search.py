@@ -622,23 +622,21 @@ class HostSearch:
         self.keys.pop()
 
     def _repeats(self, key, halfmoves, keys, root, at=None):
-        """True when ``key`` (the position at index ``at`` of ``keys``, by default the one after
-        them; the positions before it with the nearest last and the search's root at index
-        ``root``) repeats one of them an even number of plies back, within the last
-        ``halfmoves`` reversible plies, as a draw: one after the root (the search's own cycle),
-        or one seen twice (a threefold repetition). A position seen once, before the root, is
-        not a draw: the game goes on unless the opponent repeats it too, which the search sees a
-        move later (``twofold_draws``: it is a draw too)."""
-        seen, once = 0, self.options.twofold_draws
+        """True when the position ``key``, standing at index ``at`` of ``keys`` (by default
+        just after them; the search's root at index ``root``), repeats one of the positions
+        before it an even number of plies back, within the last ``halfmoves`` reversible
+        plies, as a draw: one after the root (the search's own cycle), or one seen twice (a
+        threefold repetition). A position seen once, before the root, is not a draw: the game
+        goes on unless the opponent repeats it too, which the search sees a move later
+        (``twofold_draws``: it is a draw too). hostsearch.cpp's repeats."""
         if at is None:
             at = len(keys)
+        seen = self.options.twofold_draws       # an earlier sighting counts as a second one
         for back in range(4, min(halfmoves, at) + 1, 2):
             if keys[at - back] == key:
-                if at - back > root or once:
+                if seen or at - back > root:
                     return True
-                seen += 1
-                if seen == 2:
-                    return True
+                seen = True
         return False
 
     def _drawn_here(self):

@@ -148,7 +148,8 @@ ENGINE_EVALUATIONS = (AUTO_EVALUATION,) + EVALUATIONS
 #: SPRT(0, 50) accepted (docs/benchmarks/engine-pocl-2026-11-30/jobred-vs-off.*).
 #: TwofoldDraws (every repetition a draw, the rule before 2026-12-01) stays: counting a position
 #: seen once before the root as play going on lost, -120 +- 89 Elo in 24 games, SPRT(0, 50)
-#: rejected it (docs/benchmarks/engine-sprt-h200cpu-2026-12-01/).
+#: rejected it (docs/benchmarks/engine-sprt-h200cpu-2026-12-01/), and against stockfish 2200
+#: it scored 0.355 against 0.360 (docs/benchmarks/engine-pocl-2026-12-01/).
 DEFAULT_SELECTIVE = ("NullMove", "Reductions", "JobReductions", "Futility", "CheckExtension",
                      "MateDistance", "IIR", "History", "TwofoldDraws")
 
