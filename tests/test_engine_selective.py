@@ -68,7 +68,8 @@ def test_selective_search_visits_fewer_nodes_to_the_same_depth(instant, fen):
 @pytest.mark.parametrize("field", [f for f in SearchOptions.SELECTIVE
                                    if f not in ("history", "job_reductions", "counter_moves",
                                                 "null_move_eval", "fifty_move_scaling",
-                                                "twofold_draws", "time_stability")])
+                                                "twofold_draws", "time_stability",
+                                                "deep_futility", "non_pv_reductions")])
 def test_each_switch_changes_the_tree_alone(instant, field):
     """Each switch on its own does something at depth 6 (no dead switch): on Kiwipete, and
     mate-distance pruning where a mate is found (a mate in 2 of the suite), the internal
@@ -82,6 +83,22 @@ def test_each_switch_changes_the_tree_alone(instant, field):
     _, plain = _search(instant, fen, depth, plies=2, table=table)
     _, one = _search(instant, fen, depth, plies=2, table=table, **{field: True})
     assert (one.nodes, one.jobs) != (plain.nodes, plain.jobs)
+
+
+@pytest.mark.parametrize("field, step", [("deep_futility", "futility"),
+                                         ("non_pv_reductions", "reductions")])
+def test_each_widening_switch_prunes_more_of_its_steps_tree(instant, field, step):
+    """Deep futility and the null-window nodes' extra reduction widen a step: on their own they
+    change nothing; on top of their step they visit fewer nodes to the same depth (Kiwipete,
+    depth 8 with one-ply jobs: reverse futility then reaches depths 5 to 8, beyond the three
+    plies above the frontier that it acts at without it)."""
+    _, plain = _search(instant, KIWIPETE, 8)
+    _, alone = _search(instant, KIWIPETE, 8, **{field: True})
+    assert (alone.nodes, alone.jobs, alone.score) == (plain.nodes, plain.jobs, plain.score)
+    _, base = _search(instant, KIWIPETE, 8, **{step: True})
+    _, wider = _search(instant, KIWIPETE, 8, **{step: True, field: True})
+    assert wider.depth == base.depth == 8
+    assert wider.nodes < base.nodes, (wider.nodes, base.nodes)
 
 
 def test_the_counter_move_comes_first_of_the_quiet_moves_after_the_killers(instant):

@@ -55,6 +55,7 @@ struct Contract {
     int mate, inf, max_ply, eval_max, taper_shift, phase_max, host_max_ply;
     int from_shift, to_shift, promo_shift, square_mask, promo_mask;
     int futility_host_plies, futility_margin, lmr_first, killers;
+    int futility_deep_depth;    // deep_futility: reverse futility at nodes of at most this depth
     int futility_pruning_plies, futility_pruning_base, futility_pruning_step;
     int late_move_plies, late_move_base, late_move_factor;
     int null_eval_step, null_eval_most;
@@ -82,10 +83,12 @@ struct Options {
     int fifty_move_scaling;   // scores scaled down as the fifty-move counter grows (scores.py)
     int twofold_draws;        // a position seen once before the root is a draw too (repeats)
     int time_stability;       // the soft deadline scaled by how settled the search is (deepen)
+    int deep_futility;        // reverse futility up to futility_deep_depth (search.py's)
+    int non_pv_reductions;    // late-move reductions a ply more at null-window nodes (younger)
     int evaluation;     // the static evaluation: EVAL_PST or EVAL_TERMS (EVALUATIONS' index)
     int speculate;      // the executor's: a null-window frontier parent sends all its jobs at once
 };
-constexpr int OPTION_COUNT = 27;
+constexpr int OPTION_COUNT = 29;
 static_assert(sizeof(Options) == OPTION_COUNT * sizeof(int), "one int per option");
 
 constexpr int POSITION_WORDS = 5;
@@ -1252,7 +1255,9 @@ bool Worker::selective(int ply, int& depth, int alpha, int beta, uint32_t tt_mov
     int stat = 0;
     bool have_stat = false;
     if (null_window) {
-        bool futile_depth = o.futility && depth <= o.hardware_plies + C.futility_host_plies;
+        int near = o.hardware_plies + C.futility_host_plies;
+        int most = o.deep_futility ? std::max(near, C.futility_deep_depth) : near;
+        bool futile_depth = o.futility && depth <= most;
         if (futile_depth || (o.null_move && null_ok)) {
             stat = host_static(p);
             have_stat = true;
@@ -1346,8 +1351,11 @@ int Worker::younger(int ply, int depth, int index, uint32_t move, int alpha, int
     const Options& o = s_.opt;
     int least = std::max(1, o.hardware_plies);
     int red = 0;
-    if (reducible && o.reductions && index >= C.lmr_first && depth - 1 > least)
-        red = std::min(reduction(depth, index, move, ply), depth - 1 - least);
+    if (reducible && o.reductions && index >= C.lmr_first && depth - 1 > least) {
+        red = reduction(depth, index, move, ply);
+        if (red && o.non_pv_reductions && alpha + 1 == beta) red += 1;
+        red = std::min(red, depth - 1 - least);
+    }
     push(ply, move);
     int score;
     try {

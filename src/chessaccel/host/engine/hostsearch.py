@@ -44,8 +44,9 @@ from .executors import Job
 from .scores import FIFTY_LIMIT, FIFTY_SPAN, HOST_MAX_PLY
 from .timeman import (STABLE_CHANGED_PERCENT, STABLE_FALL_CP, STABLE_FALL_PERCENT,
                       STABLE_ITERATIONS, STABLE_SETTLED_PERCENT)
-from .search import (FUTILITY_HOST_PLIES, FUTILITY_MARGIN, FUTILITY_PRUNING_BASE,
-                     FUTILITY_PRUNING_PLIES, FUTILITY_PRUNING_STEP, LATE_MOVE_BASE,
+from .search import (FUTILITY_DEEP_DEPTH, FUTILITY_HOST_PLIES, FUTILITY_MARGIN,
+                     FUTILITY_PRUNING_BASE, FUTILITY_PRUNING_PLIES, FUTILITY_PRUNING_STEP,
+                     LATE_MOVE_BASE,
                      LATE_MOVE_FACTOR, LATE_MOVE_PLIES, LMR_FIRST, NULL_EVAL_MOST,
                      NULL_EVAL_STEP, IterationInfo, Limits,
                      SearchOptions, SearchResult, game_keys, legal_prefix)
@@ -59,7 +60,7 @@ OPTION_FIELDS = ("hardware_plies", "tt", "pvs", "aspiration", "killers", "draws"
                  "check_extension", "mate_distance", "iir", "history", "futility_pruning",
                  "late_move_pruning", "threads", "counter_moves", "job_reduction_plies",
                  "null_move_eval", "fifty_move_scaling", "twofold_draws", "time_stability",
-                 "evaluation")
+                 "deep_futility", "non_pv_reductions", "evaluation")
 #: The options' values in OPTION_FIELDS order, read in one call.
 _option_values = operator.attrgetter(*OPTION_FIELDS)
 #: Launches in flight at once, each on its own queue: a launch lasts as long as its longest
@@ -111,7 +112,7 @@ def _contract():
     values = [MATE, INF, MAX_PLY, EVAL_MAX, TAPER_SHIFT, PHASE_MAX, HOST_MAX_PLY,
               fields["from_sq"].offset, fields["to_sq"].offset, fields["promo"].offset,
               (1 << fields["from_sq"].width) - 1, (1 << fields["promo"].width) - 1,
-              FUTILITY_HOST_PLIES, FUTILITY_MARGIN, LMR_FIRST, _KILLERS,
+              FUTILITY_HOST_PLIES, FUTILITY_MARGIN, LMR_FIRST, _KILLERS, FUTILITY_DEEP_DEPTH,
               FUTILITY_PRUNING_PLIES, FUTILITY_PRUNING_BASE, FUTILITY_PRUNING_STEP,
               LATE_MOVE_PLIES, LATE_MOVE_BASE, LATE_MOVE_FACTOR, NULL_EVAL_STEP, NULL_EVAL_MOST,
               JOB_CHAIN, FIFTY_SPAN, FIFTY_LIMIT, STABLE_CHANGED_PERCENT, STABLE_ITERATIONS,

@@ -77,6 +77,9 @@ SKIP_PHASE = (0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7)
 #: whose static score beats beta by FUTILITY_MARGIN a ply of depth is taken as failing high.
 FUTILITY_HOST_PLIES = 3
 FUTILITY_MARGIN = 85
+#: ``deep_futility``: reverse futility at every node of at most this much depth (its jobs'
+#: plies included), as engines prune far from the leaves (Stockfish and Ethereal: 8 or 9).
+FUTILITY_DEEP_DEPTH = 8
 #: Late-move reductions start with the node's LMR_FIRST-th move (captures, promotions, killers
 #: and checks are never reduced).
 LMR_FIRST = 3
@@ -132,12 +135,14 @@ class SearchOptions:
     job_reduction_plies: int = 1  # ... or up to this many plies, by the late-move formula
     null_move_eval: bool = False  # the null move reduced a ply more per 200 cp above beta
     futility: bool = False      # reverse futility pruning (static null move)
+    deep_futility: bool = False  # ... up to FUTILITY_DEEP_DEPTH, not only near the frontier
     check_extension: bool = False
     mate_distance: bool = False  # mate-distance pruning
     iir: bool = False           # internal iterative reduction: no hash move, one ply less
     history: bool = False       # quiet moves after the killers in order of their cutoffs
     futility_pruning: bool = False  # quiet moves of a hopeless shallow node not searched
     late_move_pruning: bool = False  # late quiet moves of a shallow node not searched
+    non_pv_reductions: bool = False  # late-move reductions a ply more at null-window nodes
     counter_moves: bool = False  # the quiet move that last refuted the opponent's, after the killers
     fifty_move_scaling: bool = False  # scores scaled toward 0 as the fifty-move counter grows
     twofold_draws: bool = False  # a position seen once before the root is a draw too (_repeats)
@@ -157,7 +162,7 @@ class SearchOptions:
     SELECTIVE = ("null_move", "reductions", "job_reductions", "futility", "check_extension",
                  "mate_distance", "iir", "history", "futility_pruning", "late_move_pruning",
                  "counter_moves", "null_move_eval", "fifty_move_scaling", "twofold_draws",
-                 "time_stability")
+                 "time_stability", "deep_futility", "non_pv_reductions")
 
     @classmethod
     def exact(cls, hardware_plies, parallel=True):
@@ -479,6 +484,9 @@ class HostSearch:
         self.hb = HostBoard(self.cb)    # the host's plies (push/pop, moves, keys, draws)
         self.keys = game_keys(self.cb, self.hb)
         self._root_index = len(self.keys) - 1   # the root's key in keys (_repeats)
+        opts = self.options
+        near = opts.hardware_plies + FUTILITY_HOST_PLIES
+        self._futility_depth = max(near, FUTILITY_DEEP_DEPTH) if opts.deep_futility else near
         self.host_nodes = 0
         self.accel_nodes = 0
         self.jobs = 0
@@ -819,11 +827,10 @@ class HostSearch:
         null_window = alpha + 1 == beta and -MATE_BOUND < beta < MATE_BOUND
         static = None
         if null_window:
-            if (opts.futility and depth <= opts.hardware_plies + FUTILITY_HOST_PLIES) \
-                    or (opts.null_move and null_ok):
+            futile_depth = opts.futility and depth <= self._futility_depth
+            if futile_depth or (opts.null_move and null_ok):
                 static = self._static(hb)
-                if opts.futility and depth <= opts.hardware_plies + FUTILITY_HOST_PLIES \
-                        and static - FUTILITY_MARGIN * depth >= beta:
+                if futile_depth and static - FUTILITY_MARGIN * depth >= beta:
                     return depth, static, False, None
                 if opts.null_move and null_ok and static >= beta and hb.has_pieces():
                     score = self._null(ply, depth, beta, static)
@@ -923,14 +930,17 @@ class HostSearch:
         hb, keys = self.hb, self.keys
         killers = self.killers[ply] if ply < HOST_MAX_PLY else ()
         least = max(1, self.options.hardware_plies)
+        non_pv = self.options.non_pv_reductions and alpha + 1 == beta
         for index, move in enumerate(moves):
             if move is None:
                 continue
             reduction = 0
             if reducible and self.options.reductions and index >= LMR_FIRST \
                     and depth - 1 > least:
-                reduction = min(self._reduction(depth, index, move, killers),
-                                depth - 1 - least)
+                reduction = self._reduction(depth, index, move, killers)
+                if reduction and non_pv:
+                    reduction += 1
+                reduction = min(reduction, depth - 1 - least)
             keys.append(hb.push(move))      # _push
             if ply < HOST_MAX_PLY:
                 self.moved[ply + 1] = move
