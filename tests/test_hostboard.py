@@ -169,6 +169,50 @@ def test_hash_move_and_killers_take_their_places():
             assert got == expected, _described(cb, got, expected)
 
 
+_EXCHANGE_VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5,
+                   chess.QUEEN: 9, chess.KING: 0}
+
+
+def _losing(cb, move):
+    """A piece takes a cheaper one on a square the opponent defends (no promotion), over
+    python-chess."""
+    victim = cb.piece_at(move.to_square)
+    if move.promotion or victim is None or victim.color == cb.turn:
+        return False
+    return (_EXCHANGE_VALUE[cb.piece_type_at(move.from_square)] > _EXCHANGE_VALUE[victim.piece_type]
+            and cb.is_attacked_by(not cb.turn, move.to_square))
+
+
+@pytest.mark.parametrize("fen, uci, losing", [
+    ("4k3/8/3p4/4p3/8/8/8/4QK2 w - - 0 1", "e1e5", True),      # the queen takes a defended pawn
+    ("4k3/8/8/4p3/8/8/8/4QK2 w - - 0 1", "e1e5", False),       # ... an undefended one
+    ("4k3/8/3p4/4q3/3P4/8/8/5K2 w - - 0 1", "d4e5", False),    # a pawn takes a queen
+    ("4k3/8/3p4/4b3/8/5N2/8/5K2 w - - 0 1", "f3e5", False),    # a knight takes a bishop
+    ("1n2k3/P7/8/8/8/8/8/4K3 w - - 0 1", "a7b8q", False),      # a capture that promotes
+])
+def test_a_losing_capture_by_hand(fen, uci, losing):
+    cb = chess.Board(fen)
+    assert _losing(cb, chess.Move.from_uci(uci)) == losing
+    assert HostBoard(cb).is_losing_capture(chess.Move.from_uci(uci)) == losing
+
+
+def test_losing_captures_go_after_the_quiet_moves():
+    """With ``bad_last`` the host's order is the same with the losing captures, but the first
+    move, moved to its end in their order; the first move stays first."""
+    moved = 0
+    for cb in POSITIONS:
+        hb = HostBoard(cb)
+        for tt_move in [None] + list(cb.legal_moves)[:3]:
+            plain = hb.ordered(tt_move, True, ())
+            bad = [m for m in plain[1:] if _losing(cb, m)]
+            expected = plain[:1] + [m for m in plain[1:] if m not in bad] + bad
+            got = hb.ordered(tt_move, True, (), bad_last=True)
+            assert got == expected, _described(cb, got, expected)
+            assert [hb.is_losing_capture(m) for m in plain] == [_losing(cb, m) for m in plain]
+            moved += bool(bad) and expected != plain
+    assert moved > 20, moved
+
+
 def _perft(hb, depth):
     moves = hb.ordered()
     if depth == 1:

@@ -85,8 +85,12 @@ uint64_t hb_push(Pos* stack, int i, uint32_t move) {
 
 // Legal moves of ply i in the host's order (ordered_moves, hostboard.hpp).
 int hb_ordered(const Pos* stack, int i, uint32_t tt, int tt_front, uint32_t k1, uint32_t k2,
-               uint32_t* out) {
-    return ordered_moves(stack[i], tt, tt_front, k1, k2, out);
+               uint32_t* out, int bad_last) {
+    return ordered_moves(stack[i], tt, tt_front, k1, k2, out, bad_last);
+}
+
+int hb_losing_capture(const Pos* stack, int i, uint32_t move) {
+    return losing_capture(stack[i], move);
 }
 
 // The children of ply i after each of `moves` (what their jobs carry), into out[0 .. n).

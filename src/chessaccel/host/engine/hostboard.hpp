@@ -441,11 +441,25 @@ inline void sort_keyed(uint64_t* keyed, int n) {
     std::memcpy(keyed, sorted, n * sizeof(uint64_t));
 }
 
+// A capture that likely loses material: a piece takes a cheaper one on a square the opponent
+// defends (no promotion, no exchange counted out: the test engines without a static exchange
+// evaluation use to put such captures after the quiet moves).
+constexpr int EXCHANGE_VALUE[8] = {0, 1, 3, 3, 5, 9, 0, 0};
+inline bool losing_capture(const Pos& p, uint32_t move) {
+    if (move >> 12) return false;
+    int f = move & 63, t = (move >> 6) & 63;
+    int victim = p.sq[t];
+    if (victim == EMPTY || color_of(victim) == p.side) return false;   // en passant: even
+    return EXCHANGE_VALUE[type_of(p.sq[f])] > EXCHANGE_VALUE[type_of(victim)]
+        && attacked(p, t, p.side ^ 1);
+}
+
 // Legal moves of p in the host's order: `tt` first when legal and tt_front, then captures
 // in generation order, then the killers k1, k2 (when legal and not `tt`), then the quiet moves
-// and castling in generation order (HostSearch._ordered). Returns their number.
+// and castling in generation order (HostSearch._ordered); with `bad_last`, the losing captures
+// (losing_capture) but the first move after all of them, in their order. Returns their number.
 inline int ordered_moves(const Pos& p, uint32_t tt, int tt_front, uint32_t k1, uint32_t k2,
-                         uint32_t* out) {
+                         uint32_t* out, int bad_last = 0) {
     uint32_t moves[MAX_MOVES];
     int n = legal_moves(p, moves);
     uint64_t keyed[MAX_MOVES];
@@ -479,6 +493,15 @@ inline int ordered_moves(const Pos& p, uint32_t tt, int tt_front, uint32_t k1, u
             for (int k = at; k > 0; k--) out[k] = out[k - 1];
             out[0] = tt;
         }
+    }
+    if (bad_last) {
+        uint32_t bad[MAX_MOVES];
+        int nb = 0, kept = 1;
+        for (int k = 1; k < m; k++) {
+            if (losing_capture(p, out[k])) bad[nb++] = out[k];
+            else out[kept++] = out[k];
+        }
+        for (int k = 0; k < nb; k++) out[kept + k] = bad[k];
     }
     return m;
 }

@@ -261,20 +261,22 @@ class HostBoard:
     def halfmove_clock(self):
         return self._words[self.ply * _POS_WORDS + _HALFMOVE_WORD]
 
-    def ordered(self, tt_move=None, tt_front=True, killers=()):
+    def ordered(self, tt_move=None, tt_front=True, killers=(), bad_last=False):
         """Legal moves in the host's order (HostSearch._ordered): ``tt_move`` first when it is
         legal and ``tt_front``, then captures in the accelerator's generation order, the
-        killers that are legal here and are not ``tt_move``, quiet moves and castling."""
-        self.order(tt_move, tt_front, killers)
+        killers that are legal here and are not ``tt_move``, quiet moves and castling; with
+        ``bad_last``, the losing captures (``is_losing_capture``) but the first move after
+        all of them, in their order."""
+        self.order(tt_move, tt_front, killers, bad_last)
         return self.listed()
 
-    def order(self, tt_move=None, tt_front=True, killers=()):
+    def order(self, tt_move=None, tt_front=True, killers=(), bad_last=False):
         """``ordered``'s moves into the board's buffer (until the next ``order``): their number.
         ``first()`` and ``listed()`` read them."""
         k1 = move_code(killers[0]) if killers else _NONE
         k2 = move_code(killers[1]) if len(killers) > 1 else _NONE
         self._count = self._lib.hb_ordered(self._stack, self.ply, move_code(tt_move), tt_front,
-                                           k1, k2, self._moves)
+                                           k1, k2, self._moves, bad_last)
         return self._count
 
     def first(self):
@@ -309,6 +311,10 @@ class HostBoard:
 
     def is_capture(self, move):
         return bool(self._lib.hb_is_capture(self._stack, self.ply, move_code(move)))
+
+    def is_losing_capture(self, move):
+        """A piece takes a cheaper one (no promotion) on a square the opponent defends."""
+        return bool(self._lib.hb_losing_capture(self._stack, self.ply, move_code(move)))
 
     def gives_check(self, move):
         return bool(self._lib.hb_gives_check(self._stack, self.ply, move_code(move)))

@@ -85,10 +85,11 @@ struct Options {
     int time_stability;       // the soft deadline scaled by how settled the search is (deepen)
     int deep_futility;        // reverse futility up to futility_deep_depth (search.py's)
     int non_pv_reductions;    // late-move reductions a ply more at null-window nodes (younger)
+    int bad_captures_last;    // losing captures after the quiet moves (ordered_moves)
     int evaluation;     // the static evaluation: EVAL_PST or EVAL_TERMS (EVALUATIONS' index)
     int speculate;      // the executor's: a null-window frontier parent sends all its jobs at once
 };
-constexpr int OPTION_COUNT = 29;
+constexpr int OPTION_COUNT = 30;
 static_assert(sizeof(Options) == OPTION_COUNT * sizeof(int), "one int per option");
 
 constexpr int POSITION_WORDS = 5;
@@ -1107,7 +1108,7 @@ int Worker::order(int ply, uint32_t tt_move, uint32_t* out) {
     const Options& o = s_.opt;
     uint32_t k1 = 0, k2 = 0;
     if (o.killers && ply < C.host_max_ply) { k1 = killers_[ply][0]; k2 = killers_[ply][1]; }
-    int n = ordered_moves(stack_[ply], tt_move, o.tt, k1, k2, out);
+    int n = ordered_moves(stack_[ply], tt_move, o.tt, k1, k2, out, o.bad_captures_last);
     if (ply == 0 && !s_.root_moves.empty()) {
         int kept = 0;
         for (int i = 0; i < n; i++)
@@ -1120,17 +1121,19 @@ int Worker::order(int ply, uint32_t tt_move, uint32_t* out) {
         int start = 1;      // the first quiet move after the first move, the captures, killers
         while (start < n && (is_killer(ply, out[start]) || (out[start] >> 12) || is_capture(p, out[start])))
             start++;
+        int end = n;        // the quiet moves end where the losing captures begin
+        while (end > start && is_capture(p, out[end - 1])) end--;
         uint32_t counter = counter_move(ply);
         if (counter) {      // the counter move first of the quiet moves, the others in order
-            uint32_t* at = std::find(out + start, out + n, counter);
-            if (at != out + n) {
+            uint32_t* at = std::find(out + start, out + end, counter);
+            if (at != out + end) {
                 std::rotate(out + start, at, at + 1);
                 start++;
             }
         }
         if (o.history) {    // the rest by their history, the most cutoffs first (stable)
             const int* h = &history_[p.side * 4096];
-            std::stable_sort(out + start, out + n, [h](uint32_t a, uint32_t b) {
+            std::stable_sort(out + start, out + end, [h](uint32_t a, uint32_t b) {
                 return h[a & 4095] > h[b & 4095];
             });
         }

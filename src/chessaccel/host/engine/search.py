@@ -143,6 +143,7 @@ class SearchOptions:
     futility_pruning: bool = False  # quiet moves of a hopeless shallow node not searched
     late_move_pruning: bool = False  # late quiet moves of a shallow node not searched
     non_pv_reductions: bool = False  # late-move reductions a ply more at null-window nodes
+    bad_captures_last: bool = False  # losing captures after the quiet moves (host order)
     counter_moves: bool = False  # the quiet move that last refuted the opponent's, after the killers
     fifty_move_scaling: bool = False  # scores scaled toward 0 as the fifty-move counter grows
     twofold_draws: bool = False  # a position seen once before the root is a draw too (_repeats)
@@ -162,7 +163,8 @@ class SearchOptions:
     SELECTIVE = ("null_move", "reductions", "job_reductions", "futility", "check_extension",
                  "mate_distance", "iir", "history", "futility_pruning", "late_move_pruning",
                  "counter_moves", "null_move_eval", "fifty_move_scaling", "twofold_draws",
-                 "time_stability", "deep_futility", "non_pv_reductions")
+                 "time_stability", "deep_futility", "non_pv_reductions",
+                 "bad_captures_last")
 
     @classmethod
     def exact(cls, hardware_plies, parallel=True):
@@ -678,7 +680,7 @@ class HostSearch:
         killers (legal here, not the hash move), quiet moves in the accelerator's order."""
         opts = self.options
         killers = self.killers[ply] if opts.killers and ply < HOST_MAX_PLY else ()
-        return self.hb.ordered(tt_move, opts.tt, killers)
+        return self.hb.ordered(tt_move, opts.tt, killers, opts.bad_captures_last)
 
     def _history_index(self, ply, move):
         white = self.cb.turn != bool(ply & 1)
@@ -708,16 +710,19 @@ class HostSearch:
                 break
         else:
             return moves
+        end = len(moves)        # the quiet moves end where the losing captures begin
+        while hb.is_capture(moves[end - 1]):
+            end -= 1
         if opts.counter_moves:
             at = self._counter_index(ply)
             counter = self.counters[at] if at is not None else None
-            if counter is not None and counter in moves[start:]:
+            if counter is not None and counter in moves[start:end]:
                 moves.remove(counter)
                 moves.insert(start, counter)
                 start += 1
         if opts.history:
             history, index = self.history, self._history_index
-            moves[start:] = sorted(moves[start:], key=lambda m: -history[index(ply, m)])
+            moves[start:end] = sorted(moves[start:end], key=lambda m: -history[index(ply, m)])
         return moves
 
     def _remember_killer(self, ply, move, depth=1):
@@ -782,7 +787,7 @@ class HostSearch:
             # a frontier parent: its moves stay in the host board's buffer, made into a list
             # only when the eldest's job does not cut off (most do)
             killers = self.killers[ply] if opts.killers and ply < HOST_MAX_PLY else ()
-            count = self.hb.order(tt_move, opts.tt, killers)
+            count = self.hb.order(tt_move, opts.tt, killers, opts.bad_captures_last)
             if not count:
                 return (-(MATE - ply) if self.hb.is_check() else 0), []
             best, best_move, pv = self._frontier(ply, depth, alpha, beta, None, count,

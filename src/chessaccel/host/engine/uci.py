@@ -178,7 +178,8 @@ SELECTIVE_OPTIONS = {"NullMove": "null_move", "Reductions": "reductions",
                      "LateMovePruning": "late_move_pruning", "CounterMoves": "counter_moves",
                      "NullMoveEval": "null_move_eval", "FiftyMoveScaling": "fifty_move_scaling",
                      "TwofoldDraws": "twofold_draws", "TimeStability": "time_stability",
-                     "DeepFutility": "deep_futility", "NonPvReductions": "non_pv_reductions"}
+                     "DeepFutility": "deep_futility", "NonPvReductions": "non_pv_reductions",
+                     "BadCapturesLast": "bad_captures_last"}
 OPTIONS += tuple(_Check(name, name in DEFAULT_SELECTIVE) for name in SELECTIVE_OPTIONS)
 _BY_NAME = {o.name.lower(): o for o in OPTIONS}
 #: The options that make the engine search as HostSearch with SearchOptions' defaults does (in
