@@ -442,8 +442,8 @@ inline void sort_keyed(uint64_t* keyed, int n) {
 }
 
 // A capture that likely loses material: a piece takes a cheaper one on a square the opponent
-// defends (no promotion, no exchange counted out: the test engines without a static exchange
-// evaluation use to put such captures after the quiet moves).
+// defends (no promotion; the exchange is not played out: a cheap stand-in for a static exchange
+// evaluation, enough to put such captures after the quiet moves).
 constexpr int EXCHANGE_VALUE[8] = {0, 1, 3, 3, 5, 9, 0, 0};
 inline bool losing_capture(const Pos& p, uint32_t move) {
     if (move >> 12) return false;

@@ -46,9 +46,8 @@ from .timeman import (STABLE_CHANGED_PERCENT, STABLE_FALL_CP, STABLE_FALL_PERCEN
                       STABLE_ITERATIONS, STABLE_SETTLED_PERCENT)
 from .search import (FUTILITY_DEEP_DEPTH, FUTILITY_HOST_PLIES, FUTILITY_MARGIN,
                      FUTILITY_PRUNING_BASE, FUTILITY_PRUNING_PLIES, FUTILITY_PRUNING_STEP,
-                     LATE_MOVE_BASE,
-                     LATE_MOVE_FACTOR, LATE_MOVE_PLIES, LMR_FIRST, NULL_EVAL_MOST,
-                     NULL_EVAL_STEP, IterationInfo, Limits,
+                     LATE_MOVE_BASE, LATE_MOVE_FACTOR, LATE_MOVE_PLIES, LMR_FIRST,
+                     NULL_EVAL_MOST, NULL_EVAL_STEP, IterationInfo, Limits,
                      SearchOptions, SearchResult, game_keys, legal_prefix)
 
 __all__ = ["CompiledSearch", "OPTION_FIELDS", "static_eval", "eval_terms"]
