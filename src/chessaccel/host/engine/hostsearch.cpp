@@ -1122,7 +1122,8 @@ int Worker::order(int ply, uint32_t tt_move, uint32_t* out) {
         while (start < n && (is_killer(ply, out[start]) || (out[start] >> 12) || is_capture(p, out[start])))
             start++;
         int end = n;        // the quiet moves end where the losing captures begin
-        while (end > start && is_capture(p, out[end - 1])) end--;
+        if (o.bad_captures_last)
+            while (end > start && is_capture(p, out[end - 1])) end--;
         uint32_t counter = counter_move(ply);
         if (counter) {      // the counter move first of the quiet moves, the others in order
             uint32_t* at = std::find(out + start, out + end, counter);

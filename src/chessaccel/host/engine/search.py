@@ -711,8 +711,9 @@ class HostSearch:
         else:
             return moves
         end = len(moves)        # the quiet moves end where the losing captures begin
-        while hb.is_capture(moves[end - 1]):
-            end -= 1
+        if opts.bad_captures_last:
+            while hb.is_capture(moves[end - 1]):
+                end -= 1
         if opts.counter_moves:
             at = self._counter_index(ply)
             counter = self.counters[at] if at is not None else None
