@@ -159,6 +159,28 @@ def test_fit_lowers_the_training_loss_as_the_model_evaluates(capsys, data, tmp_p
     assert json.loads((tmp_path / "w-summary.json").read_text())["K"] == k
 
 
+def test_fit_only_moves_the_named_weights(capsys, data, tmp_path):
+    """`--only`: the named weights (a family by its stem: mobility is every piece's) are fitted,
+    every other weight is written as it started, and the summary names what was fitted."""
+    out = tmp_path / "w.json"
+    status, stdout, _ = run(capsys, "tune", "fit", str(data), "--out", str(out), "--holdout",
+                            "0", "--iterations", "8", "--only", "threat_by_pawn,mobility",
+                            "--free-signs", "--json")
+    assert status == 0
+    summary = json.loads(stdout)
+    fitted = {"threat_by_pawn", "mobility.knight", "mobility.bishop", "mobility.rook",
+              "mobility.queen"}
+    assert set(summary["only"]) == fitted
+    new = evalweights.load_weights(out.read_text())
+    moved = set()
+    for name, old, now in zip(evalweights.WEIGHT_NAMES, zip(*evalweights.weight_vectors()),
+                              zip(*evalweights.weight_vectors(new))):
+        if old != now:
+            moved.add(name)
+    assert moved and moved <= fitted, moved
+    assert summary["loss_after"]["train"] < summary["loss_before"]["train"]
+
+
 def test_fit_with_squares_fits_the_tables_as_the_model_evaluates(capsys, data, tmp_path,
                                                                  monkeypatch):
     """``--squares``: the material + piece-square tables are fitted with the weights; the file
@@ -335,6 +357,8 @@ def test_bad_data_and_weights_input_is_one_line(capsys, tmp_path, data):
     _bad(capsys, ["tune", "fit", str(data), "--out", w, "--holdout", "1"], "held-out share")
     _bad(capsys, ["tune", "fit", str(data), "--out", w, "--prior-sd", "x"], "--prior-sd")
     _bad(capsys, ["tune", "fit", str(data), "--out", w, "--folds", "13"], "13 folds")
+    _bad(capsys, ["tune", "fit", str(data), "--out", w, "--only", "tempo,threats"], "--only",
+         "'threats'")
     _bad(capsys, ["tune"], "{data,label,fit}")
     assert not os.path.exists(w)
 

@@ -6,6 +6,7 @@ the evaluation").
     chessaccel tune label DATA.npz --engine COMMAND --out LABELLED.npz [--depth N] [--workers N]
     chessaccel tune fit DATA.npz --out WEIGHTS.json [--target result|engine|mix:L]
                         [--iterations N] [--holdout F] [--seed S] [--prior-sd CP] [--free-signs]
+                        [--only NAMES]
                         [--folds N] [--start WEIGHTS.json] [--squares CP] [--plot PNG]
                         [--summary JSON] [--json]
 
@@ -437,10 +438,20 @@ class Start:
     ``squares_sd`` centipawns). theta, the fitted vector, is (mg weights, [mg table], eg weights,
     [eg table]), the tables' 384 entries each in square_features' order."""
 
-    def __init__(self, mg, eg, squares, fit_squares=False, squares_sd=0.0):
+    def __init__(self, mg, eg, squares, fit_squares=False, squares_sd=0.0, only=None):
         self.mg, self.eg, self.squares = tuple(mg), tuple(eg), squares
         self.fit_squares, self.squares_sd = fit_squares, squares_sd
         self.table_mg, self.table_eg = _square_vectors(squares)
+        # the weights the fit may move (WEIGHT_NAMES indices; None: all): the others keep their
+        # starting values, as a new term's weights are fitted beside tuned ones
+        self.only = None if only is None else frozenset(only)
+
+    def free(self):
+        """Which entries of theta the fit moves (the tables' always, where they are fitted)."""
+        n, tables = len(WEIGHT_NAMES), len(self.table_mg) if self.fit_squares else 0
+        weights = np.array([self.only is None or i in self.only for i in range(n)])
+        half = np.concatenate([weights, np.ones(tables, dtype=bool)])
+        return np.concatenate([half, half])
 
     def theta(self):
         if self.fit_squares:
@@ -539,6 +550,7 @@ def fit(train, held, start, k, iterations, prior_sd, progress=None, keep_signs=T
     def objective(theta):
         return loss(theta) + float(np.sum(lam * (theta - theta0) ** 2))
 
+    free = start.free()
     theta, damping = theta0.copy(), 1e-3
     history = [(0, base, held_loss(theta))]
     if progress:
@@ -552,8 +564,10 @@ def fit(train, held, start, k, iterations, prior_sd, progress=None, keep_signs=T
         grad = 2.0 / n * jac.T @ (p - y) + 2 * lam * (theta - theta0)
         hess = 2.0 / n * jac.T @ jac + np.diag(2 * lam)
         improved, previous = False, current
+        grad, hess = grad[free], hess[np.ix_(free, free)]
         for _ in range(20):
-            step = np.linalg.solve(hess + damping * np.diag(np.diag(hess) + 1e-12), -grad)
+            step = np.zeros_like(theta)
+            step[free] = np.linalg.solve(hess + damping * np.diag(np.diag(hess) + 1e-12), -grad)
             candidate = np.clip(theta + step, low, high)
             value = objective(candidate)
             if value < current:
@@ -660,6 +674,22 @@ def castling_check(squares):
     return out
 
 
+def _only(text):
+    """The WEIGHT_NAMES indices of ``--only`` (comma-separated names; a name without its
+    ``.piece`` or ``[rank]`` takes every such weight), None for all; TuneError naming an unknown
+    one."""
+    if not text:
+        return None
+    out = set()
+    for name in (n.strip() for n in text.split(",") if n.strip()):
+        found = [i for i, w in enumerate(WEIGHT_NAMES)
+                 if w == name or w.startswith(name + ".") or w.startswith(name + "[")]
+        if not found:
+            raise TuneError(f"--only: no weight {name!r} (the weights: {', '.join(WEIGHT_NAMES)})")
+        out.update(found)
+    return sorted(out)
+
+
 def run_fit(args, emit, command, progress=None):
     """``tune fit`` of the parsed ``args``: writes the weights, the plot and the summary."""
     start = _start_weights(args.start)
@@ -677,8 +707,9 @@ def run_fit(args, emit, command, progress=None):
     train, held, held_games = _split(d, args.holdout, args.seed, split)
     start_mg, start_eg = weight_vectors(start)
     squares_sd = getattr(args, "squares_sd", None)
+    only = _only(getattr(args, "only", None))
     begin = Start(start_mg, start_eg, (start["square_mg"], start["square_eg"]),
-                  fit_squares=squares_sd is not None, squares_sd=squares_sd or 0.0)
+                  fit_squares=squares_sd is not None, squares_sd=squares_sd or 0.0, only=only)
     before = exact_eval(d, start_mg, start_eg, begin.squares)
     train_mask = np.isin(d["game"], np.unique(train["game"]))
 
@@ -760,6 +791,7 @@ def run_fit(args, emit, command, progress=None):
                "held_out_positions": int((~train_mask).sum()), "held_out_games": held_games,
                "seed": args.seed, "prior_sd": args.prior_sd, "squares_sd": squares_sd,
                "keep_signs": not args.free_signs,
+               "only": [WEIGHT_NAMES[i] for i in only] if only is not None else None,
                "target": target, "K_engine": k_engine, "K": k,
                "loss_before": loss_before, "loss_after": loss_after,
                "K_after": k_after, "loss_after_own_k": loss_own_k, "cross_validation": folds,

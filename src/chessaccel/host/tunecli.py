@@ -5,6 +5,7 @@ the project's own games (docs/engine.md, "Tuning the evaluation").
     chessaccel tune label DATA.npz --engine COMMAND --out LABELLED.npz [--depth N] [--workers N]
     chessaccel tune fit DATA.npz --out WEIGHTS.json [--target result|engine|mix:L]
                         [--iterations N] [--holdout F] [--seed S] [--prior-sd CP] [--free-signs]
+                        [--only NAMES]
                         [--folds N] [--start WEIGHTS.json] [--plot PNG] [--summary JSON] [--json]
 
 ``data`` turns games into a data set of quiet positions with their results and feature counts;
@@ -118,6 +119,10 @@ def add_arguments(sp, parser_class):
     f.add_argument("--free-signs", action="store_true",
                    help="let a weight change sign (by default a bonus stays >= 0 and a penalty "
                         "<= 0)")
+    f.add_argument("--only", metavar="NAMES",
+                   help="fit only these weights (comma-separated WEIGHT_NAMES, e.g. "
+                        "threat_by_pawn,hanging_piece; mobility takes every piece's), the others "
+                        "kept as they start")
     f.add_argument("--folds", type=_count(0), default=0, metavar="N",
                    help="also cross-validate: fit without each of N parts of the games and "
                         "score that part; 0: not (default 0)")
