@@ -121,6 +121,16 @@ def side_counts(cb, color):
                 chess.square_rank(enemy_king) == eighth
                 or any(chess.square_rank(e) == seventh for e in enemy_pawns)):
             c["rook_seventh"] += 1
+    # threats: python-chess's attackers of each own piece's square, by the attacker's type
+    c["threat_by_pawn"] = c["threat_by_minor"] = c["threat_by_rook"] = c["hanging"] = 0
+    for t in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
+        for s in cb.pieces(t, color):
+            attackers = {cb.piece_type_at(a) for a in cb.attackers(enemy, s)}
+            c["threat_by_pawn"] += chess.PAWN in attackers
+            c["threat_by_minor"] += t in (chess.ROOK, chess.QUEEN) and bool(
+                attackers & {chess.KNIGHT, chess.BISHOP})
+            c["threat_by_rook"] += t == chess.QUEEN and chess.ROOK in attackers
+            c["hanging"] += bool(attackers) and not cb.attackers(color, s)
     return c
 
 
@@ -159,6 +169,9 @@ def _side_terms(c):
         "rook_files": plus(times(c["rook_open"], "rook_open_file"),
                            times(c["rook_half_open"], "rook_half_open_file")),
         "rook_seventh": times(c["rook_seventh"], "rook_seventh"),
+        "threats": plus(*[times(c[k], key) for k, key in (
+            ("threat_by_pawn", "threat_by_pawn"), ("threat_by_minor", "threat_by_minor"),
+            ("threat_by_rook", "threat_by_rook"), ("hanging", "hanging_piece"))]),
     }
 
 

@@ -153,6 +153,23 @@ CASES = [
     ("rook_seventh", "8/R5p1/4k3/8/8/8/8/4K3 w - - 0 1", pair("rook_seventh")),
     ("rook_seventh", "4k3/8/8/8/8/8/r7/4K3 w - - 0 1", pair("rook_seventh", -1)),
     ("rook_seventh", "4k3/RR6/8/8/8/8/8/4K3 w - - 0 1", pair("rook_seventh", 2)),
+    # threats: own knights, bishops, rooks and queens attacked by an enemy pawn, rooks and queens
+    # by a knight or bishop, queens by a rook, and any of them attacked and not defended
+    ("threats", "4k3/8/2p5/1N1R4/8/8/8/4K3 w - - 0 1",
+     add(pair("threat_by_pawn", 2), pair("hanging_piece"))),  # c6 takes on b5, d5; the rook
+    #                                              defends b5, nothing defends the rook
+    ("threats", "4k3/8/8/3q4/8/2N5/8/4K3 b - - 0 1",
+     neg(add(pair("threat_by_minor"), pair("hanging_piece")))),   # Nc3 on the lone queen d5
+    ("threats", "4k3/8/2n5/3Q4/1b6/8/8/4K3 b - - 0 1",
+     neg(pair("hanging_piece"))),            # Qd5 on the lone Nc6; nothing black hits d5
+    ("threats", "3rk3/8/8/8/8/8/8/3QK3 w - - 0 1",
+     pair("threat_by_rook")),                # d8 on d1; each side's king defends its piece
+    ("threats", "4k3/8/8/2p5/1B6/P7/8/4K3 w - - 0 1",
+     pair("threat_by_pawn")),                # c5 on b4, which a3 defends: not hanging
+    ("threats", "4k3/8/8/8/3r4/8/2N5/4K3 b - - 0 1",
+     neg(add(pair("threat_by_minor"), pair("hanging_piece")))),   # Nc2 on the lone rook d4
+    ("threats", "4k3/8/8/3n4/4P3/8/8/4K3 w - - 0 1",
+     neg(add(pair("threat_by_pawn"), pair("hanging_piece")))),    # e4 on the lone knight d5
     # tempo: the side to move's
     ("tempo", chess.STARTING_FEN, pair("tempo")),
     ("tempo", chess.STARTING_FEN.replace(" w ", " b "), pair("tempo", -1)),

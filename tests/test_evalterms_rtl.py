@@ -2,7 +2,7 @@
 ``term_values``), position by position, term by term, in Amaranth's simulator (an async
 testbench: one position a transaction, the block being combinational).
 
-Each transaction is one position; the block's 13 terms and their total are compared with the
+Each transaction is one position; the block's 14 terms and their total are compared with the
 model's (white's view; material and piece-square values are the incremental Evaluate's and not
 the block's). The positions: the public suites, random play drawn with the run's seed
 (tests/seeds.py), the colour-mirrored twin of each random one, and the children of random
@@ -16,6 +16,8 @@ simulator about 0.05 s after some 20 s of elaboration. The fast tier runs every
 children (about 450 transactions, about 40 s); ``@pytest.mark.long`` (``make test-long``,
 or ``pytest -m long tests/test_evalterms_rtl.py``) runs every suite position and
 ``LONG_RANDOM`` random ones with their twins and children, and each term group's block alone.
+The threats group also runs alone on a few chosen positions (``THREAT_CASES``), each a case of
+the attack rule a random sample may miss by chance.
 """
 
 import random
@@ -27,7 +29,7 @@ from chessaccel.contract.defs import Position
 from chessaccel.contract.evalweights import TERMS
 from chessaccel.contract.geometry import COLOR_OF, TYPE_OF
 from chessaccel.hdl.evalterms import EvaluateTerms, TERM_NAMES
-from chessaccel.model.evalterms import term_values
+from chessaccel.model.evalterms import frames, side_features, term_values
 from chessaccel.model.movegen import legal_moves
 from chessaccel.model.position import board_from_chess, chess_from_board
 from amaranth.sim import Simulator
@@ -142,3 +144,49 @@ def test_term_groups_leave_the_others_out():
             for name in TERM_NAMES:
                 expected = tuple(want[name]) if TERM_GROUP[name] == group else (0, 0)
                 assert got[name] == expected, (group, name, fen)
+
+
+#: Positions for the threats term (docs/semantics.md section 6.1), each with what it checks;
+#: the test adds their colour-mirrored twins, so each case is met by both colours.
+THREAT_CASES = (
+    ("4k3/8/4p3/3N4/8/8/8/4K3 w - - 0 1", "a pawn attacks an undefended knight: hanging too"),
+    ("4k2b/8/8/8/8/4n3/8/R2QK3 w - - 0 1",
+     "a bishop attacks a rook, a knight a queen; the queen defends the rook, the king the queen"),
+    ("3rk3/8/8/8/3Q3q/8/8/4K3 w - - 0 1", "a rook attacks a queen; a queen is no rook threat"),
+    ("3rk3/3r4/8/8/3Q4/8/8/4K3 w - - 0 1", "the rook behind a rook does not attack"),
+    ("4k3/4N3/8/8/8/8/8/4K3 w - - 0 1", "a king attacks a hanging knight"),
+    ("4k3/8/8/3p4/2B5/8/8/2R1K3 w - - 0 1", "a rook defends the bishop a pawn attacks"),
+    ("4k3/8/8/8/2N5/4n3/2B5/2R1K3 w - - 0 1", "a rook behind a bishop does not defend"),
+    ("4k3/4n3/8/8/8/8/8/3KR3 w - - 0 1", "a king defends: the knight a rook attacks is not hanging"),
+)
+_THREAT_FEATURES = ("threat_by_pawn", "threat_by_minor", "threat_by_rook", "hanging")
+
+
+def test_threats_on_chosen_positions():
+    """The threats group's block alone on THREAT_CASES and their twins: the threats term (and
+    so the total) equal to the model's, the others 0; and the cases between them set each of
+    the term's four features for each colour (so they keep checking what they say)."""
+    fens = [fen for fen, _ in THREAT_CASES]
+    fens += [chess.Board(fen).mirror().fen() for fen in fens]
+    boards = [(fen, suites.board_of(fen)) for fen in fens]
+    met = set()
+    for (fen, board), (got, total) in zip(boards, simulate(boards, ("threats",))):
+        want = tuple(term_values(board)["threats"])
+        assert got["threats"] == want == total, (fen, got["threats"], want, total)
+        assert all(got[name] == (0, 0) for name in TERM_NAMES if name != "threats"), fen
+        for colour, frame in enumerate(frames(board)):
+            features = side_features(*frame)
+            met |= {(colour, name) for name in _THREAT_FEATURES if features[name]}
+    assert met == {(c, name) for c in (0, 1) for name in _THREAT_FEATURES}
+
+
+def test_synthesis_registry_builds_one_block_per_group():
+    """synth/registry.py writes the groups out (its blocks are looked up lazily): the same as
+    the block's, each group a block of its own and in the "evalterms-all" group."""
+    from chessaccel.hdl.evalterms import GROUPS
+    from chessaccel.synth.registry import BLOCKS, EVALTERMS_GROUPS, GROUPS as SYNTH_GROUPS
+    assert EVALTERMS_GROUPS == tuple(GROUPS)
+    for group in GROUPS:
+        assert BLOCKS[f"evalterms-{group}"].kwargs == {"groups": (group,)}
+        assert f"evalterms-{group}" in SYNTH_GROUPS["evalterms-all"]
+

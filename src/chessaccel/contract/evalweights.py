@@ -27,7 +27,8 @@ __all__ = ["EVALUATIONS", "DEFAULT_EVALUATION", "EvaluationError", "check_evalua
            "ISOLATED_PAWN", "DOUBLED_PAWN", "BACKWARD_PAWN", "CONNECTED_PAWN",
            "KING_SHIELD_NEAR", "KING_SHIELD_FAR", "KING_OPEN_FILE", "KING_HALF_OPEN_FILE",
            "KING_ZONE_ATTACK", "MOBILITY_PER_SQUARE", "MOBILITY_CENTRE", "BISHOP_PAIR",
-           "ROOK_OPEN_FILE", "ROOK_HALF_OPEN_FILE", "ROOK_SEVENTH", "TEMPO",
+           "ROOK_OPEN_FILE", "ROOK_HALF_OPEN_FILE", "ROOK_SEVENTH", "TEMPO", "THREAT_BY_PAWN",
+           "THREAT_BY_MINOR", "THREAT_BY_ROOK", "HANGING_PIECE",
            "WEIGHT_BITS", "Weight", "WeightPair", "MobilityCentre", "SUM_BOUND", "SUM_BITS", "pair_weights", "scalar_weights", "markdown_weights",
            "rank_tables", "WEIGHT_NAMES", "weight_vectors", "raw_weights", "weights_json",
            "SQUARE_PIECES", "SQUARE_BITS", "TERMS_SQUARE_MG", "TERMS_SQUARE_EG", "square_tables",
@@ -53,7 +54,7 @@ def check_evaluation(name):
 #: (mg, eg) pair from white's view (section 6 defines each).
 TERMS = ("material_pst", "passed_pawns", "isolated_pawns", "doubled_pawns", "backward_pawns",
          "connected_pawns", "king_shield", "king_files", "king_attacks", "mobility",
-         "bishop_pair", "rook_files", "rook_seventh", "tempo")
+         "bishop_pair", "rook_files", "rook_seventh", "threats", "tempo")
 
 # --- shapes: how wide a weight is ------------------------------------------------------------
 
@@ -80,6 +81,9 @@ _PAIRS = ("passed_pawn_free_path", "passed_pawn_blocked", "isolated_pawn", "doub
           "backward_pawn", "connected_pawn", "king_shield_near", "king_shield_far",
           "king_open_file", "king_half_open_file", "bishop_pair", "rook_open_file",
           "rook_half_open_file", "rook_seventh", "tempo")
+#: The threat weights (section 6.1, `threats`), optional in a file: one without them (versions
+#: 1 to 4) reads them as 0, the evaluation it was made for.
+_THREATS = ("threat_by_pawn", "threat_by_minor", "threat_by_rook", "hanging_piece")
 
 
 #: The pieces of the terms evaluation's own table of material + piece-square values (the file's
@@ -136,6 +140,8 @@ def load_weights(text=None):
         out[f"passed_pawn_{phase}"] = tuple(table)
     for key in _PAIRS:
         out[key] = _pair(_read(raw, key, "the weights"), key)
+    for key in _THREATS:
+        out[key] = _pair(raw[key], key) if key in raw else (0, 0)
     zone = _read(raw, "king_zone_attack", "the weights")
     out["king_zone_attack"] = {t: _pair(_read(zone, name, "king_zone_attack"),
                                         f"king_zone_attack.{name}")
@@ -197,7 +203,7 @@ def _sum_bound(w):
     largest material + piece-square value plus the largest term weights it can draw (as a pawn:
     passed with path, isolated, doubled, backward, connected, in a shield, attacking two
     king-zone squares; as a piece: its mobility at either extreme, attacking nine king-zone
-    squares, a rook's file and seventh-rank bonus), plus per side the bishop pair and the three
+    squares, a rook's file and seventh-rank bonus, every threat weight), plus per side the bishop pair and the three
     king files, plus the tempo."""
     bound = 0
     for phase, i in (("mg", 0), ("eg", 1)):
@@ -217,6 +223,7 @@ def _sum_bound(w):
             if t == _R:
                 piece += (max(abs(w["rook_open_file"][i]), abs(w["rook_half_open_file"][i]))
                           + abs(w["rook_seventh"][i]))
+            piece += sum(abs(w[k][i]) for k in _THREATS)
             most = max(most, piece)
         most = max(most, max(abs(v) for v in square[_K]))
         per_side = abs(w["bishop_pair"][i]) + 3 * max(abs(w["king_open_file"][i]),
@@ -252,6 +259,11 @@ ROOK_OPEN_FILE = WEIGHTS["rook_open_file"]
 ROOK_HALF_OPEN_FILE = WEIGHTS["rook_half_open_file"]
 ROOK_SEVENTH = WEIGHTS["rook_seventh"]
 TEMPO = WEIGHTS["tempo"]
+#: (mg, eg) per own knight, bishop, rook or queen threatened (section 6.1, `threats`)
+THREAT_BY_PAWN = WEIGHTS["threat_by_pawn"]
+THREAT_BY_MINOR = WEIGHTS["threat_by_minor"]
+THREAT_BY_ROOK = WEIGHTS["threat_by_rook"]
+HANGING_PIECE = WEIGHTS["hanging_piece"]
 #: PieceType value -> the 64 material + piece-square values (mg, eg) of a white piece in the
 #: terms evaluation: the file's "squares", or the pst evaluation's tables when it has none.
 TERMS_SQUARE_MG = WEIGHTS["square_mg"]
@@ -269,7 +281,7 @@ def square_tables(evaluation):
 def pair_weights():
     """Every (mg, eg) weight by an upper-case name (the kernels' prelude defines NAME_MG and
     NAME_EG from it): the pairs of the file, KING_ZONE_ATTACK_<TYPE> and MOBILITY_<TYPE>."""
-    out = {key.upper(): WEIGHTS[key] for key in _PAIRS}
+    out = {key.upper(): WEIGHTS[key] for key in _PAIRS + _THREATS}
     for name, t in _ZONE_ATTACKERS.items():
         out[f"KING_ZONE_ATTACK_{name.upper()}"] = KING_ZONE_ATTACK[t]
     for name, t in _MOBILE.items():
@@ -298,6 +310,7 @@ def markdown_weights():
     rows += [f"| `mobility.{name}.per_square` (centre {MOBILITY_CENTRE[t]}) | "
              f"{MOBILITY_PER_SQUARE[t][0]} | {MOBILITY_PER_SQUARE[t][1]} |"
              for name, t in _MOBILE.items()]
+    rows += [f"| `{key}` | {w[key][0]} | {w[key][1]} |" for key in _THREATS]
     return "\n".join(rows)
 
 
@@ -306,10 +319,10 @@ def markdown_weights():
 #: Every tunable weight by name, in the order of a tuner's vectors (and of the model's
 #: feature_counts, model/evalterms.py): the passed-pawn table's ranks 1..6 (ranks 0 and 7 hold
 #: no pawn and stay 0), the pairs, the king-zone weights per attacker and the mobility weights per
-#: piece (their centres are not weights: they stay as the file sets them).
+#: piece (their centres are not weights: they stay as the file sets them), then the threats.
 WEIGHT_NAMES = (tuple(f"passed_pawn[{r}]" for r in range(1, 7)) + _PAIRS
                 + tuple(f"king_zone_attack.{name}" for name in _ZONE_ATTACKERS)
-                + tuple(f"mobility.{name}" for name in _MOBILE))
+                + tuple(f"mobility.{name}" for name in _MOBILE) + _THREATS)
 
 
 def weight_vectors(weights=None):
@@ -319,7 +332,8 @@ def weight_vectors(weights=None):
     pairs = ([(w["passed_pawn_mg"][r], w["passed_pawn_eg"][r]) for r in range(1, 7)]
              + [w[key] for key in _PAIRS]
              + [w["king_zone_attack"][t] for t in _ZONE_ATTACKERS.values()]
-             + [w["mobility_per_square"][t] for t in _MOBILE.values()])
+             + [w["mobility_per_square"][t] for t in _MOBILE.values()]
+             + [w[key] for key in _THREATS])
     return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
 
 
@@ -339,7 +353,7 @@ def raw_weights(mg, eg, version, about, centres=None, squares=None):
     out["king_zone_attack"] = {name: by_name[f"king_zone_attack.{name}"] for name in _ZONE_ATTACKERS}
     out["mobility"] = {name: {"per_square": by_name[f"mobility.{name}"], "centre": centres[t]}
                        for name, t in _MOBILE.items()}
-    for key in _PAIRS[10:]:
+    for key in _PAIRS[10:] + _THREATS:
         out[key] = by_name[key]
     if squares is not None:
         out["squares"] = {name: {"mg": [int(v) for v in squares[0][t]],

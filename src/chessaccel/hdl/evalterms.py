@@ -1,8 +1,8 @@
 """EvaluateTerms: the terms of the "terms" evaluation over the 64 squares, combinational.
 
 The hardware counterpart of ``model/evalterms.py`` (docs/semantics.md, section 6.1): pawn
-structure, king safety, mobility, bishop pair, rook files and the tempo, each an (mg, eg) pair
-from white's view; material and piece-square values are not here (the SearchCore keeps them
+structure, king safety, mobility, bishop pair, rook files, threats and the tempo, each an (mg, eg)
+pair from white's view; material and piece-square values are not here (the SearchCore keeps them
 incrementally, ``IncrementalEvaluate``, which adds ``total`` into its taper).
 
 Every term is a count times a weight: the block counts each feature for white and for black
@@ -11,13 +11,16 @@ with its ranks flipped, which is wiring), takes white's count less black's and m
 difference by the weight, a constant of the elaboration (``contract/evalweights.json``) written
 as shifts and adds (canonical signed digits), so no multiplier and no table is spent on it.
 
-Attacks come from one network shared by the mobility and the king-zone terms: for every square
-and each of the eight directions, the first piece met looking out from the square (``first``,
-one-hot: a white or black slider of that direction's kind, or a white or black queen), a chain
-of 2:1 multiplexers as in the move generator's square array; a knight's attacks are wiring.
-Each square's attackers are counted once per colour and type (a count of 0 to 8), and those
-counts are summed over the squares where the square is free (mobility) and over a king's zone
-(king attacks): the two sums share the per-square counts, and no piece's attack set is formed.
+Attacks come from one network shared by the mobility, king-zone and threat terms: for every
+square and each of the eight directions, the first piece met looking out from the square
+(``first``, one-hot: a white or black slider of that direction's kind, or a white or black
+queen), a chain of 2:1 multiplexers as in the move generator's square array; a knight's and a
+king's attacks are wiring. Each square's attackers are counted once per colour and type (a count
+of 0 to 8), and those counts are summed over the squares where the square is free (mobility) and
+over a king's zone (king attacks): the two sums share the per-square counts, and no piece's
+attack set is formed. The threats need no count of attackers, only whether there is one: per
+square and colour a few OR-ed bits (attacked by a pawn, by a knight or bishop, by a rook, by
+anything), ANDed with the piece planes and counted over the board.
 
 The block assumes what the search core's positions satisfy (docs/semantics.md section 8): one
 king a side and no pawn on the first or last rank (such a pawn would be counted by the model and
@@ -36,7 +39,8 @@ from chessaccel.contract.evalweights import (
     BACKWARD_PAWN, BISHOP_PAIR, CONNECTED_PAWN, DOUBLED_PAWN, ISOLATED_PAWN, KING_HALF_OPEN_FILE,
     KING_OPEN_FILE, KING_SHIELD_FAR, KING_SHIELD_NEAR, KING_ZONE_ATTACK, MOBILITY_CENTRE,
     MOBILITY_PER_SQUARE, PASSED_PAWN_BLOCKED, PASSED_PAWN_EG, PASSED_PAWN_FREE_PATH,
-    PASSED_PAWN_MG, ROOK_HALF_OPEN_FILE, ROOK_OPEN_FILE, ROOK_SEVENTH, TEMPO, TERMS)
+    PASSED_PAWN_MG, ROOK_HALF_OPEN_FILE, ROOK_OPEN_FILE, ROOK_SEVENTH, TEMPO, TERMS,
+    HANGING_PIECE, THREAT_BY_MINOR, THREAT_BY_PAWN, THREAT_BY_ROOK)
 from chessaccel.contract.geometry import BISHOP_DIRS, KING_TARGETS, KNIGHT_TARGETS, ROOK_DIRS
 from chessaccel.contract.relative import MIRROR
 
@@ -59,6 +63,7 @@ GROUPS = {
     "king": ("king_shield", "king_files", "king_attacks"),
     "mobility": ("mobility",),
     "pieces": ("bishop_pair", "rook_files", "rook_seventh", "tempo"),
+    "threats": ("threats",),
 }
 TERM_GROUP = {term: group for group, terms in GROUPS.items() for term in terms}
 assert set(TERM_GROUP) == set(TERM_NAMES)
@@ -260,6 +265,74 @@ def side_features(own, enemy, occupied, groups):
     return out
 
 
+# --- the attack network (absolute squares) ----------------------------------------------------
+
+class _AttackNetwork:
+    """Who attacks each square, for the groups that need attacks (king, mobility, threats): built
+    once in a block whichever of them are on, so the groups built together share its
+    multiplexer chains and, through ``pawn_attacked``, the pawn-attack bits."""
+
+    def __init__(self, m, white, black, occupied):
+        self.m = m
+        self.planes = (white, black)
+        # the first piece met from each square in each direction, one-hot by what it is:
+        # first[kind, d, s][colour][0] a slider of the direction's kind (not a queen),
+        # [colour][1] a queen; each a 2:1 multiplexer per square, so a count reads them as
+        # they are (no gate between the chain and the count)
+        self.first = first = {}
+        for kind, dirs, slider in (("rook", ROOK_DIRS, R), ("bishop", BISHOP_DIRS, B)):
+            for d, (df, dr) in enumerate(dirs):
+                # squares from the far edge inwards, so a square's neighbour is built first
+                order = sorted(range(_SQUARES), key=lambda s: -((s % 8) * df + (s // 8) * dr))
+                for s in order:
+                    f, r = s % 8, s // 8
+                    here = [[Signal(name=f"first_{kind}{d}_{s}_{colour}_{what}")
+                             for what in (kind, "queen")] for colour in ("white", "black")]
+                    first[kind, d, s] = here
+                    if not _on(f + df, r + dr):
+                        continue    # the edge: nothing (the signals stay 0)
+                    n = _sq(f + df, r + dr)
+                    beyond = first[kind, d, n]
+                    for c, planes in enumerate((white, black)):
+                        for i, t in enumerate((slider, Q)):
+                            m.d.comb += here[c][i].eq(Mux(occupied[n], planes[t][n],
+                                                          beyond[c][i]))
+        self._pawn_attacked = {}
+
+    def attackers(self, color, t, s):
+        """Bits: each a piece of ``color`` and type ``t`` (knight to king) attacking ``s``."""
+        planes = self.planes[color]
+        if t == N:
+            return [planes[N][j] for j in KNIGHT_TARGETS[s]]
+        if t == K:
+            return [planes[K][j] for j in KING_TARGETS[s]]
+        bits = []
+        for kind, dirs, slider in (("rook", ROOK_DIRS, R), ("bishop", BISHOP_DIRS, B)):
+            if t not in (slider, Q):
+                continue
+            for d in range(len(dirs)):
+                bits.append(self.first[kind, d, s][color][1 if t == Q else 0])
+        return bits
+
+    def pawn_attackers(self, color, s):
+        """Bits: the pawns of ``color`` attacking ``s`` (white's move up, black's down)."""
+        f, r = s % 8, s // 8
+        dr = -1 if color == 0 else 1
+        planes = self.planes[color]
+        return [planes[P][_sq(f + df, r + dr)] for df in (-1, 1) if _on(f + df, r + dr)]
+
+    def pawn_attacked(self, color):
+        """64 bits: whether a pawn of ``color`` attacks the square (one Signal each, made on
+        the first call: mobility's free squares and the pawn threats read the same bits)."""
+        if color not in self._pawn_attacked:
+            name = ("white", "black")[color]
+            bits = [Signal(name=f"attacked_{name}_pawn_{s}") for s in range(_SQUARES)]
+            for s in range(_SQUARES):
+                self.m.d.comb += bits[s].eq(_any(self.pawn_attackers(color, s)))
+            self._pawn_attacked[color] = bits
+        return self._pawn_attacked[color]
+
+
 class EvaluateTerms(wiring.Component):
     """The terms of the "terms" evaluation of ``position`` (combinational).
 
@@ -308,8 +381,12 @@ class EvaluateTerms(wiring.Component):
         for name in features_white:
             counts[name] = _difference(m, features_white[name], features_black[name],
                                        f"count_{name}")
-        if "king" in groups or "mobility" in groups:
-            counts.update(self._attack_counts(m, white, black, occupied, groups))
+        if {"king", "mobility", "threats"} & set(groups):
+            network = _AttackNetwork(m, white, black, occupied)
+            if "king" in groups or "mobility" in groups:
+                counts.update(self._attack_counts(m, network, groups))
+            if "threats" in groups:
+                counts.update(self._threat_counts(m, network))
 
         values = {term: ([], []) for term in TERM_NAMES}   # term -> (mg parts, eg parts)
 
@@ -353,6 +430,11 @@ class EvaluateTerms(wiring.Component):
             tempo = Signal(signed(2), name="tempo_sign")
             m.d.comb += tempo.eq(Mux(self.position.side == Color.WHITE, 1, -1))
             add("tempo", tempo, TEMPO)
+        if "threats" in groups:
+            add("threats", counts["threat_by_pawn"], THREAT_BY_PAWN)
+            add("threats", counts["threat_by_minor"], THREAT_BY_MINOR)
+            add("threats", counts["threat_by_rook"], THREAT_BY_ROOK)
+            add("threats", counts["hanging"], HANGING_PIECE)
 
         for i, term in enumerate(TERM_NAMES):
             for j, half in enumerate(("mg", "eg")):
@@ -366,51 +448,11 @@ class EvaluateTerms(wiring.Component):
                 m.d.comb += getattr(self.total, half).eq(_tree_sum(used))
         return m
 
-    def _attack_counts(self, m, white, black, occupied, groups):
+    def _attack_counts(self, m, network, groups):
         """White's count less black's of each mobility and king-zone feature, from the attack
         network (absolute squares; the counts are sums over the board, alike in any frame)."""
-        # the first piece met from each square in each direction, one-hot by what it is:
-        # first[kind, d, s][colour][0] a slider of the direction's kind (not a queen),
-        # [colour][1] a queen; each a 2:1 multiplexer per square, so a count reads them as
-        # they are (no gate between the chain and the count)
-        first = {}
-        for kind, dirs, slider in (("rook", ROOK_DIRS, R), ("bishop", BISHOP_DIRS, B)):
-            for d, (df, dr) in enumerate(dirs):
-                # squares from the far edge inwards, so a square's neighbour is built first
-                order = sorted(range(_SQUARES), key=lambda s: -((s % 8) * df + (s // 8) * dr))
-                for s in order:
-                    f, r = s % 8, s // 8
-                    here = [[Signal(name=f"first_{kind}{d}_{s}_{colour}_{what}")
-                             for what in (kind, "queen")] for colour in ("white", "black")]
-                    first[kind, d, s] = here
-                    if not _on(f + df, r + dr):
-                        continue    # the edge: nothing (the signals stay 0)
-                    n = _sq(f + df, r + dr)
-                    beyond = first[kind, d, n]
-                    for c, planes in enumerate((white, black)):
-                        for i, t in enumerate((slider, Q)):
-                            m.d.comb += here[c][i].eq(Mux(occupied[n], planes[t][n],
-                                                          beyond[c][i]))
-
-        def attackers(color, t, s):
-            """Bits: each a piece of ``color`` and type ``t`` attacking square ``s``."""
-            planes = (white, black)[color]
-            if t == N:
-                return [planes[N][j] for j in KNIGHT_TARGETS[s]]
-            bits = []
-            for kind, dirs, slider in (("rook", ROOK_DIRS, R), ("bishop", BISHOP_DIRS, B)):
-                if t not in (slider, Q):
-                    continue
-                for d in range(len(dirs)):
-                    bits.append(first[kind, d, s][color][1 if t == Q else 0])
-            return bits
-
-        def pawn_attackers(color, s):
-            """Bits: the pawns of ``color`` attacking ``s`` (white's move up, black's down)."""
-            f, r = s % 8, s // 8
-            dr = -1 if color == 0 else 1
-            planes = (white, black)[color]
-            return [planes[P][_sq(f + df, r + dr)] for df in (-1, 1) if _on(f + df, r + dr)]
+        white, black = network.planes
+        attackers, pawn_attackers = network.attackers, network.pawn_attackers
 
         # per square, colour and type: how many of the colour's pieces of the type attack it
         # (0 to 8, a few bits), counted once and shared by the mobility sums (masked by the
@@ -451,7 +493,8 @@ class EvaluateTerms(wiring.Component):
                     for c in ("white", "black")]
             for c in (0, 1):
                 for s in range(_SQUARES):
-                    m.d.comb += free[c][s].eq(~own_any[c][s] & ~_any(pawn_attackers(1 - c, s)))
+                    m.d.comb += free[c][s].eq(~own_any[c][s]
+                                              & ~network.pawn_attacked(1 - c)[s])
             for t in (N, B, R, Q):
                 sums = [masked_sum(per_square[c][t], free[c]) for c in (0, 1)]
                 out[f"mobility_{t}"] = difference(*sums, f"count_mobility_{t}")
@@ -468,3 +511,40 @@ class EvaluateTerms(wiring.Component):
                 sums = [masked_sum(per_square[1 - c][t], zone[c]) for c in (0, 1)]
                 out[f"zone_attacks_{t}"] = difference(*sums, f"count_zone_attacks_{t}")
         return out
+
+    def _threat_counts(self, m, network):
+        """White's count less black's of each threat feature (absolute squares, as
+        ``_attack_counts``). A threat asks whether a square is attacked, not how often, so each
+        square gets OR-ed bits per colour rather than the per-square counts of the king and
+        mobility groups: ORs of the same network bits, no per-square adder."""
+        attacked = [{} for _ in (0, 1)]   # [colour][what] -> 64 one-bit Signals
+        for c, colour in enumerate(("white", "black")):
+            by = {what: [Signal(name=f"attacked_{colour}_{what}_{s}") for s in range(_SQUARES)]
+                  for what in ("minor", "rook", "any")}
+            pawn = network.pawn_attacked(c)
+            for s in range(_SQUARES):
+                knight, bishop, rook, queen, king = (
+                    _any(network.attackers(c, t, s)) for t in (N, B, R, Q, K))
+                m.d.comb += [
+                    by["minor"][s].eq(knight | bishop),
+                    by["rook"][s].eq(rook),
+                    by["any"][s].eq(pawn[s] | by["minor"][s] | rook | queen | king),
+                ]
+            attacked[c] = dict(by, pawn=pawn)
+
+        bits = {name: ([], []) for name in ("threat_by_pawn", "threat_by_minor",
+                                            "threat_by_rook", "hanging")}
+        for c, planes in enumerate(network.planes):
+            enemy = attacked[1 - c]
+            # "any" of the own colour is also its defence: a slider's ray stops on (and so
+            # includes) the first piece it meets, an own piece among them
+            defended = attacked[c]["any"]
+            for s in range(_SQUARES):
+                heavy = planes[R][s] | planes[Q][s]
+                piece = planes[N][s] | planes[B][s] | heavy
+                bits["threat_by_pawn"][c].append(piece & enemy["pawn"][s])
+                bits["threat_by_minor"][c].append(heavy & enemy["minor"][s])
+                bits["threat_by_rook"][c].append(planes[Q][s] & enemy["rook"][s])
+                bits["hanging"][c].append(piece & enemy["any"][s] & ~defended[s])
+        return {name: _difference(m, white_bits, black_bits, f"count_{name}")
+                for name, (white_bits, black_bits) in bits.items()}

@@ -1,5 +1,5 @@
 """The "terms" evaluation: material and piece-square tables plus pawn structure, king safety,
-mobility and piece terms (docs/semantics.md, section 6, "The terms evaluation").
+mobility, piece terms and threats (docs/semantics.md, section 6, "The terms evaluation").
 
 Every term is computed for one side in that side's own frame (its ranks flipped for black, so
 the side always plays up the board, as the OpenCL kernels and the hardware see it), and a term's
@@ -18,7 +18,7 @@ from chessaccel.contract.evalweights import (
     KING_OPEN_FILE, KING_SHIELD_FAR, KING_SHIELD_NEAR, KING_ZONE_ATTACK, MOBILITY_CENTRE,
     MOBILITY_PER_SQUARE, PASSED_PAWN_BLOCKED, PASSED_PAWN_EG, PASSED_PAWN_FREE_PATH,
     PASSED_PAWN_MG, ROOK_HALF_OPEN_FILE, ROOK_OPEN_FILE, ROOK_SEVENTH, TEMPO, TERMS, WEIGHT_NAMES,
-    square_tables)
+    HANGING_PIECE, THREAT_BY_MINOR, THREAT_BY_PAWN, THREAT_BY_ROOK, square_tables)
 from chessaccel.contract.geometry import (BISHOP_DIRS, COLOR_OF, EMPTY, KING_TARGETS,
                                           KNIGHT_TARGETS, ROOK_DIRS, TYPE_OF, ray)
 from .evaluate import evaluate, material_pst, phase, taper
@@ -72,6 +72,7 @@ _SHIELD_FAR = tuple(_mask(8 * (s // 8 + 2) + f for f in (s % 8 - 1, s % 8, s % 8
                           if _on_board(f, s // 8 + 2)) for s in range(64))
 #: the king's zone: its square and the squares next to it
 _ZONE = tuple(_mask(KING_TARGETS[s]) | (1 << s) for s in range(64))
+_KING = tuple(_mask(KING_TARGETS[s]) for s in range(64))
 _KNIGHT = tuple(_mask(KNIGHT_TARGETS[s]) for s in range(64))
 _RAYS = {t: tuple(tuple(tuple(ray(s, df, dr)) for df, dr in dirs) for s in range(64))
          for t, dirs in ((B, BISHOP_DIRS), (R, ROOK_DIRS))}
@@ -126,7 +127,7 @@ def _squares(x):
 FEATURES = ("passed_ranks", "passed_free", "passed_blocked", "isolated", "doubled", "backward",
             "connected", "shield_near", "shield_far", "king_open_files", "king_half_open_files",
             "zone_attacks", "mobility", "bishops", "rook_open_files", "rook_half_open_files",
-            "rooks_seventh")
+            "rooks_seventh", "threat_by_pawn", "threat_by_minor", "threat_by_rook", "hanging")
 
 
 def side_features(own, enemy):
@@ -196,6 +197,28 @@ def side_features(own, enemy):
                 f["rook_open_files"] += 1
         if s >> 3 == 6 and enemy_on_back:
             f["rooks_seventh"] += 1
+    # threats: own pieces on squares the enemy attacks, by the attacker's kind
+    enemy_minor = enemy_rook = enemy_attacks = 0
+    for t in (N, B, R, Q):
+        for s in _squares(enemy[t]):
+            a = _attacks(t, s, occupied)
+            enemy_attacks |= a
+            if t in (N, B):
+                enemy_minor |= a
+            elif t == R:
+                enemy_rook |= a
+    for s in _squares(enemy[K]):
+        enemy_attacks |= _KING[s]
+    enemy_attacks |= enemy_pawn_attacks
+    defended = ((pawns << 7) & _NOT_H & _ALL) | ((pawns << 9) & _NOT_A & _ALL)
+    for t in (N, B, R, Q, K):
+        for s in _squares(own[t]):
+            defended |= _KING[s] if t == K else _attacks(t, s, occupied)
+    pieces = own[N] | own[B] | own[R] | own[Q]
+    f["threat_by_pawn"] = (pieces & enemy_pawn_attacks).bit_count()
+    f["threat_by_minor"] = ((own[R] | own[Q]) & enemy_minor).bit_count()
+    f["threat_by_rook"] = (own[Q] & enemy_rook).bit_count()
+    f["hanging"] = (pieces & enemy_attacks & ~defended).bit_count()
     return f
 
 
@@ -233,6 +256,9 @@ def _side_terms(f):
         "bishop_pair": BISHOP_PAIR if f["bishops"] >= 2 else (0, 0),
         "rook_files": (rook_open[0] + rook_half[0], rook_open[1] + rook_half[1]),
         "rook_seventh": times(f["rooks_seventh"], ROOK_SEVENTH),
+        "threats": tuple(sum(parts) for parts in zip(
+            times(f["threat_by_pawn"], THREAT_BY_PAWN), times(f["threat_by_minor"], THREAT_BY_MINOR),
+            times(f["threat_by_rook"], THREAT_BY_ROOK), times(f["hanging"], HANGING_PIECE))),
     }
 
 
@@ -291,7 +317,9 @@ def _side_counts(f):
                    king_half_open_file=f["king_half_open_files"],
                    bishop_pair=int(f["bishops"] >= 2), rook_open_file=f["rook_open_files"],
                    rook_half_open_file=f["rook_half_open_files"],
-                   rook_seventh=f["rooks_seventh"], tempo=0)
+                   rook_seventh=f["rooks_seventh"], tempo=0,
+                   threat_by_pawn=f["threat_by_pawn"], threat_by_minor=f["threat_by_minor"],
+                   threat_by_rook=f["threat_by_rook"], hanging_piece=f["hanging"])
     for name, t in (("pawn", P), ("knight", N), ("bishop", B), ("rook", R), ("queen", Q)):
         by_name[f"king_zone_attack.{name}"] = f["zone_attacks"][t]
     for name, t in (("knight", N), ("bishop", B), ("rook", R), ("queen", Q)):

@@ -9,6 +9,10 @@ from dataclasses import dataclass, field
 
 __all__ = ["BlockSpec", "BlockUnavailable", "BLOCKS", "GROUPS", "resolve", "expand"]
 
+#: hdl/evalterms.py's term groups (its ``GROUPS``), one block each: written out rather than
+#: imported, as the blocks are looked up lazily (tests/test_evalterms_rtl.py checks they agree).
+EVALTERMS_GROUPS = ("pawns", "king", "mobility", "pieces", "threats")
+
 
 class BlockUnavailable(Exception):
     """The named block is unknown, or its module or class does not exist (yet)."""
@@ -88,7 +92,7 @@ BLOCKS = {spec.name: spec for spec in [
           "the terms evaluation's terms, combinational (all groups)"),
     *[_spec(f"evalterms-{group}", "chessaccel.hdl.evalterms", "EvaluateTerms",
             f"the terms evaluation's {group} terms alone", groups=(group,))
-      for group in ("pawns", "king", "mobility", "pieces")],
+      for group in EVALTERMS_GROUPS],
     _spec("searchcore-terms", "chessaccel.hdl.search", "SearchCore",
           "one search core with the terms evaluation", evaluation="terms"),
     _spec("searchcore2-terms", "chessaccel.hdl.search", "SearchCore",
@@ -107,8 +111,7 @@ BLOCKS = {spec.name: spec for spec in [
 GROUPS = {
     "movegen-all": ["board", "genvictim", "genaggressor", "testcheck", "castlestatus", "movegen"],
     "search-all": ["evaluate", "searchstack", "searchcore"],
-    "evalterms-all": ["evalterms", "evalterms-pawns", "evalterms-king", "evalterms-mobility",
-                      "evalterms-pieces"],
+    "evalterms-all": ["evalterms", *[f"evalterms-{group}" for group in EVALTERMS_GROUPS]],
 }
 
 

@@ -31,12 +31,14 @@ struct TermWeights {
     int zone_attack[8][2];          // the enemy attacker's type: pawn .. queen
     int mobility[8][2];             // the mobile piece's type: knight .. queen
     int mobility_centre[8];
+    int threat_by_pawn[2], threat_by_minor[2], threat_by_rook[2], hanging[2];
 };
 
 // The terms after material_pst, in contract/evalweights.py's TERMS order.
 enum Term {
     PASSED_PAWNS, ISOLATED_PAWNS, DOUBLED_PAWNS, BACKWARD_PAWNS, CONNECTED_PAWNS, KING_SHIELD,
-    KING_FILES, KING_ATTACKS, MOBILITY, BISHOP_PAIR, ROOK_FILES, ROOK_SEVENTH, TEMPO, TERM_COUNT
+    KING_FILES, KING_ATTACKS, MOBILITY, BISHOP_PAIR, ROOK_FILES, ROOK_SEVENTH, THREATS, TEMPO,
+    TERM_COUNT
 };
 
 namespace detail {
@@ -228,6 +230,42 @@ inline void side_terms(const uint64_t* own, const uint64_t* enemy, const Pieces&
     add(ROOK_FILES, rook_open * w.rook_open[0] + rook_half_open * w.rook_half_open[0],
         rook_open * w.rook_open[1] + rook_half_open * w.rook_half_open[1]);
     add(ROOK_SEVENTH, seventh * w.rook_seventh[0], seventh * w.rook_seventh[1]);
+    // threats: own pieces on squares the enemy attacks, by the attacker's kind (white's frame for
+    // the pieces' attacks, so the pawns' and kings' are flipped to it)
+    uint64_t enemy_pawn_hits = enemy_pawn_attacks, enemy_king = enemy[KING], own_king = own[KING];
+    uint64_t own_pawn_hits = ((pawns << 7) & NOT_H) | ((pawns << 9) & NOT_A);
+    uint64_t own_n = own[KNIGHT], own_b = own[BISHOP], own_r = own[ROOK], own_q = own[QUEEN];
+    if (flip) {
+        enemy_pawn_hits = __builtin_bswap64(enemy_pawn_hits);
+        own_pawn_hits = __builtin_bswap64(own_pawn_hits);
+        enemy_king = __builtin_bswap64(enemy_king);
+        own_king = __builtin_bswap64(own_king);
+        own_n = __builtin_bswap64(own_n);
+        own_b = __builtin_bswap64(own_b);
+        own_r = __builtin_bswap64(own_r);
+        own_q = __builtin_bswap64(own_q);
+    }
+    uint64_t enemy_minor = 0, enemy_rook = 0, enemy_any = enemy_pawn_hits;
+    for (int k = 0; k < enemy_pieces.n; k++) {
+        int t = enemy_pieces.type[k];
+        uint64_t a = enemy_pieces.attacks[k];
+        enemy_any |= a;
+        if (t == KNIGHT || t == BISHOP) enemy_minor |= a;
+        else if (t == ROOK) enemy_rook |= a;
+    }
+    if (enemy_king) enemy_any |= masks.zone[lowest(enemy_king)] & ~enemy_king;
+    uint64_t defended = own_pawn_hits;
+    for (int k = 0; k < own_pieces.n; k++) defended |= own_pieces.attacks[k];
+    if (own_king) defended |= masks.zone[lowest(own_king)] & ~own_king;
+    uint64_t pieces = own_n | own_b | own_r | own_q;
+    int by_pawn = popcount(pieces & enemy_pawn_hits);
+    int by_minor = popcount((own_r | own_q) & enemy_minor);
+    int by_rook = popcount(own_q & enemy_rook);
+    int hanging = popcount(pieces & enemy_any & ~defended);
+    add(THREATS, by_pawn * w.threat_by_pawn[0] + by_minor * w.threat_by_minor[0]
+                 + by_rook * w.threat_by_rook[0] + hanging * w.hanging[0],
+        by_pawn * w.threat_by_pawn[1] + by_minor * w.threat_by_minor[1]
+                 + by_rook * w.threat_by_rook[1] + hanging * w.hanging[1]);
 }
 
 }  // namespace detail

@@ -144,6 +144,8 @@ def _term_weights(weights=WEIGHTS):
         for piece in range(8):
             values += list(table.get(piece, (0, 0)))
     values += [weights["mobility_centre"].get(piece, 0) for piece in range(8)]
+    for key in ("threat_by_pawn", "threat_by_minor", "threat_by_rook", "hanging_piece"):
+        values += list(weights[key])
     return values
 
 

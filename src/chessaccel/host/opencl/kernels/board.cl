@@ -403,26 +403,34 @@ static inline int2 pawn_king_terms(const ulong *own, const ulong *enemy) {
 }
 
 // One piece's attacks: its mobility (targets in `free`, about its type's centre) added to
-// *mobility, its attacks on the enemy king's zone to *zone.
-#define PIECE_ATTACKS(attacks, free, enemy_zone, centre, mobility, zone) \
+// *mobility, its attacks on the enemy king's zone to *zone, the squares themselves to the
+// union `into` (its side's attacks of its kind, for the threats).
+#define PIECE_ATTACKS(attacks, free, enemy_zone, centre, mobility, zone, into) \
     { ulong a_ = (attacks); *(mobility) += popcount(a_ & (free)) - (centre); \
-      *(zone) += popcount(a_ & (enemy_zone)); }
+      *(zone) += popcount(a_ & (enemy_zone)); (into) |= a_; }
 
 // (mg, eg) of both sides' piece terms, the side to move's less the enemy's, in the side to
 // move's frame (the counts do not depend on the frame): mobility, attacks on the other king's
-// zone, rooks on open and half-open files and the seventh rank, the bishop pair. Each piece's
-// attacks are found once, for its mobility and for its attacks on the other king's zone.
+// zone, rooks on open and half-open files and the seventh rank, the bishop pair, the threats.
+// Each piece's attacks are found once, for its mobility, its attacks on the other king's zone
+// and its side's attack sets by kind (the threats: a few ors a piece, the counts at the end).
 static inline int2 piece_terms(Lines t, const ulong *own, const ulong *enemy) {
     ulong own_all = own[PAWN] | own[KNIGHT] | own[BISHOP] | own[ROOK] | own[QUEEN] | own[KING];
     ulong enemy_all = enemy[PAWN] | enemy[KNIGHT] | enemy[BISHOP] | enemy[ROOK] | enemy[QUEEN]
                     | enemy[KING];
     ulong occ = own_all | enemy_all;
     ulong pawns = own[PAWN], enemy_pawns = enemy[PAWN];
+    ulong own_pawn_attacks = pawn_attacks_up(pawns);
+    ulong enemy_pawn_attacks = pawn_attacks_down(enemy_pawns);
     // targets not held by the side's pieces nor taken on by the other side's pawns
-    ulong own_free = ~own_all & ~pawn_attacks_down(enemy_pawns);
-    ulong enemy_free = ~enemy_all & ~pawn_attacks_up(pawns);
-    ulong own_zone = king_attacks(own[KING]) | own[KING];
-    ulong enemy_zone = king_attacks(enemy[KING]) | enemy[KING];
+    ulong own_free = ~own_all & ~enemy_pawn_attacks;
+    ulong enemy_free = ~enemy_all & ~own_pawn_attacks;
+    ulong own_king_attacks = king_attacks(own[KING]);
+    ulong enemy_king_attacks = king_attacks(enemy[KING]);
+    ulong own_zone = own_king_attacks | own[KING];
+    ulong enemy_zone = enemy_king_attacks | enemy[KING];
+    // each side's attacks by its knights and bishops, its rooks, its queens (the threats)
+    ulong minor[2] = {0, 0}, rook[2] = {0, 0}, queen[2] = {0, 0};
     // [0]: the side to move's figure, [1]: the enemy's
     int mob[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}}, zone[5][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}};
     // pawns on a king's zone, each direction counted apart (a square two pawns attack counts twice)
@@ -434,21 +442,21 @@ static inline int2 piece_terms(Lines t, const ulong *own, const ulong *enemy) {
     // move adds to zone[..][1]
     for (ulong x = own[KNIGHT]; x; x &= x - 1)
         PIECE_ATTACKS(KNIGHT_FROM(t, lowest(x)), own_free, enemy_zone, MOBILITY_CENTRE_KNIGHT,
-                      &mob[0][0], &zone[1][1]);
+                      &mob[0][0], &zone[1][1], minor[0]);
     for (ulong x = enemy[KNIGHT]; x; x &= x - 1)
         PIECE_ATTACKS(KNIGHT_FROM(t, lowest(x)), enemy_free, own_zone, MOBILITY_CENTRE_KNIGHT,
-                      &mob[0][1], &zone[1][0]);
+                      &mob[0][1], &zone[1][0], minor[1]);
     for (ulong x = own[BISHOP]; x; x &= x - 1)
         PIECE_ATTACKS(diagonal_from(t, lowest(x), occ), own_free, enemy_zone,
-                      MOBILITY_CENTRE_BISHOP, &mob[1][0], &zone[2][1]);
+                      MOBILITY_CENTRE_BISHOP, &mob[1][0], &zone[2][1], minor[0]);
     for (ulong x = enemy[BISHOP]; x; x &= x - 1)
         PIECE_ATTACKS(diagonal_from(t, lowest(x), occ), enemy_free, own_zone,
-                      MOBILITY_CENTRE_BISHOP, &mob[1][1], &zone[2][0]);
+                      MOBILITY_CENTRE_BISHOP, &mob[1][1], &zone[2][0], minor[1]);
     int rook_files[2][2] = {{0, 0}, {0, 0}}, seventh[2] = {0, 0};   // [half-open, open][side]
     for (ulong x = own[ROOK]; x; x &= x - 1) {
         int s = lowest(x);
         PIECE_ATTACKS(straight_from(t, s, occ), own_free, enemy_zone, MOBILITY_CENTRE_ROOK,
-                      &mob[2][0], &zone[3][1]);
+                      &mob[2][0], &zone[3][1], rook[0]);
         ulong file = FILE_A << (s & 7);
         if (!(pawns & file))
             rook_files[(enemy_pawns & file) ? 0 : 1][0]++;
@@ -458,7 +466,7 @@ static inline int2 piece_terms(Lines t, const ulong *own, const ulong *enemy) {
     for (ulong x = enemy[ROOK]; x; x &= x - 1) {
         int s = lowest(x);
         PIECE_ATTACKS(straight_from(t, s, occ), enemy_free, own_zone, MOBILITY_CENTRE_ROOK,
-                      &mob[2][1], &zone[3][0]);
+                      &mob[2][1], &zone[3][0], rook[1]);
         ulong file = FILE_A << (s & 7);
         if (!(enemy_pawns & file))
             rook_files[(pawns & file) ? 0 : 1][1]++;
@@ -469,12 +477,12 @@ static inline int2 piece_terms(Lines t, const ulong *own, const ulong *enemy) {
     for (ulong x = own[QUEEN]; x; x &= x - 1) {
         int s = lowest(x);
         PIECE_ATTACKS(straight_from(t, s, occ) | diagonal_from(t, s, occ), own_free, enemy_zone,
-                      MOBILITY_CENTRE_QUEEN, &mob[3][0], &zone[4][1]);
+                      MOBILITY_CENTRE_QUEEN, &mob[3][0], &zone[4][1], queen[0]);
     }
     for (ulong x = enemy[QUEEN]; x; x &= x - 1) {
         int s = lowest(x);
         PIECE_ATTACKS(straight_from(t, s, occ) | diagonal_from(t, s, occ), enemy_free, own_zone,
-                      MOBILITY_CENTRE_QUEEN, &mob[3][1], &zone[4][0]);
+                      MOBILITY_CENTRE_QUEEN, &mob[3][1], &zone[4][0], queen[1]);
     }
     int mg = 0, eg = 0, d;
     d = zone[0][0] - zone[0][1]; mg += d * KING_ZONE_ATTACK_PAWN_MG; eg += d * KING_ZONE_ATTACK_PAWN_EG;
@@ -493,6 +501,24 @@ static inline int2 piece_terms(Lines t, const ulong *own, const ulong *enemy) {
     d = seventh[0] - seventh[1]; mg += d * ROOK_SEVENTH_MG; eg += d * ROOK_SEVENTH_EG;
     d = (popcount(own[BISHOP]) >= 2) - (popcount(enemy[BISHOP]) >= 2);
     mg += d * BISHOP_PAIR_MG; eg += d * BISHOP_PAIR_EG;
+    // threats: a side's knights, bishops, rooks and queens on squares the other side's pawns /
+    // knights and bishops (rooks and queens only) / rooks (queens only) attack, and hanging:
+    // attacked by any enemy piece (pawns and king too) and by none of the side's own
+    ulong own_attacks = own_pawn_attacks | minor[0] | rook[0] | queen[0] | own_king_attacks;
+    ulong enemy_attacks = enemy_pawn_attacks | minor[1] | rook[1] | queen[1] | enemy_king_attacks;
+    ulong own_heavy = own[ROOK] | own[QUEEN], enemy_heavy = enemy[ROOK] | enemy[QUEEN];
+    ulong own_pieces = own[KNIGHT] | own[BISHOP] | own_heavy;
+    ulong enemy_pieces = enemy[KNIGHT] | enemy[BISHOP] | enemy_heavy;
+    // (int): OpenCL's own popcount of a ulong is a ulong
+    d = (int)popcount(own_pieces & enemy_pawn_attacks) - (int)popcount(enemy_pieces & own_pawn_attacks);
+    mg += d * THREAT_BY_PAWN_MG; eg += d * THREAT_BY_PAWN_EG;
+    d = (int)popcount(own_heavy & minor[1]) - (int)popcount(enemy_heavy & minor[0]);
+    mg += d * THREAT_BY_MINOR_MG; eg += d * THREAT_BY_MINOR_EG;
+    d = (int)popcount(own[QUEEN] & rook[1]) - (int)popcount(enemy[QUEEN] & rook[0]);
+    mg += d * THREAT_BY_ROOK_MG; eg += d * THREAT_BY_ROOK_EG;
+    d = (int)popcount(own_pieces & enemy_attacks & ~own_attacks)
+      - (int)popcount(enemy_pieces & own_attacks & ~enemy_attacks);
+    mg += d * HANGING_PIECE_MG; eg += d * HANGING_PIECE_EG;
     return (int2)(mg, eg);
 }
 
