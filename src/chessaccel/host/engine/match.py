@@ -16,7 +16,9 @@ from the JSON. A plot of the running score and Elo is drawn beside it.
 ``--sprt ELO0,ELO1`` (with ``--alpha``/``--beta``) runs the sequential probability ratio test of
 engine/sprt.py after every game and stops as soon as it decides; ``--games`` is then the most.
 ``--concurrency N`` plays N games at once, each thread with its own pair of engines; games are
-recorded in their order all the same (a game finished early waits for those before it).
+recorded in their order all the same (a game finished early waits for those before it), and
+no game starts more than 2 N games ahead of the first one not yet recorded, so that an SPRT's
+decision leaves at most that many games played for nothing.
 Self-play: ``--opponent-engine-option NAME=VALUE`` makes the opponent our own engine with other
 options, ``--opponent-commit REV`` our engine as built at another commit (checked out into a
 temporary git worktree, run from its src/ and removed at the end).
@@ -524,11 +526,17 @@ def _run(args, base, inc, sprt, checkout):
 
     lock = threading.Condition()
     results, stop = {}, threading.Event()
+    # the first game not yet recorded, and how far ahead of it a game may start: workers free
+    # far ahead of a long game wait, rather than play games an SPRT may not need
+    recording = {"next": first}
+    ahead = 2 * args.concurrency
 
     def worker(ours, theirs):
         while not stop.is_set():
             with lock:
-                if not todo:
+                while todo and todo[0] >= recording["next"] + ahead and not stop.is_set():
+                    lock.wait(0.5)
+                if not todo or stop.is_set():
                     return
                 game_id = todo.pop(0)
             try:
@@ -564,6 +572,8 @@ def _run(args, base, inc, sprt, checkout):
                         break
                     lock.wait(0.5)
                 item = results.pop(game_id, None)
+                recording["next"] = game_id + 1
+                lock.notify_all()
             if item is None:
                 break
             if isinstance(item, BaseException):
