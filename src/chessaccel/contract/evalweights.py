@@ -27,8 +27,8 @@ __all__ = ["EVALUATIONS", "DEFAULT_EVALUATION", "EvaluationError", "check_evalua
            "ISOLATED_PAWN", "DOUBLED_PAWN", "BACKWARD_PAWN", "CONNECTED_PAWN",
            "KING_SHIELD_NEAR", "KING_SHIELD_FAR", "KING_OPEN_FILE", "KING_HALF_OPEN_FILE",
            "KING_ZONE_ATTACK", "MOBILITY_PER_SQUARE", "MOBILITY_CENTRE", "BISHOP_PAIR",
-           "ROOK_OPEN_FILE", "ROOK_HALF_OPEN_FILE", "ROOK_SEVENTH", "TEMPO", "THREAT_BY_PAWN",
-           "THREAT_BY_MINOR", "THREAT_BY_ROOK", "HANGING_PIECE",
+           "ROOK_OPEN_FILE", "ROOK_HALF_OPEN_FILE", "ROOK_SEVENTH", "TEMPO", "THREAT_WEIGHTS",
+           "THREAT_BY_PAWN", "THREAT_BY_MINOR", "THREAT_BY_ROOK", "HANGING_PIECE",
            "WEIGHT_BITS", "Weight", "WeightPair", "MobilityCentre", "SUM_BOUND", "SUM_BITS", "pair_weights", "scalar_weights", "markdown_weights",
            "rank_tables", "WEIGHT_NAMES", "weight_vectors", "raw_weights", "weights_json",
            "SQUARE_PIECES", "SQUARE_BITS", "TERMS_SQUARE_MG", "TERMS_SQUARE_EG", "square_tables",
@@ -83,7 +83,7 @@ _PAIRS = ("passed_pawn_free_path", "passed_pawn_blocked", "isolated_pawn", "doub
           "rook_half_open_file", "rook_seventh", "tempo")
 #: The threat weights (section 6.1, `threats`), optional in a file: one without them (versions
 #: 1 to 4) reads them as 0, the evaluation it was made for.
-_THREATS = ("threat_by_pawn", "threat_by_minor", "threat_by_rook", "hanging_piece")
+THREAT_WEIGHTS = ("threat_by_pawn", "threat_by_minor", "threat_by_rook", "hanging_piece")
 
 
 #: The pieces of the terms evaluation's own table of material + piece-square values (the file's
@@ -140,7 +140,7 @@ def load_weights(text=None):
         out[f"passed_pawn_{phase}"] = tuple(table)
     for key in _PAIRS:
         out[key] = _pair(_read(raw, key, "the weights"), key)
-    for key in _THREATS:
+    for key in THREAT_WEIGHTS:
         out[key] = _pair(raw[key], key) if key in raw else (0, 0)
     zone = _read(raw, "king_zone_attack", "the weights")
     out["king_zone_attack"] = {t: _pair(_read(zone, name, "king_zone_attack"),
@@ -223,7 +223,7 @@ def _sum_bound(w):
             if t == _R:
                 piece += (max(abs(w["rook_open_file"][i]), abs(w["rook_half_open_file"][i]))
                           + abs(w["rook_seventh"][i]))
-            piece += sum(abs(w[k][i]) for k in _THREATS)
+            piece += sum(abs(w[k][i]) for k in THREAT_WEIGHTS)
             most = max(most, piece)
         most = max(most, max(abs(v) for v in square[_K]))
         per_side = abs(w["bishop_pair"][i]) + 3 * max(abs(w["king_open_file"][i]),
@@ -281,7 +281,7 @@ def square_tables(evaluation):
 def pair_weights():
     """Every (mg, eg) weight by an upper-case name (the kernels' prelude defines NAME_MG and
     NAME_EG from it): the pairs of the file, KING_ZONE_ATTACK_<TYPE> and MOBILITY_<TYPE>."""
-    out = {key.upper(): WEIGHTS[key] for key in _PAIRS + _THREATS}
+    out = {key.upper(): WEIGHTS[key] for key in _PAIRS + THREAT_WEIGHTS}
     for name, t in _ZONE_ATTACKERS.items():
         out[f"KING_ZONE_ATTACK_{name.upper()}"] = KING_ZONE_ATTACK[t]
     for name, t in _MOBILE.items():
@@ -310,7 +310,7 @@ def markdown_weights():
     rows += [f"| `mobility.{name}.per_square` (centre {MOBILITY_CENTRE[t]}) | "
              f"{MOBILITY_PER_SQUARE[t][0]} | {MOBILITY_PER_SQUARE[t][1]} |"
              for name, t in _MOBILE.items()]
-    rows += [f"| `{key}` | {w[key][0]} | {w[key][1]} |" for key in _THREATS]
+    rows += [f"| `{key}` | {w[key][0]} | {w[key][1]} |" for key in THREAT_WEIGHTS]
     return "\n".join(rows)
 
 
@@ -322,7 +322,7 @@ def markdown_weights():
 #: piece (their centres are not weights: they stay as the file sets them), then the threats.
 WEIGHT_NAMES = (tuple(f"passed_pawn[{r}]" for r in range(1, 7)) + _PAIRS
                 + tuple(f"king_zone_attack.{name}" for name in _ZONE_ATTACKERS)
-                + tuple(f"mobility.{name}" for name in _MOBILE) + _THREATS)
+                + tuple(f"mobility.{name}" for name in _MOBILE) + THREAT_WEIGHTS)
 
 
 def weight_vectors(weights=None):
@@ -333,7 +333,7 @@ def weight_vectors(weights=None):
              + [w[key] for key in _PAIRS]
              + [w["king_zone_attack"][t] for t in _ZONE_ATTACKERS.values()]
              + [w["mobility_per_square"][t] for t in _MOBILE.values()]
-             + [w[key] for key in _THREATS])
+             + [w[key] for key in THREAT_WEIGHTS])
     return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
 
 
@@ -353,7 +353,7 @@ def raw_weights(mg, eg, version, about, centres=None, squares=None):
     out["king_zone_attack"] = {name: by_name[f"king_zone_attack.{name}"] for name in _ZONE_ATTACKERS}
     out["mobility"] = {name: {"per_square": by_name[f"mobility.{name}"], "centre": centres[t]}
                        for name, t in _MOBILE.items()}
-    for key in _PAIRS[10:] + _THREATS:
+    for key in _PAIRS[10:] + THREAT_WEIGHTS:
         out[key] = by_name[key]
     if squares is not None:
         out["squares"] = {name: {"mg": [int(v) for v in squares[0][t]],

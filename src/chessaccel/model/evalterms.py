@@ -174,17 +174,20 @@ def side_features(own, enemy):
                 f["king_half_open_files"] += 1
             else:
                 f["king_open_files"] += 1
+    # each knight's, bishop's, rook's and queen's attacks, found once for the king zone, the
+    # mobility and the threats
+    own_attacks = {t: [_attacks(t, s, occupied) for s in _squares(own[t])] for t in (N, B, R, Q)}
+    enemy_attacks = {t: [_attacks(t, s, occupied) for s in _squares(enemy[t])]
+                     for t in (N, B, R, Q)}
     zone = _ZONE[k]
     zone_attacks = {P: (((enemy_pawns >> 7) & _NOT_A) & zone).bit_count()
                     + (((enemy_pawns >> 9) & _NOT_H) & zone).bit_count()}
     for t in (N, B, R, Q):
-        zone_attacks[t] = sum((_attacks(t, s, occupied) & zone).bit_count()
-                              for s in _squares(enemy[t]))
+        zone_attacks[t] = sum((a & zone).bit_count() for a in enemy_attacks[t])
     f["zone_attacks"] = zone_attacks
     # mobility: targets not held by own pieces nor taken on by an enemy pawn
     free = _ALL & ~own_all & ~enemy_pawn_attacks
-    f["mobility"] = {t: [(_attacks(t, s, occupied) & free).bit_count() for s in _squares(own[t])]
-                     for t in (N, B, R, Q)}
+    f["mobility"] = {t: [(a & free).bit_count() for a in own_attacks[t]] for t in (N, B, R, Q)}
     f["bishops"] = own[B].bit_count()
     f["rook_open_files"] = f["rook_half_open_files"] = f["rooks_seventh"] = 0
     enemy_on_back = bool(enemy[K] & _RANK_8) or bool(enemy_pawns & _RANK_7)
@@ -198,27 +201,25 @@ def side_features(own, enemy):
         if s >> 3 == 6 and enemy_on_back:
             f["rooks_seventh"] += 1
     # threats: own pieces on squares the enemy attacks, by the attacker's kind
-    enemy_minor = enemy_rook = enemy_attacks = 0
-    for t in (N, B, R, Q):
-        for s in _squares(enemy[t]):
-            a = _attacks(t, s, occupied)
-            enemy_attacks |= a
-            if t in (N, B):
-                enemy_minor |= a
-            elif t == R:
-                enemy_rook |= a
+    def union(attacks, types):
+        out = 0
+        for t in types:
+            for a in attacks[t]:
+                out |= a
+        return out
+    enemy_minor, enemy_rook = union(enemy_attacks, (N, B)), union(enemy_attacks, (R,))
+    enemy_any = enemy_pawn_attacks | enemy_minor | union(enemy_attacks, (R, Q))
+    defended = (((pawns << 7) & _NOT_H & _ALL) | ((pawns << 9) & _NOT_A & _ALL)
+                | union(own_attacks, (N, B, R, Q)))
     for s in _squares(enemy[K]):
-        enemy_attacks |= _KING[s]
-    enemy_attacks |= enemy_pawn_attacks
-    defended = ((pawns << 7) & _NOT_H & _ALL) | ((pawns << 9) & _NOT_A & _ALL)
-    for t in (N, B, R, Q, K):
-        for s in _squares(own[t]):
-            defended |= _KING[s] if t == K else _attacks(t, s, occupied)
+        enemy_any |= _KING[s]
+    for s in _squares(own[K]):
+        defended |= _KING[s]
     pieces = own[N] | own[B] | own[R] | own[Q]
     f["threat_by_pawn"] = (pieces & enemy_pawn_attacks).bit_count()
     f["threat_by_minor"] = ((own[R] | own[Q]) & enemy_minor).bit_count()
     f["threat_by_rook"] = (own[Q] & enemy_rook).bit_count()
-    f["hanging"] = (pieces & enemy_attacks & ~defended).bit_count()
+    f["hanging"] = (pieces & enemy_any & ~defended).bit_count()
     return f
 
 
