@@ -20,7 +20,10 @@ all: demo
 # System packages: Icarus Verilog (cocotb), Verilator + g++ (the compiled board simulation),
 # python3-venv (Debian's python needs it for `python3 -m venv`), stockfish (the engine tests'
 # and `chessaccel match`'s opponent; Debian puts it at /usr/games/stockfish), openfpgaloader
-# (`chessaccel board program` and `board detect`, and their tests).
+# (`chessaccel board program` and `board detect`, and their tests), pocl-opencl-icd (Debian's
+# PoCL 3.1 on LLVM 15 as a second CPU OpenCL platform, listed before the wheel's: PoCL 3.0 of
+# pyopencl[pocl], on LLVM 14, names CPUs newer than LLVM 14 'generic' and builds no kernel on
+# them, e.g. AMD's Zen 5: "unknown target CPU 'generic'").
 system-packages:
 	@missing=""; \
 	command -v iverilog >/dev/null || missing="$$missing iverilog"; \
@@ -30,6 +33,7 @@ system-packages:
 	python3 -c "import ensurepip, venv" 2>/dev/null || missing="$$missing python3-venv"; \
 	[ -x /usr/games/stockfish ] || command -v stockfish >/dev/null || missing="$$missing stockfish"; \
 	command -v openFPGALoader >/dev/null || missing="$$missing openfpgaloader"; \
+	[ -e /etc/OpenCL/vendors/pocl.icd ] || missing="$$missing pocl-opencl-icd"; \
 	if [ -n "$$missing" ]; then \
 	  echo "apt-get install:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \

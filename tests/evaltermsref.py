@@ -63,17 +63,12 @@ def side_counts(cb, color):
     for e in enemy_pawns:
         enemy_pawn_attacks |= cb.attacks(e)
     c = {"passed": [], "free": 0, "blocked": 0, "isolated": 0, "doubled": 0, "backward": 0,
-         "connected": 0, "passed_enemy_king": 0, "passed_own_king": 0}
+         "connected": 0}
     for p in pawns:
         f, r = chess.square_file(p), chess.square_rank(p)
         if not any(abs(chess.square_file(e) - f) <= 1 and _ahead(color, r, chess.square_rank(e))
                    for e in enemy_pawns):
             c["passed"].append(_relative_rank(color, r))
-            if _relative_rank(color, r) >= 3:
-                ahead = chess.square(f, r + forward)
-                factor = _relative_rank(color, r) - 2
-                c["passed_enemy_king"] += factor * chess.square_distance(cb.king(enemy), ahead)
-                c["passed_own_king"] += factor * chess.square_distance(cb.king(color), ahead)
             path = [chess.square(f, rr) for rr in range(8) if _ahead(color, r, rr)]
             if all(cb.piece_at(s) is None for s in path):
                 c["free"] += 1
@@ -126,16 +121,6 @@ def side_counts(cb, color):
                 chess.square_rank(enemy_king) == eighth
                 or any(chess.square_rank(e) == seventh for e in enemy_pawns)):
             c["rook_seventh"] += 1
-    # outposts: python-chess's attackers for the defending pawn, the files beside for the
-    # enemy pawns that could come
-    for t, key in ((chess.KNIGHT, "knight_outposts"), (chess.BISHOP, "bishop_outposts")):
-        c[key] = 0
-        for s in cb.pieces(t, color):
-            f, r = chess.square_file(s), chess.square_rank(s)
-            defended = any(cb.piece_type_at(a) == chess.PAWN for a in cb.attackers(color, s))
-            chased = any(abs(chess.square_file(e) - f) == 1
-                         and _ahead(color, r, chess.square_rank(e)) for e in enemy_pawns)
-            c[key] += 3 <= _relative_rank(color, r) <= 5 and defended and not chased
     # threats: python-chess's attackers of each own piece's square, by the attacker's type
     c["threat_by_pawn"] = c["threat_by_minor"] = c["threat_by_rook"] = c["hanging"] = 0
     for t in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
@@ -160,9 +145,7 @@ def _side_terms(c):
 
     passed = plus(*[(w["passed_pawn"]["mg"][r], w["passed_pawn"]["eg"][r]) for r in c["passed"]],
                   times(c["free"], "passed_pawn_free_path"),
-                  times(c["blocked"], "passed_pawn_blocked"),
-                  times(c["passed_enemy_king"], "passed_pawn_enemy_king"),
-                  times(c["passed_own_king"], "passed_pawn_own_king"))
+                  times(c["blocked"], "passed_pawn_blocked"))
     zone = plus(*[(n * w["king_zone_attack"][name][0], n * w["king_zone_attack"][name][1])
                   for name, n in c["zone"].items()])
     mobility = []
@@ -186,8 +169,6 @@ def _side_terms(c):
         "rook_files": plus(times(c["rook_open"], "rook_open_file"),
                            times(c["rook_half_open"], "rook_half_open_file")),
         "rook_seventh": times(c["rook_seventh"], "rook_seventh"),
-        "outposts": plus(times(c["knight_outposts"], "knight_outpost"),
-                         times(c["bishop_outposts"], "bishop_outpost")),
         "threats": plus(*[times(c[k], key) for k, key in (
             ("threat_by_pawn", "threat_by_pawn"), ("threat_by_minor", "threat_by_minor"),
             ("threat_by_rook", "threat_by_rook"), ("hanging", "hanging_piece"))]),

@@ -2,7 +2,7 @@
 ``term_values``), position by position, term by term, in Amaranth's simulator (an async
 testbench: one position a transaction, the block being combinational).
 
-Each transaction is one position; the block's 15 terms and their total are compared with the
+Each transaction is one position; the block's 14 terms and their total are compared with the
 model's (white's view; material and piece-square values are the incremental Evaluate's and not
 the block's). The positions: the public suites, random play drawn with the run's seed
 (tests/seeds.py), the colour-mirrored twin of each random one, and the children of random
@@ -16,9 +16,8 @@ simulator about 0.05 s after some 20 s of elaboration. The fast tier runs every
 children (about 450 transactions, about 40 s); ``@pytest.mark.long`` (``make test-long``,
 or ``pytest -m long tests/test_evalterms_rtl.py``) runs every suite position and
 ``LONG_RANDOM`` random ones with their twins and children, and each term group's block alone.
-The threats, the passed pawns' king distances and the outposts also run in their group's block
-alone on a few chosen positions (``THREAT_CASES``, ``PASSED_KING_CASES``, ``OUTPOST_CASES``),
-each a case a random sample may miss by chance.
+The threats group also runs alone on a few chosen positions (``THREAT_CASES``), each a case of
+the attack rule a random sample may miss by chance.
 """
 
 import random
@@ -160,60 +159,25 @@ THREAT_CASES = (
     ("4k3/8/8/8/2N5/4n3/2B5/2R1K3 w - - 0 1", "a rook behind a bishop does not defend"),
     ("4k3/4n3/8/8/8/8/8/3KR3 w - - 0 1", "a king defends: the knight a rook attacks is not hanging"),
 )
-#: Positions for the passed pawns' king distances (section 6.1, `passed_pawns`).
-PASSED_KING_CASES = (
-    ("8/1k6/8/P7/8/8/8/7K w - - 0 1", "the enemy king next to the square ahead, the own far"),
-    ("8/2P5/8/8/8/k7/8/K7 w - - 0 1", "rank 6: factor 4, the square ahead on the last rank"),
-    ("8/4k3/8/3P4/3P4/8/8/4K3 w - - 0 1", "two passed pawns on a file, ranks 3 and 4"),
-    ("7k/8/8/8/8/4P3/8/K7 w - - 0 1", "rank 2: no distance counted"),
-    ("K7/8/8/6P1/8/8/8/k7 w - - 0 1", "the king's rank far, its file near"),
-)
-#: Positions for the outposts (section 6.1, `outposts`).
-OUTPOST_CASES = (
-    ("4k3/8/8/3N4/4P3/8/8/4K3 w - - 0 1", "a knight on d5 that e4 defends"),
-    ("4k3/2p5/8/3N4/4P3/8/8/4K3 w - - 0 1", "c7 could chase it: no outpost"),
-    ("4k3/8/8/3B4/2P5/8/8/4K3 w - - 0 1", "a bishop on d5 that c4 defends"),
-    ("4k3/3N4/4P3/8/8/8/8/4K3 w - - 0 1", "rank 6 (the 7th): no outpost"),
-    ("4k3/8/2p5/1n1N4/4P3/8/8/4K3 w - - 0 1", "b5 holds, d5 not"),
-    ("3k4/8/8/N6B/1P4P1/8/8/4K3 w - - 0 1", "the board's edge files"),
-)
-
-
-def _chosen(group, term, cases, features):
-    """The block of ``group`` alone on ``cases`` and their twins: ``term`` (and so the total,
-    where the group has no other term that is not 0) equal to the model's, the terms of the other
-    groups 0; and the cases between them set each of ``features`` for each colour (so they keep
-    checking what they say)."""
-    from chessaccel.hdl.evalterms import TERM_GROUP
-    fens = [fen for fen, _ in cases]
-    fens += [chess.Board(fen).mirror().fen() for fen in fens]
-    boards = [(fen, suites.board_of(fen)) for fen in fens]
-    met = set()
-    for (fen, board), (got, total) in zip(boards, simulate(boards, (group,))):
-        want = term_values(board)
-        assert got[term] == tuple(want[term]), (fen, got[term], want[term])
-        assert all(got[name] == (tuple(want[name]) if TERM_GROUP[name] == group else (0, 0))
-                   for name in TERM_NAMES), fen
-        for colour, frame in enumerate(frames(board)):
-            found = side_features(*frame)
-            met |= {(colour, name) for name in features if found[name]}
-    assert met == {(c, name) for c in (0, 1) for name in features}
+_THREAT_FEATURES = ("threat_by_pawn", "threat_by_minor", "threat_by_rook", "hanging")
 
 
 def test_threats_on_chosen_positions():
-    """The threats group's block alone on THREAT_CASES and their twins."""
-    _chosen("threats", "threats", THREAT_CASES,
-            ("threat_by_pawn", "threat_by_minor", "threat_by_rook", "hanging"))
-
-
-def test_passed_pawn_king_distances_on_chosen_positions():
-    """The pawns group's block alone on PASSED_KING_CASES and their twins."""
-    _chosen("pawns", "passed_pawns", PASSED_KING_CASES, ("passed_enemy_king", "passed_own_king"))
-
-
-def test_outposts_on_chosen_positions():
-    """The pieces group's block alone on OUTPOST_CASES and their twins."""
-    _chosen("pieces", "outposts", OUTPOST_CASES, ("knight_outposts", "bishop_outposts"))
+    """The threats group's block alone on THREAT_CASES and their twins: the threats term (and
+    so the total) equal to the model's, the others 0; and the cases between them set each of
+    the term's four features for each colour (so they keep checking what they say)."""
+    fens = [fen for fen, _ in THREAT_CASES]
+    fens += [chess.Board(fen).mirror().fen() for fen in fens]
+    boards = [(fen, suites.board_of(fen)) for fen in fens]
+    met = set()
+    for (fen, board), (got, total) in zip(boards, simulate(boards, ("threats",))):
+        want = tuple(term_values(board)["threats"])
+        assert got["threats"] == want == total, (fen, got["threats"], want, total)
+        assert all(got[name] == (0, 0) for name in TERM_NAMES if name != "threats"), fen
+        for colour, frame in enumerate(frames(board)):
+            features = side_features(*frame)
+            met |= {(colour, name) for name in _THREAT_FEATURES if features[name]}
+    assert met == {(c, name) for c in (0, 1) for name in _THREAT_FEATURES}
 
 
 def test_synthesis_registry_builds_one_block_per_group():

@@ -29,8 +29,6 @@ __all__ = ["EVALUATIONS", "DEFAULT_EVALUATION", "EvaluationError", "check_evalua
            "KING_ZONE_ATTACK", "MOBILITY_PER_SQUARE", "MOBILITY_CENTRE", "BISHOP_PAIR",
            "ROOK_OPEN_FILE", "ROOK_HALF_OPEN_FILE", "ROOK_SEVENTH", "TEMPO", "THREAT_WEIGHTS",
            "THREAT_BY_PAWN", "THREAT_BY_MINOR", "THREAT_BY_ROOK", "HANGING_PIECE",
-           "PASSED_KING_WEIGHTS", "PASSED_PAWN_ENEMY_KING", "PASSED_PAWN_OWN_KING",
-           "OUTPOST_WEIGHTS", "KNIGHT_OUTPOST", "BISHOP_OUTPOST", "OPTIONAL_WEIGHTS",
            "WEIGHT_BITS", "Weight", "WeightPair", "MobilityCentre", "SUM_BOUND", "SUM_BITS", "pair_weights", "scalar_weights", "markdown_weights",
            "rank_tables", "WEIGHT_NAMES", "weight_vectors", "raw_weights", "weights_json",
            "SQUARE_PIECES", "SQUARE_BITS", "TERMS_SQUARE_MG", "TERMS_SQUARE_EG", "square_tables",
@@ -56,7 +54,7 @@ def check_evaluation(name):
 #: (mg, eg) pair from white's view (section 6 defines each).
 TERMS = ("material_pst", "passed_pawns", "isolated_pawns", "doubled_pawns", "backward_pawns",
          "connected_pawns", "king_shield", "king_files", "king_attacks", "mobility",
-         "bishop_pair", "rook_files", "rook_seventh", "outposts", "threats", "tempo")
+         "bishop_pair", "rook_files", "rook_seventh", "threats", "tempo")
 
 # --- shapes: how wide a weight is ------------------------------------------------------------
 
@@ -86,15 +84,6 @@ _PAIRS = ("passed_pawn_free_path", "passed_pawn_blocked", "isolated_pawn", "doub
 #: The threat weights (section 6.1, `threats`), optional in a file: one without them (versions
 #: 1 to 4) reads them as 0, the evaluation it was made for.
 THREAT_WEIGHTS = ("threat_by_pawn", "threat_by_minor", "threat_by_rook", "hanging_piece")
-#: The passed pawns' king distances (section 6.1, `passed_pawns`) and the outposts (`outposts`),
-#: optional in a file likewise: versions 1 to 5 read them as 0.
-PASSED_KING_WEIGHTS = ("passed_pawn_enemy_king", "passed_pawn_own_king")
-OUTPOST_WEIGHTS = ("knight_outpost", "bishop_outpost")
-#: Every weight a file may leave out (read as 0), in the order of WEIGHT_NAMES' end.
-OPTIONAL_WEIGHTS = THREAT_WEIGHTS + PASSED_KING_WEIGHTS + OUTPOST_WEIGHTS
-#: The most a passed pawn's king-distance count can be: rank factor 4 (relative rank 6) times a
-#: distance of 7.
-_MOST_PASSED_KING = 4 * 7
 
 
 #: The pieces of the terms evaluation's own table of material + piece-square values (the file's
@@ -151,7 +140,7 @@ def load_weights(text=None):
         out[f"passed_pawn_{phase}"] = tuple(table)
     for key in _PAIRS:
         out[key] = _pair(_read(raw, key, "the weights"), key)
-    for key in OPTIONAL_WEIGHTS:
+    for key in THREAT_WEIGHTS:
         out[key] = _pair(raw[key], key) if key in raw else (0, 0)
     zone = _read(raw, "king_zone_attack", "the weights")
     out["king_zone_attack"] = {t: _pair(_read(zone, name, "king_zone_attack"),
@@ -213,9 +202,8 @@ def _sum_bound(w):
     """A bound on |mg| and |eg| of the terms evaluation over any board of 64 pieces: each piece's
     largest material + piece-square value plus the largest term weights it can draw (as a pawn:
     passed with path, isolated, doubled, backward, connected, in a shield, attacking two
-    king-zone squares, its kings' distances at their most; as a piece: its mobility at either
-    extreme, attacking nine king-zone squares, a rook's file and seventh-rank bonus, every threat
-    weight, a minor piece's outpost), plus per side the bishop pair and the three
+    king-zone squares; as a piece: its mobility at either extreme, attacking nine king-zone
+    squares, a rook's file and seventh-rank bonus, every threat weight), plus per side the bishop pair and the three
     king files, plus the tempo."""
     bound = 0
     for phase, i in (("mg", 0), ("eg", 1)):
@@ -225,8 +213,7 @@ def _sum_bound(w):
                 + sum(abs(w[k][i]) for k in ("isolated_pawn", "doubled_pawn", "backward_pawn",
                                              "connected_pawn"))
                 + max(abs(w["king_shield_near"][i]), abs(w["king_shield_far"][i]))
-                + 2 * abs(w["king_zone_attack"][_P][i])
-                + _MOST_PASSED_KING * sum(abs(w[k][i]) for k in PASSED_KING_WEIGHTS))
+                + 2 * abs(w["king_zone_attack"][_P][i]))
         most = max(abs(v) for v in square[_P]) + pawn
         for t in (_N, _B, _R, _Q):
             c = w["mobility_centre"][t]
@@ -237,8 +224,6 @@ def _sum_bound(w):
                 piece += (max(abs(w["rook_open_file"][i]), abs(w["rook_half_open_file"][i]))
                           + abs(w["rook_seventh"][i]))
             piece += sum(abs(w[k][i]) for k in THREAT_WEIGHTS)
-            if t in (_N, _B):
-                piece += max(abs(w[k][i]) for k in OUTPOST_WEIGHTS)
             most = max(most, piece)
         most = max(most, max(abs(v) for v in square[_K]))
         per_side = abs(w["bishop_pair"][i]) + 3 * max(abs(w["king_open_file"][i]),
@@ -279,13 +264,6 @@ THREAT_BY_PAWN = WEIGHTS["threat_by_pawn"]
 THREAT_BY_MINOR = WEIGHTS["threat_by_minor"]
 THREAT_BY_ROOK = WEIGHTS["threat_by_rook"]
 HANGING_PIECE = WEIGHTS["hanging_piece"]
-#: (mg, eg) per unit of a passed pawn's rank factor times a king's distance (section 6.1,
-#: `passed_pawns`): the enemy king's and the own king's
-PASSED_PAWN_ENEMY_KING = WEIGHTS["passed_pawn_enemy_king"]
-PASSED_PAWN_OWN_KING = WEIGHTS["passed_pawn_own_king"]
-#: (mg, eg) per own knight / bishop on an outpost (section 6.1, `outposts`)
-KNIGHT_OUTPOST = WEIGHTS["knight_outpost"]
-BISHOP_OUTPOST = WEIGHTS["bishop_outpost"]
 #: PieceType value -> the 64 material + piece-square values (mg, eg) of a white piece in the
 #: terms evaluation: the file's "squares", or the pst evaluation's tables when it has none.
 TERMS_SQUARE_MG = WEIGHTS["square_mg"]
@@ -303,7 +281,7 @@ def square_tables(evaluation):
 def pair_weights():
     """Every (mg, eg) weight by an upper-case name (the kernels' prelude defines NAME_MG and
     NAME_EG from it): the pairs of the file, KING_ZONE_ATTACK_<TYPE> and MOBILITY_<TYPE>."""
-    out = {key.upper(): WEIGHTS[key] for key in _PAIRS + OPTIONAL_WEIGHTS}
+    out = {key.upper(): WEIGHTS[key] for key in _PAIRS + THREAT_WEIGHTS}
     for name, t in _ZONE_ATTACKERS.items():
         out[f"KING_ZONE_ATTACK_{name.upper()}"] = KING_ZONE_ATTACK[t]
     for name, t in _MOBILE.items():
@@ -332,7 +310,7 @@ def markdown_weights():
     rows += [f"| `mobility.{name}.per_square` (centre {MOBILITY_CENTRE[t]}) | "
              f"{MOBILITY_PER_SQUARE[t][0]} | {MOBILITY_PER_SQUARE[t][1]} |"
              for name, t in _MOBILE.items()]
-    rows += [f"| `{key}` | {w[key][0]} | {w[key][1]} |" for key in OPTIONAL_WEIGHTS]
+    rows += [f"| `{key}` | {w[key][0]} | {w[key][1]} |" for key in THREAT_WEIGHTS]
     return "\n".join(rows)
 
 
@@ -341,11 +319,10 @@ def markdown_weights():
 #: Every tunable weight by name, in the order of a tuner's vectors (and of the model's
 #: feature_counts, model/evalterms.py): the passed-pawn table's ranks 1..6 (ranks 0 and 7 hold
 #: no pawn and stay 0), the pairs, the king-zone weights per attacker and the mobility weights per
-#: piece (their centres are not weights: they stay as the file sets them), then the optional
-#: weights (threats, passed pawns' king distances, outposts).
+#: piece (their centres are not weights: they stay as the file sets them), then the threats.
 WEIGHT_NAMES = (tuple(f"passed_pawn[{r}]" for r in range(1, 7)) + _PAIRS
                 + tuple(f"king_zone_attack.{name}" for name in _ZONE_ATTACKERS)
-                + tuple(f"mobility.{name}" for name in _MOBILE) + OPTIONAL_WEIGHTS)
+                + tuple(f"mobility.{name}" for name in _MOBILE) + THREAT_WEIGHTS)
 
 
 def weight_vectors(weights=None):
@@ -356,7 +333,7 @@ def weight_vectors(weights=None):
              + [w[key] for key in _PAIRS]
              + [w["king_zone_attack"][t] for t in _ZONE_ATTACKERS.values()]
              + [w["mobility_per_square"][t] for t in _MOBILE.values()]
-             + [w[key] for key in OPTIONAL_WEIGHTS])
+             + [w[key] for key in THREAT_WEIGHTS])
     return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
 
 
@@ -376,7 +353,7 @@ def raw_weights(mg, eg, version, about, centres=None, squares=None):
     out["king_zone_attack"] = {name: by_name[f"king_zone_attack.{name}"] for name in _ZONE_ATTACKERS}
     out["mobility"] = {name: {"per_square": by_name[f"mobility.{name}"], "centre": centres[t]}
                        for name, t in _MOBILE.items()}
-    for key in _PAIRS[10:] + OPTIONAL_WEIGHTS:
+    for key in _PAIRS[10:] + THREAT_WEIGHTS:
         out[key] = by_name[key]
     if squares is not None:
         out["squares"] = {name: {"mg": [int(v) for v in squares[0][t]],

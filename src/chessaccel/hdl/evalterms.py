@@ -40,8 +40,7 @@ from chessaccel.contract.evalweights import (
     KING_OPEN_FILE, KING_SHIELD_FAR, KING_SHIELD_NEAR, KING_ZONE_ATTACK, MOBILITY_CENTRE,
     MOBILITY_PER_SQUARE, PASSED_PAWN_BLOCKED, PASSED_PAWN_EG, PASSED_PAWN_FREE_PATH,
     PASSED_PAWN_MG, ROOK_HALF_OPEN_FILE, ROOK_OPEN_FILE, ROOK_SEVENTH, TEMPO, TERMS,
-    HANGING_PIECE, THREAT_BY_MINOR, THREAT_BY_PAWN, THREAT_BY_ROOK, PASSED_PAWN_ENEMY_KING,
-    PASSED_PAWN_OWN_KING, KNIGHT_OUTPOST, BISHOP_OUTPOST)
+    HANGING_PIECE, THREAT_BY_MINOR, THREAT_BY_PAWN, THREAT_BY_ROOK)
 from chessaccel.contract.geometry import BISHOP_DIRS, KING_TARGETS, KNIGHT_TARGETS, ROOK_DIRS
 from chessaccel.contract.relative import MIRROR
 
@@ -63,7 +62,7 @@ GROUPS = {
               "connected_pawns"),
     "king": ("king_shield", "king_files", "king_attacks"),
     "mobility": ("mobility",),
-    "pieces": ("bishop_pair", "rook_files", "rook_seventh", "outposts", "tempo"),
+    "pieces": ("bishop_pair", "rook_files", "rook_seventh", "tempo"),
     "threats": ("threats",),
 }
 TERM_GROUP = {term: group for group, terms in GROUPS.items() for term in terms}
@@ -228,21 +227,6 @@ def side_features(own, enemy, occupied, groups):
                 connected.append(pawn & beside)
         for r, bits in passed_by_rank.items():
             out[f"passed_rank{r}"] = bits
-        # the kings' distances to the square ahead of a passed pawn on relative rank r >= 3,
-        # counted as sum over j = 1..7 of [distance >= j]: a king is at least j away from q
-        # when its file or its rank is (one-hot file and rank bits, so no coordinate is
-        # encoded); the rank factor r - 2 is folded into the weight
-        for who, king in (("enemy", enemy[K]), ("own", own[K])):
-            king_file = [_any(king[_sq(f, r)] for r in range(8)) for f in range(_FILES)]
-            king_rank = [_any(king[_sq(f, r)] for f in range(_FILES)) for r in range(8)]
-            for r in range(3, 7):
-                bits = []
-                for f in range(_FILES):
-                    for j in range(1, 8):
-                        far = _any([king_file[g] for g in range(_FILES) if abs(g - f) >= j]
-                                   + [king_rank[t] for t in range(8) if abs(t - (r + 1)) >= j])
-                        bits.append(passed_by_rank[r][f] & far)
-                out[f"passed_{who}_king{r}"] = bits
         out.update(passed_free=free, passed_blocked=blocked, isolated=isolated,
                    doubled=doubled, backward=backward, connected=connected)
     if "king" in groups:
@@ -278,17 +262,6 @@ def side_features(own, enemy, occupied, groups):
         seventh = [rooks[_sq(f, 6)] & enemy_on_back for f in range(_FILES)]
         out.update(rook_open_files=rook_open, rook_half_open_files=rook_half,
                    rooks_seventh=seventh)
-        # outposts: a knight or bishop on relative ranks 3-5, an own pawn diagonally behind
-        # it, no enemy pawn on the files beside it ahead
-        for name, t in (("knight_outposts", N), ("bishop_outposts", B)):
-            bits = []
-            for r in range(3, 6):
-                for f in range(_FILES):
-                    defenders = [pawns[_sq(g, r - 1)] for g in (f - 1, f + 1) if _on(g, r - 1)]
-                    attackers = [enemy_pawns[_sq(g, u)] for g in (f - 1, f + 1) if 0 <= g < 8
-                                 for u in range(r + 1, 7)]
-                    bits.append(own[t][_sq(f, r)] & _any(defenders) & ~_any(attackers))
-            out[name] = bits
     return out
 
 
@@ -426,10 +399,6 @@ class EvaluateTerms(wiring.Component):
                 add("passed_pawns", counts[f"passed_rank{r}"], (PASSED_PAWN_MG[r], PASSED_PAWN_EG[r]))
             add("passed_pawns", counts["passed_free"], PASSED_PAWN_FREE_PATH)
             add("passed_pawns", counts["passed_blocked"], PASSED_PAWN_BLOCKED)
-            for r in range(3, 7):
-                for who, weight in (("enemy", PASSED_PAWN_ENEMY_KING), ("own", PASSED_PAWN_OWN_KING)):
-                    add("passed_pawns", counts[f"passed_{who}_king{r}"],
-                        tuple((r - 2) * w for w in weight))
             add("isolated_pawns", counts["isolated"], ISOLATED_PAWN)
             add("doubled_pawns", counts["doubled"], DOUBLED_PAWN)
             add("backward_pawns", counts["backward"], BACKWARD_PAWN)
@@ -458,8 +427,6 @@ class EvaluateTerms(wiring.Component):
             add("rook_files", counts["rook_open_files"], ROOK_OPEN_FILE)
             add("rook_files", counts["rook_half_open_files"], ROOK_HALF_OPEN_FILE)
             add("rook_seventh", counts["rooks_seventh"], ROOK_SEVENTH)
-            add("outposts", counts["knight_outposts"], KNIGHT_OUTPOST)
-            add("outposts", counts["bishop_outposts"], BISHOP_OUTPOST)
             tempo = Signal(signed(2), name="tempo_sign")
             m.d.comb += tempo.eq(Mux(self.position.side == Color.WHITE, 1, -1))
             add("tempo", tempo, TEMPO)

@@ -18,8 +18,7 @@ from chessaccel.contract.evalweights import (
     KING_OPEN_FILE, KING_SHIELD_FAR, KING_SHIELD_NEAR, KING_ZONE_ATTACK, MOBILITY_CENTRE,
     MOBILITY_PER_SQUARE, PASSED_PAWN_BLOCKED, PASSED_PAWN_EG, PASSED_PAWN_FREE_PATH,
     PASSED_PAWN_MG, ROOK_HALF_OPEN_FILE, ROOK_OPEN_FILE, ROOK_SEVENTH, TEMPO, TERMS, WEIGHT_NAMES,
-    HANGING_PIECE, THREAT_BY_MINOR, THREAT_BY_PAWN, THREAT_BY_ROOK, PASSED_PAWN_ENEMY_KING,
-    PASSED_PAWN_OWN_KING, KNIGHT_OUTPOST, BISHOP_OUTPOST, square_tables)
+    HANGING_PIECE, THREAT_BY_MINOR, THREAT_BY_PAWN, THREAT_BY_ROOK, square_tables)
 from chessaccel.contract.geometry import (BISHOP_DIRS, COLOR_OF, EMPTY, KING_TARGETS,
                                           KNIGHT_TARGETS, ROOK_DIRS, TYPE_OF, ray)
 from .evaluate import evaluate, material_pst, phase, taper
@@ -79,21 +78,6 @@ _RAYS = {t: tuple(tuple(tuple(ray(s, df, dr)) for df, dr in dirs) for s in range
          for t, dirs in ((B, BISHOP_DIRS), (R, ROOK_DIRS))}
 _RANK_7 = 0xFF << 48
 _RANK_8 = 0xFF << 56
-#: relative ranks 3, 4 and 5 (the 4th to the 6th): where a knight or bishop can hold an outpost
-_OUTPOST_RANKS = 0xFFFFFF << 24
-#: the squares ahead of s on the files beside it (enemy pawns there could one day attack s)
-_ADJACENT_AHEAD = tuple(_PASSED_SPAN[s] & ~_FILE[s & 7] for s in range(64))
-
-
-def _distance(a, b):
-    """The king's distance (Chebyshev) between squares a and b."""
-    return max(abs((a & 7) - (b & 7)), abs((a >> 3) - (b >> 3)))
-
-
-def _king_square(word):
-    """The square of the king of ``word``; 63 where there is none (as the compiled host reads
-    the model's index -1)."""
-    return (word & -word).bit_length() - 1 & 63
 
 
 def _flip(x):
@@ -140,10 +124,10 @@ def _squares(x):
 
 
 #: The counts side_features reports for one side (section 6 names each).
-FEATURES = ("passed_ranks", "passed_free", "passed_blocked", "passed_enemy_king",
-            "passed_own_king", "isolated", "doubled", "backward", "connected", "shield_near", "shield_far", "king_open_files", "king_half_open_files",
+FEATURES = ("passed_ranks", "passed_free", "passed_blocked", "isolated", "doubled", "backward",
+            "connected", "shield_near", "shield_far", "king_open_files", "king_half_open_files",
             "zone_attacks", "mobility", "bishops", "rook_open_files", "rook_half_open_files",
-            "rooks_seventh", "knight_outposts", "bishop_outposts", "threat_by_pawn", "threat_by_minor", "threat_by_rook", "hanging")
+            "rooks_seventh", "threat_by_pawn", "threat_by_minor", "threat_by_rook", "hanging")
 
 
 def side_features(own, enemy):
@@ -159,16 +143,9 @@ def side_features(own, enemy):
     enemy_pawn_attacks = ((enemy_pawns >> 7) & _NOT_A) | ((enemy_pawns >> 9) & _NOT_H)
     passed_ranks = []
     passed_free = passed_blocked = isolated_count = doubled = backward = connected = 0
-    passed_enemy_king = passed_own_king = 0
-    k, enemy_k = _king_square(own[K]), _king_square(enemy[K])
     for s in _squares(pawns):
         if not enemy_pawns & _PASSED_SPAN[s]:
             passed_ranks.append(s >> 3)
-            if 3 <= s >> 3 <= 6:
-                # the kings' distances to the square ahead, by how far the pawn has come
-                factor = (s >> 3) - 2
-                passed_enemy_king += factor * _distance(enemy_k, s + 8)
-                passed_own_king += factor * _distance(k, s + 8)
             if not occupied & _FRONT[s]:
                 passed_free += 1
             elif occupied >> (s + 8) & 1:
@@ -183,10 +160,10 @@ def side_features(own, enemy):
         if pawns & (_PHALANX[s] | _SUPPORT[s]):
             connected += 1
     f = {"passed_ranks": passed_ranks, "passed_free": passed_free,
-         "passed_blocked": passed_blocked, "passed_enemy_king": passed_enemy_king,
-         "passed_own_king": passed_own_king, "isolated": isolated_count, "doubled": doubled,
+         "passed_blocked": passed_blocked, "isolated": isolated_count, "doubled": doubled,
          "backward": backward, "connected": connected}
     # king safety
+    k = (own[K] & -own[K]).bit_length() - 1
     f["shield_near"] = (pawns & _SHIELD_NEAR[k]).bit_count()
     f["shield_far"] = (pawns & _SHIELD_FAR[k]).bit_count()
     f["king_open_files"] = f["king_half_open_files"] = 0
@@ -223,12 +200,6 @@ def side_features(own, enemy):
                 f["rook_open_files"] += 1
         if s >> 3 == 6 and enemy_on_back:
             f["rooks_seventh"] += 1
-    # outposts: a knight or bishop on ranks 4-6, defended by an own pawn, that no enemy pawn can
-    # ever attack
-    own_pawn_attacks = ((pawns << 7) & _NOT_H & _ALL) | ((pawns << 9) & _NOT_A & _ALL)
-    for key, t in (("knight_outposts", N), ("bishop_outposts", B)):
-        f[key] = sum(1 for s in _squares(own[t] & _OUTPOST_RANKS & own_pawn_attacks)
-                     if not enemy_pawns & _ADJACENT_AHEAD[s])
     # threats: own pieces on squares the enemy attacks, by the attacker's kind
     def union(attacks, types):
         out = 0
@@ -238,7 +209,8 @@ def side_features(own, enemy):
         return out
     enemy_minor, enemy_rook = union(enemy_attacks, (N, B)), union(enemy_attacks, (R,))
     enemy_any = enemy_pawn_attacks | enemy_minor | union(enemy_attacks, (R, Q))
-    defended = own_pawn_attacks | union(own_attacks, (N, B, R, Q))
+    defended = (((pawns << 7) & _NOT_H & _ALL) | ((pawns << 9) & _NOT_A & _ALL)
+                | union(own_attacks, (N, B, R, Q)))
     for s in _squares(enemy[K]):
         enemy_any |= _KING[s]
     for s in _squares(own[K]):
@@ -265,8 +237,6 @@ def _side_terms(f):
     passed_eg = sum(PASSED_PAWN_EG[r] for r in f["passed_ranks"])
     free, blocked = times(f["passed_free"], PASSED_PAWN_FREE_PATH), \
         times(f["passed_blocked"], PASSED_PAWN_BLOCKED)
-    enemy_king, own_king = times(f["passed_enemy_king"], PASSED_PAWN_ENEMY_KING), \
-        times(f["passed_own_king"], PASSED_PAWN_OWN_KING)
     near, far = times(f["shield_near"], KING_SHIELD_NEAR), times(f["shield_far"], KING_SHIELD_FAR)
     open_, half = times(f["king_open_files"], KING_OPEN_FILE), \
         times(f["king_half_open_files"], KING_HALF_OPEN_FILE)
@@ -275,8 +245,7 @@ def _side_terms(f):
     zone_mg = sum(n * KING_ZONE_ATTACK[t][0] for t, n in f["zone_attacks"].items())
     zone_eg = sum(n * KING_ZONE_ATTACK[t][1] for t, n in f["zone_attacks"].items())
     return {
-        "passed_pawns": (passed_mg + free[0] + blocked[0] + enemy_king[0] + own_king[0],
-                         passed_eg + free[1] + blocked[1] + enemy_king[1] + own_king[1]),
+        "passed_pawns": (passed_mg + free[0] + blocked[0], passed_eg + free[1] + blocked[1]),
         "isolated_pawns": times(f["isolated"], ISOLATED_PAWN),
         "doubled_pawns": times(f["doubled"], DOUBLED_PAWN),
         "backward_pawns": times(f["backward"], BACKWARD_PAWN),
@@ -288,8 +257,6 @@ def _side_terms(f):
         "bishop_pair": BISHOP_PAIR if f["bishops"] >= 2 else (0, 0),
         "rook_files": (rook_open[0] + rook_half[0], rook_open[1] + rook_half[1]),
         "rook_seventh": times(f["rooks_seventh"], ROOK_SEVENTH),
-        "outposts": tuple(a + b for a, b in zip(times(f["knight_outposts"], KNIGHT_OUTPOST),
-                                                times(f["bishop_outposts"], BISHOP_OUTPOST))),
         "threats": tuple(sum(parts) for parts in zip(
             times(f["threat_by_pawn"], THREAT_BY_PAWN), times(f["threat_by_minor"], THREAT_BY_MINOR),
             times(f["threat_by_rook"], THREAT_BY_ROOK), times(f["hanging"], HANGING_PIECE))),
@@ -353,10 +320,7 @@ def _side_counts(f):
                    rook_half_open_file=f["rook_half_open_files"],
                    rook_seventh=f["rooks_seventh"], tempo=0,
                    threat_by_pawn=f["threat_by_pawn"], threat_by_minor=f["threat_by_minor"],
-                   threat_by_rook=f["threat_by_rook"], hanging_piece=f["hanging"],
-                   passed_pawn_enemy_king=f["passed_enemy_king"],
-                   passed_pawn_own_king=f["passed_own_king"],
-                   knight_outpost=f["knight_outposts"], bishop_outpost=f["bishop_outposts"])
+                   threat_by_rook=f["threat_by_rook"], hanging_piece=f["hanging"])
     for name, t in (("pawn", P), ("knight", N), ("bishop", B), ("rook", R), ("queen", Q)):
         by_name[f"king_zone_attack.{name}"] = f["zone_attacks"][t]
     for name, t in (("knight", N), ("bishop", B), ("rook", R), ("queen", Q)):

@@ -11,7 +11,6 @@
 #pragma once
 #include "hostboard.hpp"
 
-#include <algorithm>
 #include <cstdint>
 
 #ifdef __SSE2__
@@ -33,14 +32,12 @@ struct TermWeights {
     int mobility[8][2];             // the mobile piece's type: knight .. queen
     int mobility_centre[8];
     int threat_by_pawn[2], threat_by_minor[2], threat_by_rook[2], hanging[2];
-    int passed_enemy_king[2], passed_own_king[2], knight_outpost[2], bishop_outpost[2];
 };
 
 // The terms after material_pst, in contract/evalweights.py's TERMS order.
 enum Term {
     PASSED_PAWNS, ISOLATED_PAWNS, DOUBLED_PAWNS, BACKWARD_PAWNS, CONNECTED_PAWNS, KING_SHIELD,
-    KING_FILES, KING_ATTACKS, MOBILITY, BISHOP_PAIR, ROOK_FILES, ROOK_SEVENTH, OUTPOSTS, THREATS,
-    TEMPO,
+    KING_FILES, KING_ATTACKS, MOBILITY, BISHOP_PAIR, ROOK_FILES, ROOK_SEVENTH, THREATS, TEMPO,
     TERM_COUNT
 };
 
@@ -64,8 +61,6 @@ struct Masks {
     uint64_t file[8], adjacent_files[8];
     uint64_t front[64], passed_span[64], adjacent_behind[64], phalanx[64], support[64];
     uint64_t shield_near[64], shield_far[64], zone[64], knight[64], ray[64][8];
-    uint64_t adjacent_ahead[64];        // the files beside s, ranks ahead (outposts)
-    int distance[64][64];               // the king's distance (Chebyshev)
     Masks() {
         for (int f = 0; f < 8; f++) file[f] = FILE_A << f;
         for (int f = 0; f < 8; f++)
@@ -79,11 +74,6 @@ struct Masks {
                 passed_span[s] |= bit(f - 1, q) | bit(f, q) | bit(f + 1, q);
             }
             adjacent_behind[s] = adjacent_files[f] & (r == 7 ? ~0ull : (1ull << (8 * (r + 1))) - 1);
-            adjacent_ahead[s] = passed_span[s] & ~file[f];
-            for (int q = 0; q < 64; q++) {
-                int df = (q & 7) - f, dr = (q >> 3) - r;
-                distance[s][q] = std::max(df < 0 ? -df : df, dr < 0 ? -dr : dr);
-            }
             phalanx[s] = bit(f - 1, r) | bit(f + 1, r);
             support[s] = bit(f - 1, r - 1) | bit(f + 1, r - 1);
             shield_near[s] = bit(f - 1, r + 1) | bit(f, r + 1) | bit(f + 1, r + 1);
@@ -164,20 +154,12 @@ inline void side_terms(const uint64_t* own, const uint64_t* enemy, const Pieces&
     uint64_t takes_right = (enemy_pawns >> 7) & NOT_A, takes_left = (enemy_pawns >> 9) & NOT_H;
     uint64_t enemy_pawn_attacks = takes_right | takes_left;
     int passed_mg = 0, passed_eg = 0, passed_free = 0, passed_blocked = 0;
-    int passed_enemy_king = 0, passed_own_king = 0;
     int isolated = 0, doubled = 0, backward = 0, connected = 0;
-    // (without a king, the model's index -1 is square 63)
-    int k = own[KING] ? lowest(own[KING]) : 63, enemy_k = enemy[KING] ? lowest(enemy[KING]) : 63;
     for (uint64_t x = pawns; x; x &= x - 1) {
         int s = lowest(x);
         if (!(enemy_pawns & masks.passed_span[s])) {
             passed_mg += w.passed_mg[s >> 3];
             passed_eg += w.passed_eg[s >> 3];
-            if (s >> 3 >= 3 && s < 56) {    // the kings' distances to the square ahead, by the rank
-                int factor = (s >> 3) - 2;
-                passed_enemy_king += factor * masks.distance[enemy_k][s + 8];
-                passed_own_king += factor * masks.distance[k][s + 8];
-            }
             if (!(occupied & masks.front[s])) passed_free++;
             else if (s < 56 && (occupied >> (s + 8) & 1)) passed_blocked++;
         }
@@ -193,17 +175,14 @@ inline void side_terms(const uint64_t* own, const uint64_t* enemy, const Pieces&
         out[term][0] += sign * mg;
         out[term][1] += sign * eg;
     };
-    add(PASSED_PAWNS, passed_mg + passed_free * w.free_path[0] + passed_blocked * w.blocked[0]
-                          + passed_enemy_king * w.passed_enemy_king[0]
-                          + passed_own_king * w.passed_own_king[0],
-        passed_eg + passed_free * w.free_path[1] + passed_blocked * w.blocked[1]
-                  + passed_enemy_king * w.passed_enemy_king[1]
-                  + passed_own_king * w.passed_own_king[1]);
+    add(PASSED_PAWNS, passed_mg + passed_free * w.free_path[0] + passed_blocked * w.blocked[0],
+        passed_eg + passed_free * w.free_path[1] + passed_blocked * w.blocked[1]);
     add(ISOLATED_PAWNS, isolated * w.isolated[0], isolated * w.isolated[1]);
     add(DOUBLED_PAWNS, doubled * w.doubled[0], doubled * w.doubled[1]);
     add(BACKWARD_PAWNS, backward * w.backward[0], backward * w.backward[1]);
     add(CONNECTED_PAWNS, connected * w.connected[0], connected * w.connected[1]);
-    // king safety
+    // king safety (without a king, the model's index -1 is square 63)
+    int k = own[KING] ? lowest(own[KING]) : 63;
     int near = popcount(pawns & masks.shield_near[k]), far = popcount(pawns & masks.shield_far[k]);
     add(KING_SHIELD, near * w.shield_near[0] + far * w.shield_far[0],
         near * w.shield_near[1] + far * w.shield_far[1]);
@@ -251,20 +230,10 @@ inline void side_terms(const uint64_t* own, const uint64_t* enemy, const Pieces&
     add(ROOK_FILES, rook_open * w.rook_open[0] + rook_half_open * w.rook_half_open[0],
         rook_open * w.rook_open[1] + rook_half_open * w.rook_half_open[1]);
     add(ROOK_SEVENTH, seventh * w.rook_seventh[0], seventh * w.rook_seventh[1]);
-    // outposts: a knight or bishop on ranks 4-6, defended by an own pawn, that no enemy pawn
-    // can ever attack
-    constexpr uint64_t OUTPOST_RANKS = 0xFFFFFFull << 24;
-    uint64_t pawn_defended = ((pawns << 7) & NOT_H) | ((pawns << 9) & NOT_A);
-    int outposts[2] = {0, 0};
-    for (int i = 0; i < 2; i++)
-        for (uint64_t x = own[i ? BISHOP : KNIGHT] & OUTPOST_RANKS & pawn_defended; x; x &= x - 1)
-            outposts[i] += !(enemy_pawns & masks.adjacent_ahead[lowest(x)]);
-    add(OUTPOSTS, outposts[0] * w.knight_outpost[0] + outposts[1] * w.bishop_outpost[0],
-        outposts[0] * w.knight_outpost[1] + outposts[1] * w.bishop_outpost[1]);
     // threats: own pieces on squares the enemy attacks, by the attacker's kind (white's frame for
     // the pieces' attacks, so the pawns' and kings' are flipped to it)
     uint64_t enemy_pawn_hits = enemy_pawn_attacks, enemy_king = enemy[KING], own_king = own[KING];
-    uint64_t own_pawn_hits = pawn_defended;
+    uint64_t own_pawn_hits = ((pawns << 7) & NOT_H) | ((pawns << 9) & NOT_A);
     uint64_t own_n = own[KNIGHT], own_b = own[BISHOP], own_r = own[ROOK], own_q = own[QUEEN];
     if (flip) {
         enemy_pawn_hits = __builtin_bswap64(enemy_pawn_hits);

@@ -36,7 +36,7 @@ from amaranth.lib import data
 from chessaccel.contract.defs import EVAL_MAX, INF, MATE, MAX_PLY, Move
 from chessaccel.contract.evaltables import (PHASE_INC, PHASE_MAX, PHASE_WEIGHT, SQUARE_EG,
                                             SQUARE_MG, TAPER_SHIFT)
-from chessaccel.contract.evalweights import (EVALUATIONS, TERMS, OPTIONAL_WEIGHTS, WEIGHTS,
+from chessaccel.contract.evalweights import (EVALUATIONS, TERMS, THREAT_WEIGHTS, WEIGHTS,
                                              check_evaluation, square_tables)
 from chessaccel.host.backends.base import BackendError, first_line
 from . import hostboard
@@ -144,7 +144,7 @@ def _term_weights(weights=WEIGHTS):
         for piece in range(8):
             values += list(table.get(piece, (0, 0)))
     values += [weights["mobility_centre"].get(piece, 0) for piece in range(8)]
-    for key in OPTIONAL_WEIGHTS:
+    for key in THREAT_WEIGHTS:
         values += list(weights[key])
     return values
 

@@ -341,7 +341,7 @@ static inline ulong fill_down(ulong x) {
 }
 
 // (mg, eg) of the terms of one side that depend on its frame (it plays up the board): its pawn
-// structure (with its passed pawns' king distances), its outposts, its king's shield and files. own[t] / enemy[t] are the words of each PieceType t
+// structure, its king's shield and files. own[t] / enemy[t] are the words of each PieceType t
 // in the side's frame.
 static inline int2 pawn_king_terms(const ulong *own, const ulong *enemy) {
     ulong occ = own[PAWN] | own[KNIGHT] | own[BISHOP] | own[ROOK] | own[QUEEN] | own[KING]
@@ -357,27 +357,18 @@ static inline int2 pawn_king_terms(const ulong *own, const ulong *enemy) {
     ulong beside = ((files << 1) & NOT_A) | ((files >> 1) & NOT_H);
     ulong enemy_ahead = fill_down(enemy_pawns >> 8);      // squares behind enemy pawns
     ulong not_passed = enemy_ahead | ((enemy_ahead << 1) & NOT_A) | ((enemy_ahead >> 1) & NOT_H);
-    int k = lowest(own[KING]), enemy_k = lowest(enemy[KING]);
-    int passed_enemy_king = 0, passed_own_king = 0;
     for (ulong x = pawns & ~not_passed; x; x &= x - 1) {
         int s = lowest(x), r = s >> 3;
         ulong bit = BIT(s);
         ulong front = fill_up(bit << 8);
         mg += PASSED_PAWN_MG[r];
         eg += PASSED_PAWN_EG[r];
-        if (r >= 3 && r <= 6) {     // the kings' distances to the square ahead, by the rank
-            int f = s & 7;
-            passed_enemy_king += (r - 2) * max(abs(f - (enemy_k & 7)), abs(r + 1 - (enemy_k >> 3)));
-            passed_own_king += (r - 2) * max(abs(f - (k & 7)), abs(r + 1 - (k >> 3)));
-        }
         if (!(occ & front)) {
             mg += PASSED_PAWN_FREE_PATH_MG; eg += PASSED_PAWN_FREE_PATH_EG;
         } else if (occ & (bit << 8)) {
             mg += PASSED_PAWN_BLOCKED_MG; eg += PASSED_PAWN_BLOCKED_EG;
         }
     }
-    mg += passed_enemy_king * PASSED_PAWN_ENEMY_KING_MG + passed_own_king * PASSED_PAWN_OWN_KING_MG;
-    eg += passed_enemy_king * PASSED_PAWN_ENEMY_KING_EG + passed_own_king * PASSED_PAWN_OWN_KING_EG;
     int count = popcount(pawns & ~beside);                // isolated
     mg += count * ISOLATED_PAWN_MG; eg += count * ISOLATED_PAWN_EG;
     count = popcount(pawns & fill_down(pawns >> 8));      // doubled: an own pawn in front
@@ -391,14 +382,8 @@ static inline int2 pawn_king_terms(const ulong *own, const ulong *enemy) {
     ulong phalanx = ((pawns << 1) & NOT_A) | ((pawns >> 1) & NOT_H);
     count = popcount(pawns & (phalanx | pawn_attacks_up(pawns)));
     mg += count * CONNECTED_PAWN_MG; eg += count * CONNECTED_PAWN_EG;
-    // outposts: knights and bishops on ranks 4-6 that an own pawn defends and no enemy pawn
-    // can ever attack (below every square an enemy pawn takes on, as it comes down the board)
-    ulong outposts = 0xFFFFFFUL << 24 & pawn_attacks_up(pawns) & ~fill_down(enemy_pawn_attacks);
-    count = popcount(own[KNIGHT] & outposts);
-    mg += count * KNIGHT_OUTPOST_MG; eg += count * KNIGHT_OUTPOST_EG;
-    count = popcount(own[BISHOP] & outposts);
-    mg += count * BISHOP_OUTPOST_MG; eg += count * BISHOP_OUTPOST_EG;
     // king safety: shield, open and half-open files at the king (attacks on its zone: piece_terms)
+    int k = lowest(own[KING]);
     ulong king = BIT(k);
     ulong row = king | ((king << 1) & NOT_A) | ((king >> 1) & NOT_H);
     int near = popcount(pawns & (row << 8)), far = popcount(pawns & (row << 16));
