@@ -1,20 +1,29 @@
 #!/bin/bash
-# Self-play SPRT of weights version 6 (docs/semantics.md 6.1: the passed pawns' king distances
-# and the outposts) on the GPU machine's 16 Xeon cores through PoCL: this tree's engine against
-# the tree of 0f72781 (version 5) in out/old/src (`rm -rf out/old && mkdir -p out/old && git
-# archive 0f72781 src | tar x -C out/old`), both on the engine's defaults, every engine on two
-# of PoCL's basic devices, eight games at once on all the cores, 10 s + 0.1 s, SPRT(0, 50).
+# Self-play of weights version 6 (the tree of 19158cc: the passed pawns' king distances and the
+# knight and bishop outposts, docs/engine.md "Version 6, tried and withdrawn") against version 5
+# (the tree of 0f72781) on the GPU machine's 16 Xeon cores through PoCL, eight games at once,
+# every engine on two of PoCL's basic devices, 10 s + 0.1 s, the engine's defaults otherwise.
+# The trees: `for c in 19158cc:v6 0f72781:old; do rm -rf out/${c#*:} && mkdir -p out/${c#*:} &&
+# git archive ${c%:*} src | tar x -C out/${c#*:}; done`. NAME (default passers) and MARGS
+# (default --sprt 0,50 --games 600): the records passers.* (the SPRT) and passers-200.* (NAME=
+# passers-200 MARGS="--games 200", stopped by LIMIT at 120 games).
 # WHL: the folder of the wheels and pocl.tar.xz (docs/benchmarks/pocl-on-gpu-machine.sh). The
-# match is kept in /tmp/state between calls to a machine still held and resumed from there;
-# LIMIT: seconds for the match in this call.
+# match is kept in /tmp/state between calls to a machine still held and resumed from there, or
+# from out/state (the files a call before brought back) on a fresh machine; LIMIT: seconds for
+# the match in this call.
 set -u
 REPO=$PWD
+if [ -d $REPO/out/state ] && [ ! -f /tmp/state/passers.json ]; then
+  mkdir -p /tmp/state && cp $REPO/out/state/* /tmp/state/
+fi
 . $REPO/docs/benchmarks/match-on-gpu-machine.sh
-export PYTHONPATH=/tmp/site:$REPO/src
-python3 -c "from chessaccel.host.engine.hostsearch import library; library(); print('new hostsearch ok')" || exit 1
-PYTHONPATH=/tmp/site:$REPO/out/old/src python3 -c "from chessaccel.host.engine.hostsearch import library; library(); print('old hostsearch ok')" || exit 1
-python3 -c "from chessaccel.contract.evalweights import WEIGHTS as w; print('weights version', w['version'], [w[k] for k in ('passed_pawn_enemy_king', 'passed_pawn_own_king', 'knight_outpost', 'bishop_outpost')])"
-play passers 0-$(( 2 * half - 1 )) --sprt 0,50 --games 600 --concurrency $half \
+for tree in $REPO/out/v6/src $REPO/out/old/src; do
+  PYTHONPATH=/tmp/site:$tree python3 -c "from chessaccel.host.engine.hostsearch import library; library()
+from chessaccel.contract.evalweights import WEIGHTS as w
+print('$tree', 'version', w['version'], [w.get(k) for k in ('passed_pawn_enemy_king', 'knight_outpost', 'tempo')])" || exit 1
+done
+CONC=$half play ${NAME:-passers} 0-$(( 2 * half - 1 )) ${MARGS:---sprt 0,50 --games 600} \
+    --engine "env PYTHONPATH=/tmp/site:$REPO/out/v6/src python3 -P -m chessaccel.host.cli uci" \
     --opponent "env PYTHONPATH=/tmp/site:$REPO/out/old/src python3 -P -m chessaccel.host.cli uci" \
     --opponent-option Backend=opencl
 cp /tmp/state/* $OUT/
