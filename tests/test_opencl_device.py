@@ -340,6 +340,18 @@ def test_a_stale_binary_is_built_again_from_source(monkeypatch, tmp_path):
     assert [b for b, _ in cl.builds] == [True, False]
 
 
+def test_a_cpu_pocl_does_not_know_says_what_to_install():
+    # PoCL 3.0 (LLVM 14) on AMD's Zen 5: LLVM names the CPU 'generic' and clang refuses it
+    cl = _BuildCL(log="error: unknown target CPU 'generic'\n", fail_source="BUILD_PROGRAM_FAILURE")
+    with pytest.raises(OpenCLError) as e:
+        _device(cl, "Portable Computing Language")._run_build(_Program(cl, source="s"), [])
+    assert "unknown target CPU 'generic'; this PoCL's LLVM does not know this CPU" in str(e.value)
+    assert "apt-get install pocl-opencl-icd" in str(e.value)
+    with pytest.raises(OpenCLError) as e:
+        _device(cl)._run_build(_Program(cl, source="s"), [])
+    assert str(e.value).endswith("unknown target CPU 'generic'"), "the hint is PoCL's alone"
+
+
 def test_nvidia_builds_report_their_registers(monkeypatch, tmp_path):
     monkeypatch.setenv("CHESSACCEL_OPENCL_CACHE", str(tmp_path))
     cl = _BuildCL()

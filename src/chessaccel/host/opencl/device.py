@@ -200,6 +200,16 @@ def _compiler_message(line):
     return line.strip()
 
 
+def _unknown_cpu_hint(message, is_pocl):
+    """What to do when PoCL's LLVM does not know this CPU (it then names it 'generic', which
+    its compiler refuses): the wheel's PoCL 3.0 is built on LLVM 14, older than AMD's Zen 5."""
+    if is_pocl and "unknown target CPU" in message:
+        return ("; this PoCL's LLVM does not know this CPU: install a newer PoCL (Debian: "
+                "apt-get install pocl-opencl-icd, as `make setup` does; the OpenCL loader "
+                "lists it before the wheel's)")
+    return ""
+
+
 def _platforms(cl):
     try:
         return cl.get_platforms()
@@ -431,7 +441,8 @@ class Device:
                     pass
                 errors = [line for line in (log or str(e)).splitlines() if "error" in line.lower()]
                 first = _compiler_message(errors[0]) if errors else first_line(e)
-                raise OpenCLError(f"OpenCL kernel build failed on {self.describe()}: {first}") from None
+                raise OpenCLError(f"OpenCL kernel build failed on {self.describe()}: {first}"
+                                  f"{_unknown_cpu_hint(first, self.is_pocl)}") from None
         try:
             self.build_log = program.get_build_info(self.device, cl.program_build_info.LOG) or ""
         except cl.Error:
