@@ -384,6 +384,21 @@ def test_an_illegal_move_or_a_failing_engine_loses(monkeypatch):
     assert record["our_moves"][0]["ply"] == 0 and len(record["our_moves"]) == 1
 
 
+def test_an_engine_that_reports_an_error_stops_the_match(monkeypatch):
+    # a UCI engine whose backend cannot search still answers with a move, after saying so
+    from chessaccel.host.engine import match
+    info = {"string": "error: no backend can search: playing the first legal move"}
+    ours, theirs = _sides(monkeypatch, ["e2e4"], [], info=info)
+    with pytest.raises(MatchError) as e:
+        match.play_game(ours, theirs, chess.Board(), chess.WHITE, 5.0, 0.0, 100, 6)
+    assert str(e.value).startswith("engine reported an error in game 7 at ply 0: no backend can "
+                                   "search: playing the first legal move; the match stops")
+    ours, theirs = _sides(monkeypatch, FOOLS_MATE_BLACK, ["f2f3", "g2g4"],
+                          info={"string": "HardwarePlies 2: inline"})
+    _, record = match.play_game(ours, theirs, chess.Board(), chess.BLACK, 5.0, 0.0, 100, 0)
+    assert record["termination"] == "checkmate", "other info strings are no error"
+
+
 def test_a_failing_black_engine_loses_1_0_and_a_failing_white_one_0_1(monkeypatch):
     from chessaccel.host.engine import match
     ours, theirs = _sides(monkeypatch, [chess.engine.EngineError("y" * 81)], ["d2d4"])

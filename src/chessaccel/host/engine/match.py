@@ -7,6 +7,9 @@ clocks itself: the time from sending ``go`` to reading ``bestmove`` is taken off
 clock (so the pipes and the driver count against the engine, as in any GUI), the increment is
 added after the move, and a clock below zero loses on time. Games end by the rules, draws
 claimed as a GUI would (threefold repetition, fifty moves), or at ``--max-plies`` (a draw).
+An engine that crashes or plays an illegal move loses the game; one that says ``info string
+error: ...`` while choosing its move (ours, when no backend can search, still answers with a
+legal move) stops the match with that line, since none of its games could stand.
 
 After every game: a progress line on stderr, the game appended to the PGN, and the whole record
 (games, per-move depth and nodes of our engine, score, Elo with its 95 % error bar) rewritten
@@ -223,6 +226,13 @@ def play_game(ours, theirs, start_board, our_colour, base, inc, max_plies, game_
             result = "0-1" if mover == chess.WHITE else "1-0"
             termination, loser = f"{side.label} failed: {str(error)[:80]}", side
             break
+        said = (played.info or {}).get("string") or ""
+        if said.startswith("error:"):
+            # its move is no search's (our engine plays its first legal move when no backend
+            # can search): no game of this match can stand on it
+            raise MatchError(f"{side.label} reported an error in game {game_id + 1} at ply "
+                             f"{board.ply()}: {said[len('error:'):].strip()}; the match stops "
+                             f"(the games recorded so far are kept: --resume goes on from them)")
         used = time.monotonic() - started
         clocks[mover] -= used
         if clocks[mover] < 0:
