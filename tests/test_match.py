@@ -90,6 +90,23 @@ def test_an_unknown_opponent_option_is_one_line(capsys, tmp_path):
     assert err == ["chessaccel: error: opponent has no option 'Strength'"]
 
 
+def test_backend_settings_reach_our_engine_and_an_engine_command_only_where_given():
+    import argparse
+    from chessaccel.host.engine.match import engine_settings
+
+    def args(**given):
+        fields = {"engine": None, "backend": None, "accelerators": None, "hardware_plies": None}
+        return argparse.Namespace(**{**fields, **given})
+    assert engine_settings(args()) == [("Backend", "model"), ("Accelerators", "1"),
+                                       ("HardwarePlies", "-1")]
+    assert engine_settings(args(backend="opencl", accelerators=2))[:2] == [
+        ("Backend", "opencl"), ("Accelerators", "2")]
+    assert engine_settings(args(engine="stockfish")) == []
+    assert engine_settings(args(engine="env X=1 chessaccel uci", backend="opencl",
+                                hardware_plies=2)) == [("Backend", "opencl"),
+                                                       ("HardwarePlies", "2")]
+
+
 def test_time_controls_and_options_parse():
     assert parse_tc("10+0.1") == (10.0, 0.1) and parse_tc("60") == (60.0, 0.0)
     assert parse_option("UCI_Elo=1350") == ("UCI_Elo", "1350")

@@ -6,7 +6,11 @@
 # The trees: `for c in 19158cc:v6 0f72781:old; do rm -rf out/${c#*:} && mkdir -p out/${c#*:} &&
 # git archive ${c%:*} src | tar x -C out/${c#*:}; done`. NAME (default passers) and MARGS
 # (default --sprt 0,50 --games 600): the records passers.* (the SPRT) and passers-200.* (NAME=
-# passers-200 MARGS="--games 200", stopped by LIMIT at 120 games).
+# passers-200 MARGS="--games 200", stopped by LIMIT at 120 games). TREE (default out/v6): the
+# engine's tree, e.g. 19158cc with knight_outpost and bishop_outpost set to [0, 0] in its
+# evalweights.json (the passed pawns' king distances alone: not played yet). --backend does not
+# reach an --engine command: Backend=opencl is its --engine-option (the records passers.* and
+# passers-200.* were played with this tree's own engine, which --backend sets).
 # WHL: the folder of the wheels and pocl.tar.xz (docs/benchmarks/pocl-on-gpu-machine.sh). The
 # match is kept in /tmp/state between calls to a machine still held and resumed from there, or
 # from out/state (the files a call before brought back) on a fresh machine; LIMIT: seconds for
@@ -17,13 +21,15 @@ if [ -d $REPO/out/state ] && [ ! -f /tmp/state/passers.json ]; then
   mkdir -p /tmp/state && cp $REPO/out/state/* /tmp/state/
 fi
 . $REPO/docs/benchmarks/match-on-gpu-machine.sh
-for tree in $REPO/out/v6/src $REPO/out/old/src; do
+TREE=$REPO/${TREE:-out/v6}
+for tree in $TREE/src $REPO/out/old/src; do
   PYTHONPATH=/tmp/site:$tree python3 -c "from chessaccel.host.engine.hostsearch import library; library()
 from chessaccel.contract.evalweights import WEIGHTS as w
 print('$tree', 'version', w['version'], [w.get(k) for k in ('passed_pawn_enemy_king', 'knight_outpost', 'tempo')])" || exit 1
 done
 CONC=$half play ${NAME:-passers} 0-$(( 2 * half - 1 )) ${MARGS:---sprt 0,50 --games 600} \
-    --engine "env PYTHONPATH=/tmp/site:$REPO/out/v6/src python3 -P -m chessaccel.host.cli uci" \
+    --engine "env PYTHONPATH=/tmp/site:$TREE/src python3 -P -m chessaccel.host.cli uci" \
+    --engine-option Backend=opencl \
     --opponent "env PYTHONPATH=/tmp/site:$REPO/out/old/src python3 -P -m chessaccel.host.cli uci" \
     --opponent-option Backend=opencl
 cp /tmp/state/* $OUT/

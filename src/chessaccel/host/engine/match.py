@@ -92,9 +92,10 @@ def add_arguments(parser):
     parser.add_argument("--engine", help="our side's command line (default: chessaccel uci)")
     parser.add_argument("--engine-option", action="append", default=[], metavar="NAME=VALUE",
                         help="UCI option for our side (repeatable)")
-    parser.add_argument("--backend", default="model", help="our engine's Backend (default model)")
-    parser.add_argument("--accelerators", type=int, default=1, help="our engine's Accelerators")
-    parser.add_argument("--hardware-plies", type=int, default=AUTO_HARDWARE_PLIES,
+    # these three set chessaccel's options: for an --engine command only where given
+    parser.add_argument("--backend", help="our engine's Backend (default model)")
+    parser.add_argument("--accelerators", type=int, help="our engine's Accelerators (default 1)")
+    parser.add_argument("--hardware-plies", type=int,
                         help=f"our engine's HardwarePlies (default {AUTO_HARDWARE_PLIES}, the "
                              f"engine's auto: {INLINE_HARDWARE_PLIES} with inline launches on "
                              f"PoCL's basic devices, else {DEFAULT_HARDWARE_PLIES})")
@@ -453,17 +454,25 @@ def run(args):
         return _run(args, base, inc, sprt, checkout)
 
 
+def engine_settings(args):
+    """The options --backend, --accelerators and --hardware-plies set: each with its default
+    for chessaccel's own engine; for an --engine command only those given (any engine may be
+    one, and one of ours must not silently run on its default backend)."""
+    given = (("Backend", args.backend), ("Accelerators", args.accelerators),
+             ("HardwarePlies", args.hardware_plies))
+    if args.engine:
+        return [(name, str(value)) for name, value in given if value is not None]
+    defaults = {"Backend": "model", "Accelerators": 1, "HardwarePlies": AUTO_HARDWARE_PLIES}
+    return [(name, str(defaults[name] if value is None else value)) for name, value in given]
+
+
 def _run(args, base, inc, sprt, checkout):
     opponent_options = [parse_option(t) for t in args.opponent_option]
     engine_options = [parse_option(t) for t in args.engine_option]
     self_options = [parse_option(t) for t in args.opponent_engine_option]
-    settings = [("Backend", args.backend), ("Accelerators", str(args.accelerators)),
-                ("HardwarePlies", str(args.hardware_plies))]
-    if args.engine:
-        our_command = shlex.split(args.engine)
-    else:
-        our_command = ENGINE_COMMAND
-        engine_options = settings + engine_options
+    settings = engine_settings(args)
+    our_command = shlex.split(args.engine) if args.engine else ENGINE_COMMAND
+    engine_options = settings + engine_options
     their_env, suffix, self_play = None, "", bool(self_options)
     if checkout is not None:
         their_command = ENGINE_COMMAND
@@ -471,7 +480,7 @@ def _run(args, base, inc, sprt, checkout):
         opponent_options = settings + self_options + opponent_options
     elif self_play:
         their_command = our_command
-        opponent_options = ([] if args.engine else settings) + self_options + opponent_options
+        opponent_options = settings + self_options + opponent_options
         suffix = f" [{' '.join(t.strip() for t in args.opponent_engine_option)}]"
     else:
         their_command = shlex.split(args.opponent)
