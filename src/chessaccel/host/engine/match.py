@@ -93,10 +93,11 @@ def add_arguments(parser):
     parser.add_argument("--engine-option", action="append", default=[], metavar="NAME=VALUE",
                         help="UCI option for our side (repeatable)")
     # these three set chessaccel's options: for an --engine command only where given
-    parser.add_argument("--backend", help="our engine's Backend (default model)")
-    parser.add_argument("--accelerators", type=int, help="our engine's Accelerators (default 1)")
+    parser.add_argument("--backend", help="our engine's Backend (model unless given)")
+    parser.add_argument("--accelerators", type=int, help="our engine's Accelerators (1 unless "
+                                                         "given)")
     parser.add_argument("--hardware-plies", type=int,
-                        help=f"our engine's HardwarePlies (default {AUTO_HARDWARE_PLIES}, the "
+                        help=f"our engine's HardwarePlies ({AUTO_HARDWARE_PLIES} unless given, the "
                              f"engine's auto: {INLINE_HARDWARE_PLIES} with inline launches on "
                              f"PoCL's basic devices, else {DEFAULT_HARDWARE_PLIES})")
     parser.add_argument("--games", type=int, required=True,

@@ -3,7 +3,8 @@
 The platform is chosen by name, never by index: ``opencl`` takes a GPU where one exists
 (NVIDIA's first) and otherwise the first CPU device (PoCL, which pip installs with
 ``pyopencl[pocl]``); ``opencl:SUBSTRING`` takes the platform whose name or vendor contains
-SUBSTRING (case-insensitive), its GPU if it has one.
+SUBSTRING (case-insensitive; of two such, the first listed that has devices, a GPU platform
+first: Debian's PoCL and the wheel's share their name), its GPU if it has one.
 
 The program is compiled once per device and its binary cached under
 ``$CHESSACCEL_OPENCL_CACHE`` (default ``~/.cache/chessaccel/opencl``), keyed by the source, the
@@ -228,8 +229,8 @@ def _devices(cl, platform, kind):
 
 def _choose(cl, platform_substring, index=None):
     """The device: the first GPU (else CPU) of any platform, NVIDIA's first; with a platform
-    substring, the first device of the matching platforms (GPUs first); ``index`` picks
-    another device of that list."""
+    substring, the first device of the first matching platform that has one (a platform with
+    a GPU first); ``index`` picks another device of that platform."""
     devices, where = _candidates(cl, platform_substring)
     return _pick(devices, index, where)
 
@@ -253,10 +254,13 @@ def _candidates(cl, platform_substring):
         if not matching:
             raise OpenCLError(f"no OpenCL platform matches {platform_substring!r} "
                               f"(platforms: {names})")
+        # one platform's devices: two platforms may share a name (Debian's PoCL and the
+        # wheel's), and the first the loader lists is the one to use
         for kind in (cl.device_type.GPU, cl.device_type.ALL):
-            devices = [d for p in matching for d in _devices(cl, p, kind)]
-            if devices:
-                return devices, f"OpenCL platform {matching[0].name!r}"
+            for p in matching:
+                devices = _devices(cl, p, kind)
+                if devices:
+                    return devices, f"OpenCL platform {p.name!r}"
         raise OpenCLError(f"OpenCL platform {matching[0].name!r} has no device")
     gpu_platforms = sorted(platforms, key=lambda p: "nvidia" not in p.name.lower())
     for p in gpu_platforms:
