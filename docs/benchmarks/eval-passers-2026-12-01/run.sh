@@ -8,7 +8,8 @@
 # (default --sprt 0,50 --games 600): the records passers.* (the SPRT) and passers-200.* (NAME=
 # passers-200 MARGS="--games 200", stopped by LIMIT at 120 games). TREE (default out/v6): the
 # engine's tree, e.g. 19158cc with knight_outpost and bishop_outpost set to [0, 0] in its
-# evalweights.json (the passed pawns' king distances alone: not played yet). --backend does not
+# evalweights.json (the passed pawns' king distances alone: played on the 2-core machine
+# instead, passed-king-only-2core.*, docs/engine.md). --backend does not
 # reach an --engine command: Backend=opencl is its --engine-option (the records passers.* and
 # passers-200.* were played with this tree's own engine, which --backend sets).
 # WHL: the folder of the wheels and pocl.tar.xz (docs/benchmarks/pocl-on-gpu-machine.sh). The
