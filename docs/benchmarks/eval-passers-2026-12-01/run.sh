@@ -9,9 +9,8 @@
 # passers-200 MARGS="--games 200", stopped by LIMIT at 120 games). TREE (default out/v6): the
 # engine's tree, e.g. 19158cc with knight_outpost and bishop_outpost set to [0, 0] in its
 # evalweights.json (the passed pawns' king distances alone: played on the 2-core machine
-# instead, passed-king-only-2core.*, docs/engine.md). --backend does not
-# reach an --engine command: Backend=opencl is its --engine-option (the records passers.* and
-# passers-200.* were played with this tree's own engine, which --backend sets).
+# instead, passed-king-only-2core.*, docs/engine.md); the records passers.* and passers-200.*
+# were played with the engine of 19158cc's own tree, run as this script's default engine then.
 # WHL: the folder of the wheels and pocl.tar.xz (docs/benchmarks/pocl-on-gpu-machine.sh). The
 # match is kept in /tmp/state between calls to a machine still held and resumed from there, or
 # from out/state (the files a call before brought back) on a fresh machine; LIMIT: seconds for
@@ -30,7 +29,6 @@ print('$tree', 'version', w['version'], [w.get(k) for k in ('passed_pawn_enemy_k
 done
 CONC=$half play ${NAME:-passers} 0-$(( 2 * half - 1 )) ${MARGS:---sprt 0,50 --games 600} \
     --engine "env PYTHONPATH=/tmp/site:$TREE/src python3 -P -m chessaccel.host.cli uci" \
-    --engine-option Backend=opencl \
     --opponent "env PYTHONPATH=/tmp/site:$REPO/out/old/src python3 -P -m chessaccel.host.cli uci" \
     --opponent-option Backend=opencl
 cp /tmp/state/* $OUT/

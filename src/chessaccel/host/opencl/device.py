@@ -241,7 +241,9 @@ def device_count(platform_substring=None):
 
 
 def _candidates(cl, platform_substring):
-    """The devices an index picks among, and where they are (for messages)."""
+    """The devices an index picks among, and where they are (for messages): always one
+    platform's (two may share a name, as Debian's PoCL and the wheel's do, and the first the
+    loader lists is the one to use)."""
     platforms = _platforms(cl)
     if not platforms:
         raise OpenCLError("no OpenCL platform found (install a GPU driver's OpenCL ICD, "
@@ -254,25 +256,29 @@ def _candidates(cl, platform_substring):
         if not matching:
             raise OpenCLError(f"no OpenCL platform matches {platform_substring!r} "
                               f"(platforms: {names})")
-        # one platform's devices: two platforms may share a name (Debian's PoCL and the
-        # wheel's), and the first the loader lists is the one to use
-        for kind in (cl.device_type.GPU, cl.device_type.ALL):
-            for p in matching:
-                devices = _devices(cl, p, kind)
-                if devices:
-                    return devices, f"OpenCL platform {p.name!r}"
-        raise OpenCLError(f"OpenCL platform {matching[0].name!r} has no device")
+        found = _first_with_devices(cl, ((cl.device_type.GPU, matching),
+                                         (cl.device_type.ALL, matching)))
+        if found is None:
+            raise OpenCLError(f"OpenCL platform {matching[0].name!r} has no device")
+        return found
     gpu_platforms = sorted(platforms, key=lambda p: "nvidia" not in p.name.lower())
-    for p in gpu_platforms:
-        devices = _devices(cl, p, cl.device_type.GPU)
-        if devices:
-            return devices, f"OpenCL platform {p.name!r}"
-    for kind in (cl.device_type.CPU, cl.device_type.ALL):
+    found = _first_with_devices(cl, ((cl.device_type.GPU, gpu_platforms),
+                                     (cl.device_type.CPU, platforms),
+                                     (cl.device_type.ALL, platforms)))
+    if found is None:
+        raise OpenCLError(f"no OpenCL device found (platforms: {names})")
+    return found
+
+
+def _first_with_devices(cl, searches):
+    """For each (device kind, platforms) in turn, the first platform with devices of that
+    kind: (its devices, where they are), or None."""
+    for kind, platforms in searches:
         for p in platforms:
             devices = _devices(cl, p, kind)
             if devices:
                 return devices, f"OpenCL platform {p.name!r}"
-    raise OpenCLError(f"no OpenCL device found (platforms: {names})")
+    return None
 
 
 def _pick(devices, index, where):
