@@ -1639,7 +1639,10 @@ Scored Worker::frontier(int ply, int depth, int alpha, int beta, uint32_t* moves
     const Options& o = s_.opt;
     int job_depth = depth - 1;
     Scored nothing{-C.inf, 0, {}};
-    if (o.parallel && o.speculate && alpha + 1 >= beta)  // a null window: the eldest cannot narrow it
+    // a null window: the eldest cannot narrow it, so every job may go out at once; inline
+    // launches run them in order and end at the first that does not fail high, so nothing
+    // runs that one job at a time would not, in one launch where that took two
+    if (o.parallel && (o.speculate || s_.inline_launches) && alpha + 1 >= beta)
         return brothers(ply, job_depth, alpha, beta, moves, n, nothing,
                         reducible && o.job_reductions ? 0 : -1);
     uint32_t first = moves[0];
