@@ -55,9 +55,9 @@ def test_evaluate_rtl_matches_model(latency):
     SearchCore's setting): the done strobe marks each score, the model gives the value."""
     boards = _boards()
     assert len(boards) >= 1000
-    # the reference boards (1,563) once, at the deepest latency: Icarus simulates its cycles
-    # a third as fast as the shortest's (some 10 against 34 ms a board), and the two latencies
-    # give the model's value on every board above
+    # the reference boards (1,563) once, at the deepest latency: Icarus takes some 10 ms a
+    # board there against 34 at the shortest, and both latencies are held to the model's value
+    # on every board above
     reference = _reference_boards() if latency == LATENCY else []
     scores = run_testbench(partial(Evaluate, latency=latency), f"evaluate_l{latency}",
                            "chessaccel.sim.cocotb.tb_evaluate",
