@@ -246,7 +246,11 @@ class FrameDecoder:
     0xA5 byte near its end (in its CRC, say) leaves the decoder inside a false frame once a fault
     has put it out of step, and every copy of the same reply is swallowed in turn: a client's 31
     tries of one request all failed (a flake of test_requests_get_through_a_faulty_link).
-    The hardware keeps no bytes; its line timeout ends such a false frame (``flush``).
+    The hardware keeps no bytes; its line timeout ends such a false frame (``flush``). A false
+    frame opened by junk just before the last reply can be longer than what is left of the
+    stream, so the reply is found only when the line goes quiet: the host's ``flush`` looks
+    again at the bytes after the unfinished frame's marker, as after a bad one (the client
+    flushes when its wait for a reply ends with no byte).
     """
 
     _HUNT, _HEADER, _BODY = range(3)
@@ -302,12 +306,15 @@ class FrameDecoder:
         return taken
 
     def flush(self):
-        """End an unfinished frame: [] if none was open, else [FrameError(TRUNCATED)]."""
+        """End an unfinished frame (the line went quiet): [] if none was open, else
+        [FrameError(TRUNCATED)], and with ``rescan`` whatever the bytes after its marker hold,
+        each frame left unfinished there ended the same way."""
         if self._state == self._HUNT:
             return []
         header = self._header() if len(self._buffer) >= HEADER_BYTES else {"seq": None, "command": 0}
-        self.reset()
-        return [FrameError(ErrorCode.TRUNCATED, "frame ended early", header["seq"], header["command"])]
+        out = [FrameError(ErrorCode.TRUNCATED, "frame ended early", header["seq"], header["command"])]
+        out += self.feed(self._drop_bad_frame())
+        return out + self.flush()
 
     def _header(self):
         value = int.from_bytes(self._buffer[:HEADER_BYTES], "little")

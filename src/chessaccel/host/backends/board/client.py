@@ -183,7 +183,10 @@ class BoardClient:
         deadline = time.monotonic() + wait
         while (left := deadline - time.monotonic()) > 0:
             trouble = None
-            for item in self._decoder.feed(self.transport.read(left)):
+            chunk = self.transport.read(left)
+            # nothing came for the rest of the wait: the line is quiet, and a false frame that
+            # junk opened may hold the reply (FrameDecoder.flush)
+            for item in self._decoder.feed(chunk) if chunk else self._decoder.flush():
                 self._ever_answered = True
                 if isinstance(item, FrameError):
                     trouble = f"damaged reply ({item})"
