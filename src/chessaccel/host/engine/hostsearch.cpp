@@ -241,40 +241,44 @@ int static_eval(const Pos& p, int evaluation) {
     return std::max(-C.eval_max, std::min(C.eval_max, score));
 }
 
+// An entry of a table that threads share without locks: the key xor the data beside the data, so
+// a write torn by another thread's reads as no entry of this key, never as a wrong one.
+struct LocklessEntry {
+    std::atomic<uint64_t> check{0}, data{0};
+    // the data stored for `key`, or 0
+    uint64_t data_of(uint64_t key) const {
+        uint64_t d = data.load(std::memory_order_relaxed);
+        return (check.load(std::memory_order_relaxed) ^ d) == key ? d : 0;
+    }
+    void put(uint64_t key, uint64_t d) {
+        data.store(d, std::memory_order_relaxed);
+        check.store(key ^ d, std::memory_order_relaxed);
+    }
+};
+
 // The static scores of positions met before, by key: every iteration visits the same nodes
 // again, and the terms evaluation costs some 400 ns a call (Stockfish keeps it in its table for
-// the same reason). An entry is the key xor its data and the data (the table's lockless check),
-// so threads share it without locks; the data holds the evaluation it was made with, and a
-// full key must match, so a hit is the score static_eval would give. hs_configure empties it.
+// the same reason). Its entries are lockless (LocklessEntry), shared by the threads; the data
+// holds the evaluation it was made with, and a full key must match, so a hit is the score
+// static_eval would give. hs_configure empties it (entry by entry: a search may be running).
 class EvalCache {
 public:
     static constexpr size_t ENTRIES = size_t(1) << 16;
     bool probe(uint64_t key, int evaluation, int& score) const {
-        const Entry& e = slots_[key & (ENTRIES - 1)];
-        uint64_t data = e.data.load(std::memory_order_relaxed);
-        if (!data || (e.check.load(std::memory_order_relaxed) ^ data) != key
-                || (int)(data >> 32) != evaluation + 1) return false;
+        uint64_t data = slots_[key & (ENTRIES - 1)].data_of(key);
+        if (!data || (int)(data >> 32) != evaluation + 1) return false;
         score = (int)(uint32_t)data;
         return true;
     }
     void store(uint64_t key, int evaluation, int score) {
-        Entry& e = slots_[key & (ENTRIES - 1)];
-        uint64_t data = (uint64_t)(evaluation + 1) << 32 | (uint32_t)score;
-        e.data.store(data, std::memory_order_relaxed);
-        e.check.store(key ^ data, std::memory_order_relaxed);
+        slots_[key & (ENTRIES - 1)].put(key, (uint64_t)(evaluation + 1) << 32 | (uint32_t)score);
     }
     void clear() {
-        for (size_t i = 0; i < ENTRIES; i++) {
-            slots_[i].check.store(0, std::memory_order_relaxed);
-            slots_[i].data.store(0, std::memory_order_relaxed);
-        }
+        for (size_t i = 0; i < ENTRIES; i++) slots_[i].put(0, 0);
     }
 
 private:
-    struct Entry {
-        std::atomic<uint64_t> check{0}, data{0};
-    };
-    std::unique_ptr<Entry[]> slots_{new Entry[ENTRIES]};
+    std::unique_ptr<LocklessEntry[]> slots_{new LocklessEntry[ENTRIES]};
 };
 EvalCache eval_cache;
 
@@ -299,22 +303,21 @@ class Table {
 public:
     void resize(size_t megabytes) {
         size_t entries = 1;
-        while (entries * 2 * sizeof(Entry) <= megabytes << 20) entries *= 2;
-        slots_.reset(new Entry[entries]);
+        while (entries * 2 * sizeof(LocklessEntry) <= megabytes << 20) entries *= 2;
+        slots_.reset(new LocklessEntry[entries]);
         mask_ = entries - 1;
         clear();
     }
     // Between searches only. One memset: the C library's path for large blocks does not leave
     // the caches full of the table (an entry at a time did, and the next search ran cold).
     void clear() {
-        std::memset(static_cast<void*>(slots_.get()), 0, (mask_ + 1) * sizeof(Entry));
+        std::memset(static_cast<void*>(slots_.get()), 0, (mask_ + 1) * sizeof(LocklessEntry));
         used_.store(0);
     }
     void new_search() { generation_ = (generation_ + 1) & 0xff; }
     bool probe(uint64_t key, TTHit& hit) const {
-        const Entry& e = slots_[key & mask_];
-        uint64_t data = e.data.load(std::memory_order_relaxed);
-        if ((e.check.load(std::memory_order_relaxed) ^ data) != key || !data) return false;
+        uint64_t data = slots_[key & mask_].data_of(key);
+        if (!data) return false;
         hit.move = data & 0xffff;
         hit.score = (int)((data >> 16) & 0xffff) - 32768;
         hit.depth = (data >> 32) & 0xff;
@@ -322,7 +325,7 @@ public:
         return true;
     }
     void store(uint64_t key, int depth, int bound, int score, uint32_t move) {
-        Entry& e = slots_[key & mask_];
+        LocklessEntry& e = slots_[key & mask_];
         uint64_t old = e.data.load(std::memory_order_relaxed);
         bool same = (e.check.load(std::memory_order_relaxed) ^ old) == key;
         int old_depth = (old >> 32) & 0xff, old_generation = (old >> 48) & 0xff;
@@ -333,16 +336,12 @@ public:
         uint64_t data = (uint64_t)(move & 0xffff) | (uint64_t)((score + 32768) & 0xffff) << 16
                       | (uint64_t)(depth & 0xff) << 32 | (uint64_t)bound << 40
                       | (uint64_t)generation_ << 48;
-        e.data.store(data, std::memory_order_relaxed);
-        e.check.store(key ^ data, std::memory_order_relaxed);
+        e.put(key, data);
     }
     int hashfull() const { return (int)std::min<uint64_t>(1000, used_.load() * 1000 / (mask_ + 1)); }
 
 private:
-    struct Entry {
-        std::atomic<uint64_t> check{0}, data{0};
-    };
-    std::unique_ptr<Entry[]> slots_;
+    std::unique_ptr<LocklessEntry[]> slots_;
     size_t mask_ = 0;
     int generation_ = 0;
     std::atomic<uint64_t> used_{0};
