@@ -69,7 +69,8 @@ def test_selective_search_visits_fewer_nodes_to_the_same_depth(instant, fen):
                                    if f not in ("history", "job_reductions", "counter_moves",
                                                 "null_move_eval", "fifty_move_scaling",
                                                 "twofold_draws", "time_stability",
-                                                "deep_futility", "non_pv_reductions")])
+                                                "deep_futility", "non_pv_reductions",
+                                                "singular_extension")])
 def test_each_switch_changes_the_tree_alone(instant, field):
     """Each switch on its own does something at depth 6 (no dead switch): on Kiwipete, and
     mate-distance pruning where a mate is found (a mate in 2 of the suite), the internal
@@ -100,6 +101,56 @@ def test_each_widening_switch_prunes_more_of_its_steps_tree(instant, field, step
     _, wider = _search(instant, KIWIPETE, 7, **{step: True, field: True})
     assert wider.depth == base.depth == 7
     assert wider.nodes < base.nodes, (wider.nodes, base.nodes)
+
+
+def test_singular_extensions_test_the_hash_move_and_extend_it(instant, monkeypatch):
+    """The singular test runs only below the root, at nodes whose first move is their table
+    entry's and whose verification's children are host nodes (depth // 2 - 1 > HardwarePlies);
+    on Kiwipete to depth 7 with one-ply jobs some hash moves are extended (no other move came
+    near) and others not, and the tree is not the one without the switch."""
+    calls = []
+    original = HostSearch._singular
+
+    def spy(self, ply, depth, beta, moves, reducible, entry):
+        result = original(self, ply, depth, beta, moves, reducible, entry)
+        calls.append((ply, depth, moves[0] == entry.move, result))
+        return result
+
+    monkeypatch.setattr(HostSearch, "_singular", spy)
+    _, plain = _search(instant, KIWIPETE, 7)
+    _, singular = _search(instant, KIWIPETE, 7, singular_extension=True)
+    assert calls and all(ply > 0 and depth // 2 - 1 > 1 and first for ply, depth, first, _ in calls)
+    results = [result for *_, result in calls]
+    assert 1 in results and 0 in results, results
+    assert singular.depth == plain.depth == 7
+    assert (singular.nodes, singular.jobs) != (plain.nodes, plain.jobs)
+    assert singular.best_move in chess.Board(KIWIPETE).legal_moves
+
+
+def test_an_extended_hash_move_is_searched_a_ply_deeper(instant, monkeypatch):
+    """Where the test extends, the node's first child is searched at the node's own depth (a
+    ply deeper than its brothers), the rest as before."""
+    events = []
+    expand, node = HostSearch._expand, HostSearch._node
+
+    def spy_expand(self, ply, depth, alpha, beta, moves, reducible=False, extension=0):
+        events.append(("expand", ply, depth, extension))
+        return expand(self, ply, depth, alpha, beta, moves, reducible, extension)
+
+    def spy_node(self, ply, depth, alpha, beta, null_ok=True):
+        events.append(("node", ply, depth, None))
+        return node(self, ply, depth, alpha, beta, null_ok)
+
+    monkeypatch.setattr(HostSearch, "_expand", spy_expand)
+    monkeypatch.setattr(HostSearch, "_node", spy_node)
+    _search(instant, KIWIPETE, 7, singular_extension=True)
+    extended = [i for i, (kind, *_, extension) in enumerate(events)
+                if kind == "expand" and extension == 1]
+    assert extended
+    for i in extended:
+        _, ply, depth, _ = events[i]
+        child = next(e for e in events[i + 1:] if e[0] == "node")
+        assert child[1:3] == (ply + 1, depth), (events[i], child)
 
 
 def test_the_counter_move_comes_first_of_the_quiet_moves_after_the_killers(instant):

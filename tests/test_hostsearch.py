@@ -274,6 +274,32 @@ def test_the_selective_steps_evaluate_as_hostsearch_deeper(instant, position):
     assert trees["pst"] != trees["terms"]
 
 
+@pytest.mark.parametrize("plies, depth", [(0, 6), (1, 7)])
+@pytest.mark.parametrize("position", [KIWIPETE, ITALIAN])
+def test_singular_extensions_are_the_same_in_both(instant, position, plies, depth):
+    """The engine's steps with singular extensions (their verification searches, extensions and
+    multi-cuts): one thread of each search grows the same tree, node for node, and not the
+    tree without them. The singular test reads a table entry's depth and bound, not only its
+    move, so the Python table is made big enough to hold every entry the compiled one does
+    (16 MiB of it, 139,810 slots, lost some to collisions on Italian and grew another tree)."""
+    options = SearchOptions(hardware_plies=plies, parallel=False, evaluation="terms",
+                            **DEFAULT_STEPS)
+    singular = replace(options, singular_extension=True)
+    trees = []
+    for searched in (singular, options):
+        python = HostSearch(instant, TranspositionTable(1024), searched).search(
+            _board(position), Limits(depth=depth))
+        compiled = CompiledSearch(instant, 16, searched)
+        try:
+            native = compiled.search(_board(position), Limits(depth=depth))
+        finally:
+            compiled.close()
+        assert _each_iteration(native)[1:] == _each_iteration(python)[1:]
+        assert (native.score, native.best_move) == (python.score, python.best_move)
+        trees.append(_each_iteration(native))
+    assert trees[0] != trees[1]
+
+
 @pytest.fixture(scope="module")
 def pocl():
     from chessaccel.host.backends import get_backend

@@ -59,6 +59,7 @@ struct Contract {
     int futility_pruning_plies, futility_pruning_base, futility_pruning_step;
     int late_move_plies, late_move_base, late_move_factor;
     int null_eval_step, null_eval_most;
+    int singular_table_plies, singular_margin;  // search.py's SINGULAR_* (singular)
     int job_chain;      // a job's params.w bit: an inline launch ends after it unless it fails high
     int fifty_span, fifty_limit;    // scores.py's FIFTY_SPAN and FIFTY_LIMIT (fifty_scaled)
     // timeman.py's STABLE_* (soft_percent)
@@ -86,10 +87,11 @@ struct Options {
     int deep_futility;        // reverse futility up to futility_deep_depth (search.py's)
     int non_pv_reductions;    // late-move reductions a ply more at null-window nodes (younger)
     int bad_captures_last;    // losing captures after the quiet moves (ordered_moves)
+    int singular_extension;   // the hash move a ply deeper where no other move comes near
     int evaluation;     // the static evaluation: EVAL_PST or EVAL_TERMS (EVALUATIONS' index)
     int speculate;      // the executor's: a null-window frontier parent sends all its jobs at once
 };
-constexpr int OPTION_COUNT = 30;
+constexpr int OPTION_COUNT = 31;
 static_assert(sizeof(Options) == OPTION_COUNT * sizeof(int), "one int per option");
 
 constexpr int POSITION_WORDS = 5;
@@ -512,7 +514,9 @@ private:
     int null_search(int ply, int depth, int beta, int stat);
     int reduction(int depth, int index, uint32_t move, int ply);
     Scored expand(int ply, int depth, int alpha, int beta, const uint32_t* moves, int n,
-                  bool reducible);
+                  bool reducible, int extension = 0);
+    int singular(int ply, int depth, int beta, const uint32_t* moves, int n, bool reducible,
+                 const TTHit& hit);
     Scored split(int ply, int depth, int alpha, int beta, const uint32_t* moves, int n,
                  bool reducible, Scored best);
     Scored frontier(int ply, int depth, int alpha, int beta, uint32_t* moves, int n,
@@ -1240,9 +1244,10 @@ int Worker::node(int ply, int depth, int alpha, int beta, Line& pv, bool null_ok
     }
     uint64_t key = keys_.back();
     uint32_t tt_move = 0;
+    TTHit hit;
+    bool have_hit = false;
     if (o.tt) {
-        TTHit hit;
-        if (s_.table.probe(key, hit)) {
+        if ((have_hit = s_.table.probe(key, hit))) {
             tt_move = hit.move;
             if (ply > 0 && hit.depth >= depth) {
                 int score = from_tt(hit.score, ply);
@@ -1268,9 +1273,15 @@ int Worker::node(int ply, int depth, int alpha, int beta, Line& pv, bool null_ok
     if (!n) return in_check(stack_[ply]) ? -(C.mate - ply) : 0;
     // pruned moves become 0 in `moves`, before any job is made (search.py's _prune)
     bool futility_pruned = prune.active() && prune_moves(ply, moves, n, prune);
+    int extension = 0;
+    if (ply && o.singular_extension && have_hit && moves[0] == tt_move
+            && depth / 2 - 1 > o.hardware_plies) {
+        extension = singular(ply, depth, beta, moves, n, reducible, hit);
+        if (extension < 0) return beta;     // multi-cut (no table entry, as a pruning cut)
+    }
     Scored best = depth - 1 <= o.hardware_plies
         ? frontier(ply, depth, alpha, beta, moves, n, reducible)
-        : expand(ply, depth, alpha, beta, moves, n, reducible);
+        : expand(ply, depth, alpha, beta, moves, n, reducible, extension);
     // fail-soft past futility-pruned moves: each scores at most the static score plus the
     // margin (at most alpha: the node still fails low)
     if (futility_pruned && best.score < prune.value) best.score = prune.value;
@@ -1281,6 +1292,23 @@ int Worker::node(int ply, int depth, int alpha, int beta, Line& pv, bool null_ok
     }
     pv = std::move(best.pv);
     return best.score;
+}
+
+// The singular extension's test (search.py's _singular) at a node whose first move is its table
+// entry's: 1 when no other move, searched depth / 2 plies deep, reaches the entry's score less
+// singular_margin a ply of depth; -1 when that bound is at or above beta and one reaches it (the
+// node fails high: multi-cut); else 0.
+int Worker::singular(int ply, int depth, int beta, const uint32_t* moves, int n, bool reducible,
+                     const TTHit& hit) {
+    if (hit.bound == UPPER || hit.depth < depth - C.singular_table_plies
+            || ply >= 2 * iteration_depth_)
+        return 0;
+    int score = from_tt(hit.score, ply);
+    if (!(-mate_bound() < score && score < mate_bound())) return 0;
+    int bound = score - C.singular_margin * depth;
+    Scored others = expand(ply, depth / 2, bound - 1, bound, moves + 1, n - 1, reducible);
+    if (others.score < bound) return 1;
+    return bound >= beta ? -1 : 0;
 }
 
 // The static score the selective steps read: the search's evaluation, scaled by the fifty-move
@@ -1496,7 +1524,7 @@ Worker::Worker(const Worker& parent, int ply, Split* split)
 // Children of a host node searched one after another; once the eldest is searched, the
 // younger ones are shared with helper threads while the thread budget allows (YBWC).
 Scored Worker::expand(int ply, int depth, int alpha, int beta, const uint32_t* moves, int n,
-                      bool reducible) {
+                      bool reducible, int extension) {
     const Options& o = s_.opt;
     Scored best{-C.inf, 0, {}};
     Line tail;
@@ -1506,7 +1534,8 @@ Scored Worker::expand(int ply, int depth, int alpha, int beta, const uint32_t* m
             return split(ply, depth, alpha, beta, moves, n, reducible, std::move(best));
         uint32_t move = moves[index];
         if (!move) continue;        // pruned
-        int score = younger(ply, depth, index, move, alpha, beta, reducible, tail);
+        int score = younger(ply, index ? depth : depth + extension, index, move, alpha, beta,
+                            reducible, tail);
         if (better(ply, best, alpha, beta, score, move, tail)) break;
     }
     return best;

@@ -47,7 +47,8 @@ from .timeman import (STABLE_CHANGED_PERCENT, STABLE_FALL_CP, STABLE_FALL_PERCEN
 from .search import (FUTILITY_DEEP_DEPTH, FUTILITY_HOST_PLIES, FUTILITY_MARGIN,
                      FUTILITY_PRUNING_BASE, FUTILITY_PRUNING_PLIES, FUTILITY_PRUNING_STEP,
                      LATE_MOVE_BASE, LATE_MOVE_FACTOR, LATE_MOVE_PLIES, LMR_FIRST,
-                     NULL_EVAL_MOST, NULL_EVAL_STEP, IterationInfo, Limits,
+                     NULL_EVAL_MOST, NULL_EVAL_STEP, SINGULAR_MARGIN, SINGULAR_TABLE_PLIES,
+                     IterationInfo, Limits,
                      SearchOptions, SearchResult, game_keys, legal_prefix)
 
 __all__ = ["CompiledSearch", "OPTION_FIELDS", "static_eval", "eval_terms"]
@@ -59,7 +60,8 @@ OPTION_FIELDS = ("hardware_plies", "tt", "pvs", "aspiration", "killers", "draws"
                  "check_extension", "mate_distance", "iir", "history", "futility_pruning",
                  "late_move_pruning", "threads", "counter_moves", "job_reduction_plies",
                  "null_move_eval", "fifty_move_scaling", "twofold_draws", "time_stability",
-                 "deep_futility", "non_pv_reductions", "bad_captures_last", "evaluation")
+                 "deep_futility", "non_pv_reductions", "bad_captures_last", "singular_extension",
+                 "evaluation")
 #: The options' values in OPTION_FIELDS order, read in one call.
 _option_values = operator.attrgetter(*OPTION_FIELDS)
 #: Launches in flight at once, each on its own queue: a launch lasts as long as its longest
@@ -114,6 +116,7 @@ def _contract():
               FUTILITY_HOST_PLIES, FUTILITY_MARGIN, LMR_FIRST, _KILLERS, FUTILITY_DEEP_DEPTH,
               FUTILITY_PRUNING_PLIES, FUTILITY_PRUNING_BASE, FUTILITY_PRUNING_STEP,
               LATE_MOVE_PLIES, LATE_MOVE_BASE, LATE_MOVE_FACTOR, NULL_EVAL_STEP, NULL_EVAL_MOST,
+              SINGULAR_TABLE_PLIES, SINGULAR_MARGIN,
               JOB_CHAIN, FIFTY_SPAN, FIFTY_LIMIT, STABLE_CHANGED_PERCENT, STABLE_ITERATIONS,
               STABLE_SETTLED_PERCENT, STABLE_FALL_CP, STABLE_FALL_PERCENT]
     for table in (SQUARE_MG, SQUARE_EG):

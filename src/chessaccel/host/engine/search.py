@@ -102,6 +102,14 @@ LATE_MOVE_FACTOR = 2
 #: NULL_EVAL_STEP cp by which the static score beats beta, at most NULL_EVAL_MOST.
 NULL_EVAL_STEP = 200
 NULL_EVAL_MOST = 3
+#: Singular extensions: at a node whose table entry (a lower bound or exact score, at most
+#: SINGULAR_TABLE_PLIES plies shallower than the node) names its first move, the other moves are
+#: searched depth // 2 plies deep with a null window SINGULAR_MARGIN cp a ply of depth below the
+#: entry's score; when none reaches it, the first move is searched a ply deeper, and when that
+#: window is at or above beta and one reaches it, the node fails high (multi-cut). Only where the
+#: verification's children are host nodes (depth // 2 - 1 > HardwarePlies).
+SINGULAR_TABLE_PLIES = 3
+SINGULAR_MARGIN = 2
 
 
 class SearchAborted(Exception):
@@ -148,6 +156,7 @@ class SearchOptions:
     fifty_move_scaling: bool = False  # scores scaled toward 0 as the fifty-move counter grows
     twofold_draws: bool = False  # a position seen once before the root is a draw too (_repeats)
     time_stability: bool = False  # the soft deadline scaled by how settled the search is (_deepen)
+    singular_extension: bool = False  # the hash move a ply deeper where no other move comes near
     # the static evaluation ("pst" or "terms", section 6): the jobs' (the executor's backend was
     # made with it) and the host's own, where the selective steps read a static score
     evaluation: str = "pst"
@@ -164,7 +173,7 @@ class SearchOptions:
                  "mate_distance", "iir", "history", "futility_pruning", "late_move_pruning",
                  "counter_moves", "null_move_eval", "fifty_move_scaling", "twofold_draws",
                  "time_stability", "deep_futility", "non_pv_reductions",
-                 "bad_captures_last")
+                 "bad_captures_last", "singular_extension")
 
     @classmethod
     def exact(cls, hardware_plies, parallel=True):
@@ -766,6 +775,7 @@ class HostSearch:
         tt = self.tt if opts.tt else None
         key = self.keys[-1]
         tt_move = None
+        entry = None
         if tt is not None:
             entry = tt.probe(key)
             if entry is not None:
@@ -805,7 +815,14 @@ class HostSearch:
                 best, best_move, pv = self._frontier(ply, depth, alpha, beta, moves, len(moves),
                                                      reducible)
             else:
-                best, best_move, pv = self._expand(ply, depth, alpha, beta, moves, reducible)
+                extension = 0
+                if ply and opts.singular_extension and entry is not None \
+                        and moves[0] == tt_move and depth // 2 - 1 > opts.hardware_plies:
+                    extension = self._singular(ply, depth, beta, moves, reducible, entry)
+                    if extension is None:
+                        return beta, []     # multi-cut (no table entry, as a pruning cut)
+                best, best_move, pv = self._expand(ply, depth, alpha, beta, moves, reducible,
+                                                   extension)
         if prune is not None and prune[2] and best < prune[1]:
             # fail-soft past futility-pruned moves: each is taken to score at most the static
             # score plus the margin (at most alpha: the node still fails low), as Stockfish does
@@ -859,6 +876,24 @@ class HostSearch:
             if late is not None or futile is not None:
                 prune = [late, futile, False]
         return depth, None, True, prune
+
+    def _singular(self, ply, depth, beta, moves, reducible, entry):
+        """The singular extension's test at a node whose first move is its table entry's move:
+        1 when no other move, searched depth // 2 plies deep, reaches the entry's score less
+        SINGULAR_MARGIN a ply of depth (the first move is then searched a ply deeper), None
+        when that bound is at or above beta and another move reaches it (the node fails high),
+        else 0."""
+        if entry.bound == Bound.UPPER or entry.depth < depth - SINGULAR_TABLE_PLIES \
+                or ply >= 2 * self._iteration_depth:
+            return 0
+        score = from_tt(entry.score, ply)
+        if not -MATE_BOUND < score < MATE_BOUND:
+            return 0
+        bound = score - SINGULAR_MARGIN * depth
+        value, _, _ = self._expand(ply, depth // 2, bound - 1, bound, moves[1:], reducible)
+        if value < bound:
+            return 1
+        return None if bound >= beta else 0
 
     def _static(self, hb):
         """The static score the selective steps read: the search's evaluation of the host
@@ -925,11 +960,12 @@ class HostSearch:
         if ply == 0 and score > self._root_alpha:
             self._root_best = (score, move, pv)
 
-    def _expand(self, ply, depth, alpha, beta, moves, reducible=False):
+    def _expand(self, ply, depth, alpha, beta, moves, reducible=False, extension=0):
         """Children searched by the host, one after another (PVS); late quiet moves of a node
         that allows it first searched shallower (late-move reductions), again at full depth
         when they beat alpha. A move pruned (None in ``moves``, _prune) is left out; it keeps
-        its place in the count of the reductions."""
+        its place in the count of the reductions. The first move is searched ``extension``
+        plies deeper (_singular)."""
         best, best_move, best_pv = -INF, None, []
         pvs = self.options.pvs
         draws = self.options.draws
@@ -964,7 +1000,8 @@ class HostSearch:
                             score, tail = self._node(ply + 1, depth - 1, -beta, -alpha)
                             score = -score
                 elif index == 0 or not pvs:
-                    score, tail = self._node(ply + 1, depth - 1, -beta, -alpha)
+                    score, tail = self._node(ply + 1, depth - 1 + (extension if index == 0 else 0),
+                                             -beta, -alpha)
                     score = -score
                 else:
                     score, tail = self._node(ply + 1, depth - 1, -alpha - 1, -alpha)

@@ -179,7 +179,8 @@ SELECTIVE_OPTIONS = {"NullMove": "null_move", "Reductions": "reductions",
                      "NullMoveEval": "null_move_eval", "FiftyMoveScaling": "fifty_move_scaling",
                      "TwofoldDraws": "twofold_draws", "TimeStability": "time_stability",
                      "DeepFutility": "deep_futility", "NonPvReductions": "non_pv_reductions",
-                     "BadCapturesLast": "bad_captures_last"}
+                     "BadCapturesLast": "bad_captures_last",
+                     "SingularExtension": "singular_extension"}
 OPTIONS += tuple(_Check(name, name in DEFAULT_SELECTIVE) for name in SELECTIVE_OPTIONS)
 _BY_NAME = {o.name.lower(): o for o in OPTIONS}
 #: The options that make the engine search as HostSearch with SearchOptions' defaults does (in
