@@ -4,6 +4,7 @@ openings, PGN, JSON record, Elo), the Elo arithmetic, and bad settings."""
 import json
 import math
 import shutil
+import sys
 from pathlib import Path
 
 import chess
@@ -414,6 +415,26 @@ def test_an_engine_that_reports_an_error_stops_the_match(monkeypatch):
                           info={"string": "HardwarePlies 2: inline"})
     _, record = match.play_game(ours, theirs, chess.Board(), chess.BLACK, 5.0, 0.0, 100, 0)
     assert record["termination"] == "checkmate", "other info strings are no error"
+
+
+def test_an_engine_that_reports_an_error_while_set_up_stops_the_match():
+    """Our engine asked for a backend that cannot start says so while its options are set and
+    would search every game on the model instead: the match stops before any game, naming the
+    line; with a backend that starts, the same engine is set up without a word."""
+    from chessaccel.host.engine.match import Side
+    command = [sys.executable, "-P", "-m", "chessaccel.host.cli", "uci"]
+    side = Side("engine", command, [("Backend", "opencl:NO-SUCH-PLATFORM")])
+    with pytest.raises(MatchError) as e:
+        side.start()
+    assert str(e.value).startswith("engine reported an error while being set up: backend "
+                                   "'opencl:NO-SUCH-PLATFORM'"), str(e.value)
+    assert str(e.value).endswith("; the match stops")
+    side = Side("engine", command, [("Backend", "model")])
+    side.start()
+    try:
+        assert side.engine is not None
+    finally:
+        side.stop()
 
 
 def test_a_failing_black_engine_loses_1_0_and_a_failing_white_one_0_1(monkeypatch):

@@ -1244,7 +1244,7 @@ int Worker::node(int ply, int depth, int alpha, int beta, Line& pv, bool null_ok
     }
     uint64_t key = keys_.back();
     uint32_t tt_move = 0;
-    TTHit hit;
+    TTHit hit{};
     bool have_hit = false;
     if (o.tt) {
         if ((have_hit = s_.table.probe(key, hit))) {

@@ -9,7 +9,9 @@ added after the move, and a clock below zero loses on time. Games end by the rul
 claimed as a GUI would (threefold repetition, fifty moves), or at ``--max-plies`` (a draw).
 An engine that crashes or plays an illegal move loses the game; one that says ``info string
 error: ...`` while choosing its move (ours, when no backend can search, still answers with a
-legal move) stops the match with that line, since none of its games could stand.
+legal move) stops the match with that line, since none of its games could stand; so does one
+that says it while being set up (ours, when the backend asked for cannot start: it would play
+every game on the model backend instead).
 
 After every game: a progress line on stderr, the game appended to the PGN, and the whole record
 (games, per-move depth and nodes of our engine, score, Elo with its 95 % error bar) rewritten
@@ -29,6 +31,7 @@ temporary git worktree, run from its src/ and removed at the end).
 
 import datetime
 import json
+import logging
 import os
 import shlex
 import shutil
@@ -153,6 +156,21 @@ def _typed(engine_options, name, value):
     return value
 
 
+class _SetUpErrors(logging.Handler):
+    """The ``info string error`` lines one engine says outside a search (python-chess logs
+    them as unexpected output of its protocol), while it is being set up."""
+
+    def __init__(self, protocol):
+        super().__init__(logging.WARNING)
+        self.protocol, self.lines = protocol, []
+
+    def emit(self, record):
+        args = record.args if isinstance(record.args, tuple) else ()
+        if len(args) == 2 and args[0] is self.protocol and isinstance(args[1], str) \
+                and args[1].startswith("info string error:"):
+            self.lines.append(args[1][len("info string error:"):].strip())
+
+
 class Side:
     """One engine of the match (restarted after a crash)."""
 
@@ -169,9 +187,20 @@ class Side:
             unknown = [n for n in options if n not in probe.options]
             if unknown:
                 raise MatchError(f"{self.label} has no option {unknown[0]!r}")
-            probe.configure(options)
-            probe.ping()    # isready: options that start something (a backend) finish first,
-            #                 before any clock runs
+            errors = _SetUpErrors(probe.protocol)
+            logger = logging.getLogger("chess.engine")
+            logger.addHandler(errors)
+            try:
+                probe.configure(options)
+                probe.ping()    # isready: options that start something (a backend) finish
+                #                 first, before any clock runs
+            finally:
+                logger.removeHandler(errors)
+            if errors.lines:
+                # e.g. a backend that cannot start: the engine would search on another, and no
+                # game of this match could stand for the one asked for
+                raise MatchError(f"{self.label} reported an error while being set up: "
+                                 f"{errors.lines[0]}; the match stops")
         except chess.engine.EngineTerminatedError as error:
             raise MatchError(f"{self.label} {' '.join(self.command)!r} ended while being set "
                              f"up: {error}") from None
