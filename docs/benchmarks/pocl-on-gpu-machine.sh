@@ -4,6 +4,14 @@
 # REPO: the repository root on that machine; WHL: the folder of the wheels and pocl.tar.xz
 # (default $REPO/.whl; a call that finds them installed in /tmp/site needs neither). Leaves the
 # shell in /tmp.
+# pocl.tar.xz is made here from a venv's pyopencl[pocl] (Python 3.11 here; PoCL's files are the
+# same for 3.12): `cd .venv/lib/python3.11/site-packages; tar cf - pocl_binary_distribution
+# pyopencl/.libs/libpocl-*.so pyopencl/.libs/pocl.icd | xz -9e --x86 > pocl.tar.xz` (28 MB).
+# Do not strip libpocl: the stripped library no longer loads ("ELF load command address/offset
+# not page-aligned"), no OpenCL platform is found, and our engine then searches on the model (a
+# match now stops at that). With the tree's 38 MB it exceeds a device call's 64 MiB, so it
+# travels in two calls to one warm machine: `split -b 14M`, the first part carried and copied
+# to /tmp by a short call, the second carried by the next, which joins them into $WHL/pocl.tar.xz.
 WHL=${WHL:-$REPO/.whl}
 mkdir -p /tmp/site
 [ -d /tmp/site/pyopencl ] || python3 -m pip install -q --no-deps --target /tmp/site $WHL/*.whl 2>&1 | grep -v WARNING | tail -2

@@ -4,7 +4,8 @@
 # the engine's defaults otherwise:
 # - singular: `SingularExtension` on (the hash move a ply deeper where no other move, searched
 #   half as deep, reaches the table's score less 2 cp a ply; multi-cut where that bound is at
-#   or above beta) against off, the default.
+#   or above beta) against off, the default. Played in one call of 530 s after a call that
+#   carried the first half of pocl.tar.xz (pocl-on-gpu-machine.sh): H0 accepted after 73 games.
 # WHL: the folder of the wheels and pocl.tar.xz (docs/benchmarks/pocl-on-gpu-machine.sh). The
 # match is kept in /tmp/state between calls to a machine still held and resumed from there (or
 # from the records carried in STATE); LIMIT: seconds for the match in this call.
