@@ -67,8 +67,8 @@ def _each_iteration(result):
     return out
 
 
-def _both(executor, cb, depth, options):
-    python = HostSearch(executor, TranspositionTable(16) if options.tt else None,
+def _both(executor, cb, depth, options, python_table_mb=16):
+    python = HostSearch(executor, TranspositionTable(python_table_mb) if options.tt else None,
                         options).search(cb, Limits(depth=depth))
     compiled = CompiledSearch(executor, 16, options)
     try:
@@ -287,13 +287,7 @@ def test_singular_extensions_are_the_same_in_both(instant, position, plies, dept
     singular = replace(options, singular_extension=True)
     trees = []
     for searched in (singular, options):
-        python = HostSearch(instant, TranspositionTable(1024), searched).search(
-            _board(position), Limits(depth=depth))
-        compiled = CompiledSearch(instant, 16, searched)
-        try:
-            native = compiled.search(_board(position), Limits(depth=depth))
-        finally:
-            compiled.close()
+        python, native = _both(instant, _board(position), depth, searched, python_table_mb=1024)
         assert _each_iteration(native)[1:] == _each_iteration(python)[1:]
         assert (native.score, native.best_move) == (python.score, python.best_move)
         trees.append(_each_iteration(native))
