@@ -215,6 +215,36 @@ def test_null_move_is_never_tried_in_check_or_with_pawns_alone(instant, monkeypa
     assert tried and all(not check and pieces for check, pieces in tried)
 
 
+@pytest.mark.parametrize("least", [1, 2, 3])
+def test_the_null_move_is_tried_from_its_least_depth_on(instant, least, monkeypatch):
+    """``null_move_depth`` (UCI ``NullMoveDepth``): no node of fewer plies left tries the null
+    move, and nodes of that many do; each least depth grows its own tree."""
+    depths = []
+    original = HostSearch._null
+
+    def spy(self, ply, depth, beta, static):
+        depths.append(depth)
+        return original(self, ply, depth, beta, static)
+
+    monkeypatch.setattr(HostSearch, "_null", spy)
+    _, result = _search(instant, KIWIPETE, 6, null_move=True, reductions=True,
+                        null_move_depth=least)
+    monkeypatch.undo()
+    assert depths and min(depths) == least
+    _, other = _search(instant, KIWIPETE, 6, null_move=True, reductions=True,
+                       null_move_depth=least + 1)
+    assert (result.nodes, result.jobs) != (other.nodes, other.jobs)
+
+
+def test_null_move_depths_out_of_range_are_refused():
+    for bad in (0, 9):
+        with pytest.raises(ValueError, match="null move depth"):
+            SearchOptions(null_move_depth=bad).check()
+    out = run_engine(["uci", "setoption name NullMoveDepth value 0", "isready"])
+    assert "option name NullMoveDepth type spin default" in out
+    assert "info string error: option NullMoveDepth value 0 out of range 1..8" in out
+
+
 PRUNING = ("futility_pruning", "late_move_pruning")
 #: positions with captures, promotions and checks at hand (Kiwipete, the Italian, a promotion
 #: race, a mate in 2 of the suite)

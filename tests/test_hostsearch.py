@@ -206,6 +206,19 @@ def test_job_reductions_of_up_to_two_plies_are_the_same_in_both():
     assert trees[0] != trees[1]
 
 
+@pytest.mark.parametrize("least", [1, 2])
+@pytest.mark.parametrize("position", [KIWIPETE, ITALIAN])
+def test_the_null_moves_least_depth_is_the_same_in_both(model, position, least):
+    """``null_move_depth``: at HardwarePlies 1 the late-move reductions make host nodes of one
+    ply left, whose null move's reply is a quiescence job; both searches try it from the same
+    depth on, node for node."""
+    options = SearchOptions(hardware_plies=1, parallel=False, null_move_depth=least,
+                            **DEFAULT_STEPS)
+    python, native = _both(model, _board(position), 5, options)
+    assert _each_iteration(native)[1:] == _each_iteration(python)[1:]
+    assert (native.score, native.best_move) == (python.score, python.best_move)
+
+
 SELECTIVE_ON = {field: True for field in SearchOptions.SELECTIVE}
 
 

@@ -88,10 +88,11 @@ struct Options {
     int non_pv_reductions;    // late-move reductions a ply more at null-window nodes (younger)
     int bad_captures_last;    // losing captures after the quiet moves (ordered_moves)
     int singular_extension;   // the hash move a ply deeper where no other move comes near
+    int null_move_depth;      // the least depth of a node that tries the null move
     int evaluation;     // the static evaluation: EVAL_PST or EVAL_TERMS (EVALUATIONS' index)
     int speculate;      // the executor's: a null-window frontier parent sends all its jobs at once
 };
-constexpr int OPTION_COUNT = 31;
+constexpr int OPTION_COUNT = 32;
 static_assert(sizeof(Options) == OPTION_COUNT * sizeof(int), "one int per option");
 
 constexpr int POSITION_WORDS = 5;
@@ -1334,14 +1335,15 @@ bool Worker::selective(int ply, int& depth, int alpha, int beta, uint32_t tt_mov
         int near = o.hardware_plies + C.futility_host_plies;
         int most = o.deep_futility ? std::max(near, C.futility_deep_depth) : near;
         bool futile_depth = o.futility && depth <= most;
-        if (futile_depth || (o.null_move && null_ok)) {
+        bool null_depth = o.null_move && null_ok && depth >= o.null_move_depth;
+        if (futile_depth || null_depth) {
             stat = host_static(p);
             have_stat = true;
             if (futile_depth && stat - C.futility_margin * depth >= beta) {
                 cut = stat;
                 return true;
             }
-            if (o.null_move && null_ok && stat >= beta && has_pieces(p)) {
+            if (null_depth && stat >= beta && has_pieces(p)) {
                 int score = null_search(ply, depth, beta, stat);
                 if (score >= beta) {
                     cut = score >= mate_bound() ? beta : score;

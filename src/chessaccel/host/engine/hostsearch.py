@@ -61,7 +61,7 @@ OPTION_FIELDS = ("hardware_plies", "tt", "pvs", "aspiration", "killers", "draws"
                  "late_move_pruning", "threads", "counter_moves", "job_reduction_plies",
                  "null_move_eval", "fifty_move_scaling", "twofold_draws", "time_stability",
                  "deep_futility", "non_pv_reductions", "bad_captures_last", "singular_extension",
-                 "evaluation")
+                 "null_move_depth", "evaluation")
 #: The options' values in OPTION_FIELDS order, read in one call.
 _option_values = operator.attrgetter(*OPTION_FIELDS)
 #: Launches in flight at once, each on its own queue: a launch lasts as long as its longest

@@ -141,6 +141,7 @@ class SearchOptions:
     reductions: bool = False    # late-move reductions of host children
     job_reductions: bool = False  # late quiet moves' jobs a ply shallower
     job_reduction_plies: int = 1  # ... or up to this many plies, by the late-move formula
+    null_move_depth: int = 1    # the least depth (plies left) of a node that tries the null move
     null_move_eval: bool = False  # the null move reduced a ply more per 200 cp above beta
     futility: bool = False      # reverse futility pruning (static null move)
     deep_futility: bool = False  # ... up to FUTILITY_DEEP_DEPTH, not only near the frontier
@@ -190,6 +191,9 @@ class SearchOptions:
             raise ValueError(f"hardware plies {self.hardware_plies} out of range 0..{MAX_DEPTH}")
         if not 1 <= self.job_reduction_plies <= MAX_DEPTH:
             raise ValueError(f"job reduction plies {self.job_reduction_plies} out of range "
+                             f"1..{MAX_DEPTH}")
+        if not 1 <= self.null_move_depth <= MAX_DEPTH:
+            raise ValueError(f"null move depth {self.null_move_depth} out of range "
                              f"1..{MAX_DEPTH}")
         if not 1 <= self.threads <= MAX_THREADS:
             raise ValueError(f"threads {self.threads} out of range 1..{MAX_THREADS}")
@@ -851,11 +855,12 @@ class HostSearch:
         static = None
         if null_window:
             futile_depth = opts.futility and depth <= self._futility_depth
-            if futile_depth or (opts.null_move and null_ok):
+            null_depth = opts.null_move and null_ok and depth >= opts.null_move_depth
+            if futile_depth or null_depth:
                 static = self._static(hb)
                 if futile_depth and static - FUTILITY_MARGIN * depth >= beta:
                     return depth, static, False, None
-                if opts.null_move and null_ok and static >= beta and hb.has_pieces():
+                if null_depth and static >= beta and hb.has_pieces():
                     score = self._null(ply, depth, beta, static)
                     if score >= beta:
                         return depth, (beta if score >= MATE_BOUND else score), False, None

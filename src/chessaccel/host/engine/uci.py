@@ -167,6 +167,7 @@ OPTIONS = (
     _Spin("SplitBudget", -1, -1, MAX_SPLIT_BUDGET),
     _Spin("SplitLanes", 0, 0, MAX_SPLIT_LANES),
     _Spin("JobReductionPlies", 1, 1, MAX_DEPTH),
+    _Spin("NullMoveDepth", 1, 1, MAX_DEPTH),
 )
 #: The selective-search switches (docs/engine.md, "Selective search"): UCI option -> the
 #: SearchOptions field, each a check option, on by default where DEFAULT_SELECTIVE says.
@@ -586,6 +587,7 @@ class UciEngine:
                                 split_budget=self.values["SplitBudget"],
                                 split_lanes=self.values["SplitLanes"],
                                 job_reduction_plies=self.values["JobReductionPlies"],
+                                null_move_depth=self.values["NullMoveDepth"],
                                 evaluation=self._executor_evaluation,
                                 **{field: self.values[name]
                                    for name, field in SELECTIVE_OPTIONS.items()})
